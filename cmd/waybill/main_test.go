@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var _ = flag.Bool("update", false, "rewrite golden files (used by httpapi)")
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// startServe runs `waybill serve` and returns its base URL, its stdout and a stop function
+// that returns serve's error.
+func startServe(t *testing.T, dbPath string) (string, *syncBuffer, func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0"}, env(map[string]string{"WAYBILL_DB": dbPath}), strings.NewReader(""), stdout, stderr)
+	}()
+	re := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			return "http://" + m[1], stdout, func() error { cancel(); return <-done }
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended early: %v\n%s", err, stderr)
+		default:
+		}
+	}
+	cancel()
+	t.Fatalf("serve did not start:\n%s", stderr)
+	return "", nil, nil
+}
+
+func get(t *testing.T, url, token string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body map[string]any
+	json.NewDecoder(res.Body).Decode(&body)
+	return res.StatusCode, body
+}
+
+func TestServeFirstStartAndTokens(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "waybill.db")
+	base, stdout, stop := startServe(t, dbPath)
+	m := regexp.MustCompile(`^token: (wb_\S+)\n$`).FindStringSubmatch(stdout.String())
+	if m == nil {
+		t.Fatalf("first start printed %q; want one token line", stdout)
+	}
+	admin := m[1]
+	if code, _ := get(t, base+"/healthz", ""); code != 200 {
+		t.Errorf("GET /healthz = %d; want 200", code)
+	}
+	if code, body := get(t, base+"/shipments", admin); code != 200 && code != 501 {
+		t.Errorf("GET /shipments with the first token = %d %v", code, body)
+	}
+
+	// A READ_BILLING token made by the CLI is refused elsewhere with required_scope.
+	acctOut := &bytes.Buffer{}
+	if err := run(context.Background(), []string{"account", "create", "Globex", "--brand", "Globex", "-db", dbPath}, env(nil), nil, acctOut, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var acct map[string]string
+	if err := json.Unmarshal(acctOut.Bytes(), &acct); err != nil || acct["id"] == "" || acct["organization_id"] == "" || acct["ingest_secret"] == "" {
+		t.Fatalf("account create printed %q (%v)", acctOut, err)
+	}
+	tokOut := &bytes.Buffer{}
+	if err := run(context.Background(), []string{"token", "create", "--account", acct["id"], "--scopes", "READ_BILLING", "-db", dbPath}, env(nil), nil, tokOut, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	tok := strings.TrimSpace(tokOut.String())
+	code, body := get(t, base+"/webhooks", tok)
+	errs, _ := body["errors"].(map[string]any)
+	if code != 403 || errs["required_scope"] != "READ_WEBHOOKS" {
+		t.Errorf("GET /webhooks with READ_BILLING = %d %v; want 403 with required_scope READ_WEBHOOKS", code, body)
+	}
+
+	// Revoked: 401.
+	if err := run(context.Background(), []string{"token", "revoke", tok, "-db", dbPath}, env(nil), nil, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := get(t, base+"/billing/invoices", tok); code != 401 {
+		t.Errorf("GET with a revoked token = %d; want 401", code)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("serve returned %v after the signal; want nil", err)
+	}
+
+	// A second start prints no token.
+	_, stdout2, stop2 := startServe(t, dbPath)
+	if err := stop2(); err != nil {
+		t.Fatal(err)
+	}
+	if stdout2.String() != "" {
+		t.Errorf("second start printed %q; want nothing", stdout2)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "waybill.db")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"account", "create"}, "usage"},
+		{[]string{"token", "create", "--account", "x", "--scopes", "NOPE"}, "unknown scope"},
+		{[]string{"token", "create", "--scopes", "ADMIN"}, "usage"},
+		{[]string{"token", "create", "--account", "missing", "--scopes", "ADMIN"}, "no account"},
+		{[]string{"token", "revoke", "wb_nope"}, "no such active token"},
+		{[]string{"serve", "-webhook-retry-schedule", "5s,soon"}, "not a positive Go duration"},
+	}
+	for _, tt := range tests {
+		err := run(context.Background(), append(tt.args, "-db", dbPath), env(nil), nil, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("run(%q) = %v; want an error containing %q", tt.args, err, tt.want)
+		}
+	}
+}

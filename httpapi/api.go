@@ -1,0 +1,191 @@
+// Package httpapi serves waybill's HTTP API as an http.Handler: routes, bearer authentication
+// and scopes, JSON envelopes, pagination and the mapping of domain errors to responses.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/waybill/waybill/store"
+)
+
+// Config holds the API's dependencies.
+type Config struct {
+	// DB is the opened store (store.OpenSQLite, or store.Open over PostgreSQL). Its Now,
+	// NewID and Rand fields are the API's clock, ID and randomness sources.
+	DB *store.DB
+	// BaseURL is the externally visible root of the API, without a trailing slash; label_url,
+	// pdf_url and csv_url start with it.
+	BaseURL string
+	// Logger receives request logs and worker errors; nil discards them.
+	Logger *slog.Logger
+	// WebhookAllowPrivate lets webhook URLs point at loopback, private and link-local hosts.
+	WebhookAllowPrivate bool
+	// WebhookRetrySchedule is the delay before each retry of a failed delivery; nil uses
+	// DefaultRetrySchedule.
+	WebhookRetrySchedule []time.Duration
+}
+
+// DefaultRetrySchedule is the webhook retry schedule unless one is configured.
+var DefaultRetrySchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
+
+// API is waybill's HTTP API. Serve it with ServeHTTP and start its background workers with Run.
+type API struct {
+	db      *store.DB
+	baseURL string
+	log     *slog.Logger
+	mux     *http.ServeMux
+	cfg     Config
+
+	// workers run in the background from Run; each can also do one pass of its due work
+	// synchronously (drain), which the tests use instead of waiting.
+	workers []worker
+
+	// Each domain's handlers keep their state in their own file's type.
+	ship     *shippingState
+	labels   *labelState
+	orders   *ingestState
+	billing  *billingState
+	webhooks *webhookState
+}
+
+// worker is one background loop of the API.
+type worker struct {
+	name  string
+	run   func(ctx context.Context) error
+	drain func(ctx context.Context) error
+}
+
+// New builds the API.
+func New(cfg Config) (*API, error) {
+	if cfg.DB == nil {
+		return nil, errors.New("httpapi: Config.DB is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.WebhookRetrySchedule == nil {
+		cfg.WebhookRetrySchedule = DefaultRetrySchedule
+	}
+	a := &API{db: cfg.DB, baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Logger, mux: http.NewServeMux(), cfg: cfg}
+	if err := a.setup(); err != nil {
+		return nil, err
+	}
+	a.routes()
+	return a, nil
+}
+
+// Run runs the background workers (webhook delivery, order import, billing close) until ctx
+// ends, and returns once they all have stopped.
+func (a *API) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(a.workers))
+	for i, w := range a.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.run(ctx); err != nil && ctx.Err() == nil {
+				a.log.Error("worker stopped", "worker", w.name, "err", err)
+				errs[i] = err
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// setup builds each domain's state and registers its workers.
+func (a *API) setup() error {
+	for _, f := range []func() error{a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks} {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drain does each worker's due work once, synchronously.
+func (a *API) drain(ctx context.Context) error {
+	for _, w := range a.workers {
+		if err := w.drain(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ServeHTTP serves the API.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := a.db.Now()
+	id := r.Header.Get("X-Request-Id")
+	if id == "" || len(id) > 64 {
+		id = store.NewUUIDv7()
+	}
+	w.Header().Set("X-Request-Id", id)
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	h, pattern := a.mux.Handler(r)
+	if pattern == "" {
+		// The mux's own 404 and 405 answers, re-said in the API's error shape.
+		probe := &statusRecorder{ResponseWriter: discardWriter{h: http.Header{}}}
+		h.ServeHTTP(probe, r)
+		if probe.status == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", probe.Header().Get("Allow"))
+			writeError(rec, &Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
+				Message: "method " + r.Method + " is not allowed here"})
+		} else {
+			writeError(rec, &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"})
+		}
+	} else {
+		// mux.Handler does not set the path values; ServeHTTP routes again and does.
+		a.mux.ServeHTTP(rec, r)
+	}
+	a.log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path, "pattern", pattern,
+		"status", rec.status, "bytes", rec.bytes, "duration_ms", float64(a.db.Now().Sub(start).Microseconds())/1000)
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status      int
+	bytes       int
+	wroteHeader bool
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if !s.wroteHeader {
+		s.status, s.wroteHeader = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if !s.wroteHeader {
+		s.WriteHeader(http.StatusOK)
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+type discardWriter struct{ h http.Header }
+
+func (d discardWriter) Header() http.Header         { return d.h }
+func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardWriter) WriteHeader(int)             {}
+
+// healthz answers once the database does.
+func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
+	if err := a.db.Ping(r.Context()); err != nil {
+		a.log.Error("healthz", "err", err)
+		writeError(w, &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "database unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}

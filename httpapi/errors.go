@@ -1,0 +1,75 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/waybill/waybill/billing"
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
+)
+
+// Error is an API error answer: {"errors": {status, code, message, …}}.
+type Error struct {
+	Status        int                   `json:"-"`
+	Code          string                `json:"code"`
+	Message       string                `json:"message"`
+	RequiredScope string                `json:"required_scope,omitempty"`
+	Parameter     string                `json:"parameter,omitempty"`
+	Fields        []shipping.FieldError `json:"fields,omitempty"`
+	Reasons       []shipping.Reason     `json:"reasons,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// errNotFound is the answer for an unknown id and for another account's id alike.
+var errNotFound = &Error{Status: http.StatusNotFound, Code: "not_found", Message: "not found"}
+
+// invalidParameter reports a bad query parameter.
+func invalidParameter(name, message string) *Error {
+	return &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Parameter: name, Message: message}
+}
+
+// errorFor maps any error to its answer: this is the one place domain errors meet HTTP.
+func errorFor(err error) *Error {
+	var e *Error
+	var ve *shipping.ValidationError
+	var re *shipping.RateError
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.As(err, &ve):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: "the request failed validation", Fields: ve.Fields}
+	case errors.As(err, &re):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: re.Code, Message: re.Message, Reasons: re.Reasons}
+	case errors.Is(err, store.ErrNotFound):
+		return errNotFound
+	case errors.Is(err, shipping.ErrInvalidState), errors.Is(err, billing.ErrInvalidState):
+		return &Error{Status: http.StatusConflict, Code: "invalid_state", Message: err.Error()}
+	}
+	return &Error{Status: http.StatusInternalServerError, Code: "internal_error", Message: "internal error"}
+}
+
+// fail answers with err's mapping; errors that map to 500 are logged, never shown.
+func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e := errorFor(err)
+	if e.Status >= 500 {
+		a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	writeError(w, e)
+}
+
+func writeError(w http.ResponseWriter, e *Error) {
+	body := struct {
+		Errors struct {
+			Status string `json:"status"`
+			*Error
+		} `json:"errors"`
+	}{}
+	body.Errors.Status = http.StatusText(e.Status)
+	body.Errors.Error = e
+	writeJSON(w, e.Status, body)
+}
+
+// errNotImplemented answers an endpoint that is routed but not built yet.
+var errNotImplemented = &Error{Status: http.StatusNotImplemented, Code: "not_implemented", Message: "not implemented yet"}

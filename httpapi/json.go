@@ -1,0 +1,174 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// maxBody is the largest request body accepted.
+const maxBody = 1 << 20
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"errors":{"status":"Internal Server Error","code":"internal_error","message":"internal error"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// writeData answers one resource in the {data} envelope.
+func writeData(w http.ResponseWriter, status int, v any) {
+	writeJSON(w, status, struct {
+		Data any `json:"data"`
+	}{v})
+}
+
+// errEmptyBody is returned by readJSON for a request without a body.
+var errEmptyBody = &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "request body is required"}
+
+// readBody reads a JSON request body of at most maxBody bytes, checking its content type.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: "request body exceeds 1 MiB"}
+	}
+	if err != nil {
+		return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "could not read request body"}
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, nil
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return nil, &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "request body must be application/json"}
+		}
+	}
+	return body, nil
+}
+
+// readJSON decodes the request body into v strictly: one JSON value of valid UTF-8, no
+// duplicate keys, no unknown fields, values of the right types. An empty body is errEmptyBody,
+// which callers whose body is optional ignore.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	if body == nil {
+		return errEmptyBody
+	}
+	return decodeStrict(body, v)
+}
+
+// decodeStrict is readJSON's decoding, on bytes already read.
+func decodeStrict(body []byte, v any) error {
+	if err := checkJSON(body); err != nil {
+		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: err.Error()}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &typeErr):
+		field := typeErr.Field
+		if field == "" {
+			field = "(body)"
+		}
+		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: field, Code: "invalid_type",
+			Message: "must be " + jsonKind(typeErr.Type.Kind().String())}}}
+	case strings.Contains(err.Error(), "unknown field"):
+		name := err.Error()
+		if i := strings.Index(name, `"`); i >= 0 {
+			name = strings.Trim(name[i:], `"`)
+		}
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "unknown_field", Message: "unknown field " + name,
+			Fields: []shipping.FieldError{{Field: name, Code: "unknown_field", Message: "is not a known field"}}}
+	}
+	return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "malformed JSON"}
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	}
+	return "a number"
+}
+
+// checkJSON accepts exactly one well-formed JSON value of valid UTF-8 whose objects have no
+// duplicate keys.
+func checkJSON(body []byte) error {
+	if !utf8.Valid(body) {
+		return errors.New("request body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := checkValue(dec, 0); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+func checkValue(dec *json.Decoder, depth int) error {
+	if depth > 64 {
+		return errors.New("JSON nested too deeply")
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return errors.New("malformed JSON")
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return errors.New("malformed JSON")
+			}
+			k := key.(string)
+			if seen[k] {
+				return fmt.Errorf("duplicate key %q", k)
+			}
+			seen[k] = true
+			if err := checkValue(dec, depth+1); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+	case json.Delim('['):
+		for dec.More() {
+			if err := checkValue(dec, depth+1); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+	}
+	if err != nil {
+		return errors.New("malformed JSON")
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package httpapi
+
+// Scopes a token can hold (DESIGN §3). Scopes are independent: WRITE does not imply READ.
+const (
+	ScopeReadShipments  = "READ_SHIPMENTS"
+	ScopeWriteShipments = "WRITE_SHIPMENTS"
+	ScopeReadBilling    = "READ_BILLING"
+	ScopeReadWebhooks   = "READ_WEBHOOKS"
+	ScopeWriteWebhooks  = "WRITE_WEBHOOKS"
+	ScopeReadProfiles   = "READ_RATE_SHOPPING_PROFILES"
+	ScopeReadOrders     = "READ_ORDERS"
+	ScopeAdmin          = "ADMIN"
+)
+
+// AllScopes lists every scope, ADMIN last.
+var AllScopes = []string{ScopeReadShipments, ScopeWriteShipments, ScopeReadBilling, ScopeReadWebhooks,
+	ScopeWriteWebhooks, ScopeReadProfiles, ScopeReadOrders, ScopeAdmin}
+
+// routes is the whole API surface.
+func (a *API) routes() {
+	a.mux.HandleFunc("GET /healthz", a.healthz)
+
+	a.handle("POST /shipments", ScopeWriteShipments, a.createShipment)
+	a.handle("GET /shipments", ScopeReadShipments, a.listShipments)
+	a.handle("GET /shipments/{id}", ScopeReadShipments, a.getShipment)
+	a.handle("PATCH /shipments/{id}", ScopeWriteShipments, a.updateShipment)
+	a.handle("POST /shipments/{id}/rates/{rate_id}", ScopeWriteShipments, a.buyRate)
+	a.handle("PUT /shipments/{id}/cancel", ScopeWriteShipments, a.cancelShipment)
+
+	a.handle("GET /shipping_labels", ScopeReadShipments, a.listLabels)
+	a.handle("GET /shipping_labels/{id}", ScopeReadShipments, a.getLabel)
+	a.handle("GET /shipping_labels/{id}/label", ScopeReadShipments, a.getLabelDocument)
+	a.handle("GET /shipping_labels/{id}/tracking_events", ScopeReadShipments, a.listTrackingEvents)
+
+	a.handle("GET /rate_shopping_profiles", ScopeReadProfiles, a.listProfiles)
+	a.handle("GET /rate_shopping_profiles/{profile_key}", ScopeReadProfiles, a.getProfile)
+
+	a.handle("GET /billing/invoices", ScopeReadBilling, a.listInvoices)
+	a.handle("GET /billing/invoices/{id}", ScopeReadBilling, a.getInvoice)
+	a.handle("GET /billing/invoices/{id}/line_items", ScopeReadBilling, a.listLineItems)
+	a.handle("GET /billing/invoices/{id}/pdf", ScopeReadBilling, a.getInvoicePDF)
+	a.handle("GET /billing/invoices/{id}/csv", ScopeReadBilling, a.getInvoiceCSV)
+
+	a.handle("POST /webhooks", ScopeWriteWebhooks, a.createWebhook)
+	a.handle("GET /webhooks", ScopeReadWebhooks, a.listWebhooks)
+	a.handle("GET /webhooks/{id}", ScopeReadWebhooks, a.getWebhook)
+	a.handle("PATCH /webhooks/{id}", ScopeWriteWebhooks, a.updateWebhook)
+	a.handle("DELETE /webhooks/{id}", ScopeWriteWebhooks, a.deleteWebhook)
+	a.handle("GET /webhooks/{id}/events", ScopeReadWebhooks, a.listWebhookEvents)
+	a.handle("POST /webhooks/{id}/events/{event_id}/redeliver", ScopeWriteWebhooks, a.redeliverWebhookEvent)
+
+	a.handle("GET /orders", ScopeReadOrders, a.listOrders)
+	a.handle("GET /orders/{id}", ScopeReadOrders, a.getOrder)
+	a.handle("GET /order_imports/{id}", ScopeReadOrders, a.getOrderImport)
+	// Order import authenticates by signature, not by bearer token.
+	a.mux.Handle("POST /webhook/custom-orders", a.orderImportHandler())
+
+	a.handle("POST /admin/accounts", ScopeAdmin, a.createAccount)
+	a.handle("POST /admin/accounts/{id}/tokens", ScopeAdmin, a.createToken)
+	a.handle("DELETE /admin/tokens/{id}", ScopeAdmin, a.revokeToken)
+	a.handle("POST /admin/accounts/{id}/ingest_secret/rotate", ScopeAdmin, a.rotateIngestSecret)
+	a.handle("PUT /admin/rate_shopping_profiles/{key}", ScopeAdmin, a.putProfile)
+	a.handle("POST /admin/tracking_events", ScopeAdmin, a.postTrackingEvent)
+	a.handle("POST /admin/billing/invoices/{id}/line_items", ScopeAdmin, a.addInvoiceFee)
+	a.handle("DELETE /admin/billing/line_items/{id}", ScopeAdmin, a.deleteLineItem)
+	a.handle("POST /admin/billing/invoices/{id}/finalize", ScopeAdmin, a.invoiceAction("finalize"))
+	a.handle("POST /admin/billing/invoices/{id}/pay", ScopeAdmin, a.invoiceAction("pay"))
+	a.handle("POST /admin/billing/invoices/{id}/mark_uncollectible", ScopeAdmin, a.invoiceAction("mark_uncollectible"))
+	a.handle("POST /admin/billing/invoices/{id}/void", ScopeAdmin, a.invoiceAction("void"))
+}

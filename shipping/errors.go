@@ -1,0 +1,66 @@
+// Package shipping holds waybill's shipping domain: addresses, parcels, shipments, rates,
+// labels and tracking; the carriers and the rate engine; label documents.
+package shipping
+
+import (
+	"errors"
+	"strings"
+)
+
+// ErrInvalidState reports an action the shipment's or label's state forbids; wrap it with the
+// reason: fmt.Errorf("%w: shipment is CANCELLED", ErrInvalidState).
+var ErrInvalidState = errors.New("invalid state")
+
+// FieldError names one invalid field of a request; Field is a dotted path ("parcel.weight").
+type FieldError struct {
+	Field   string `json:"field"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ValidationError lists every invalid field of a request. The other domain packages use it too.
+type ValidationError struct {
+	Fields []FieldError
+}
+
+// Add records one invalid field.
+func (e *ValidationError) Add(field, code, message string) {
+	e.Fields = append(e.Fields, FieldError{Field: field, Code: code, Message: message})
+}
+
+// Err returns e when it holds a field, else nil.
+func (e *ValidationError) Err() error {
+	if len(e.Fields) == 0 {
+		return nil
+	}
+	return e
+}
+
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	b.WriteString("validation failed")
+	for i, f := range e.Fields {
+		sep := ", "
+		if i == 0 {
+			sep = ": "
+		}
+		b.WriteString(sep + f.Field + " " + f.Message)
+	}
+	return b.String()
+}
+
+// Reason is one carrier's reason for not quoting.
+type Reason struct {
+	Carrier string `json:"carrier"`
+	Message string `json:"message"`
+}
+
+// RateError reports that rate shopping found no rate. Code is zip_not_serviced,
+// no_rates_available or unknown_rate_shopping_profile.
+type RateError struct {
+	Code    string
+	Message string
+	Reasons []Reason
+}
+
+func (e *RateError) Error() string { return e.Message }

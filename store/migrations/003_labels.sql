@@ -1,0 +1,37 @@
+-- Purchased labels and their tracking events.
+CREATE TABLE shipping_labels (
+    id                    TEXT PRIMARY KEY,
+    account_id            TEXT NOT NULL REFERENCES accounts (id),
+    shipment_id           TEXT NOT NULL UNIQUE REFERENCES shipments (id),
+    shipping_rate_id      TEXT NOT NULL REFERENCES shipping_rates (id),
+    carrier               TEXT NOT NULL,
+    service               TEXT NOT NULL,
+    tracking_code         TEXT NOT NULL UNIQUE,
+    status                TEXT NOT NULL,
+    substatus             TEXT,
+    label_format          TEXT NOT NULL,
+    last_event_at         BIGINT,   -- occurred_at of the event the status follows
+    first_carrier_scan_at BIGINT,
+    delivered_at          BIGINT,
+    finished_at           BIGINT,   -- when it became DELIVERED or RETURN_TO_SENDER
+    created_at            BIGINT NOT NULL,
+    updated_at            BIGINT NOT NULL
+);
+CREATE INDEX shipping_labels_account_created ON shipping_labels (account_id, created_at, id);
+CREATE INDEX shipping_labels_account_status ON shipping_labels (account_id, status, created_at, id);
+
+CREATE TABLE tracking_events (
+    id            TEXT PRIMARY KEY,
+    account_id    TEXT NOT NULL REFERENCES accounts (id),
+    label_id      TEXT NOT NULL REFERENCES shipping_labels (id),
+    status        TEXT NOT NULL,
+    substatus     TEXT,
+    status_detail TEXT,
+    message       TEXT NOT NULL,
+    occurred_at   BIGINT NOT NULL,
+    source        TEXT NOT NULL,
+    location      TEXT,             -- JSON: city, state, zip, country
+    created_at    BIGINT NOT NULL,
+    UNIQUE (label_id, occurred_at, status, message)
+);
+CREATE INDEX tracking_events_label ON tracking_events (label_id, occurred_at, id);

@@ -1,0 +1,215 @@
+// Package store persists waybill's data through database/sql.
+//
+// The SQL is written once for SQLite (the embedded default) and PostgreSQL: $N placeholders
+// numbered in order of first appearance, RETURNING, ON CONFLICT, TEXT/BIGINT/BOOLEAN columns and
+// no engine-specific functions. Timestamps are BIGINT microseconds since the epoch.
+//
+// The package never imports a driver: the binary and the tests register github.com/mattn/go-sqlite3.
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrNotFound reports a missing row, or a row that belongs to another account.
+var ErrNotFound = errors.New("not found")
+
+// DB is waybill's database. Writes go through one connection (SQLite has a single writer and
+// every write transaction begins IMMEDIATE); reads use a separate pool.
+type DB struct {
+	w, r *sql.DB
+
+	// Now, NewID and Rand are the store's only sources of time, identity and randomness, so
+	// tests can make them deterministic.
+	Now   func() time.Time
+	NewID func() string
+	Rand  io.Reader
+}
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// OpenSQLite opens (creating if needed) the SQLite database at path and applies the
+// migrations. The caller must have registered the "sqlite3" driver (github.com/mattn/go-sqlite3).
+func OpenSQLite(ctx context.Context, path string) (*DB, error) {
+	params := "_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL"
+	dsn := "file:" + url.PathEscape(path) + "?" + params
+	w, err := sql.Open("sqlite3", dsn+"&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	r, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	r.SetMaxOpenConns(8)
+	db := newDB(w, r)
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Open wraps an already opened database (PostgreSQL, say) whose pool serves both reads and
+// writes, and applies the migrations.
+func Open(ctx context.Context, sqldb *sql.DB) (*DB, error) {
+	db := newDB(sqldb, sqldb)
+	if err := db.migrate(ctx); err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+func newDB(w, r *sql.DB) *DB {
+	return &DB{w: w, r: r, Now: time.Now, NewID: NewUUIDv7, Rand: rand.Reader}
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	err := db.w.Close()
+	if db.r != db.w {
+		err = errors.Join(err, db.r.Close())
+	}
+	return err
+}
+
+// Ping reports whether the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return db.r.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// Tx runs fn in one write transaction, committing when fn returns nil.
+func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Reader is the read pool, for queries that need no transaction.
+func (db *DB) Reader() *sql.DB { return db.r }
+
+// now is the store's clock in the stored unit.
+func (db *DB) now() int64 { return Micros(db.Now()) }
+
+// Micros converts t to the stored timestamp unit.
+func Micros(t time.Time) int64 { return t.UnixMicro() }
+
+// Time converts a stored timestamp back; the zero value stays zero.
+func Time(us int64) time.Time {
+	if us == 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(us).UTC()
+}
+
+// NullTime converts a nullable stored timestamp.
+func NullTime(us sql.NullInt64) *time.Time {
+	if !us.Valid {
+		return nil
+	}
+	t := Time(us.Int64)
+	return &t
+}
+
+// randomBytes reads n bytes from db.Rand.
+func (db *DB) randomBytes(n int) ([]byte, error) {
+	b := make([]byte, n)
+	_, err := io.ReadFull(db.Rand, b)
+	return b, err
+}
+
+// NewUUIDv7 returns a time-ordered random UUID (RFC 9562 version 7).
+func NewUUIDv7() string {
+	var b [16]byte
+	rand.Read(b[:])
+	ms := uint64(time.Now().UnixMilli())
+	for i := 0; i < 6; i++ {
+		b[i] = byte(ms >> (40 - 8*i))
+	}
+	b[6] = b[6]&0x0f | 0x70
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// migrate applies, in order and each in its own transaction, the embedded migrations that the
+// schema_migrations table does not list yet.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migrate: %s: name must start with a number", base)
+		}
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		err = db.Tx(ctx, func(tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = $1`, version).Scan(&n); err != nil || n > 0 {
+				return err
+			}
+			for _, stmt := range splitStatements(string(body)) {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("%w\n%s", err, stmt)
+				}
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+				version, base, db.now())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migrate %s: %w", base, err)
+		}
+	}
+	return nil
+}
+
+// splitStatements splits a migration on semicolons that end a line; migrations keep to that.
+func splitStatements(sqlText string) []string {
+	var out []string
+	for _, s := range strings.Split(sqlText, ";\n") {
+		var lines []string
+		for _, l := range strings.Split(s, "\n") {
+			if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "--") {
+				lines = append(lines, l)
+			}
+		}
+		if stmt := strings.TrimSuffix(strings.TrimSpace(strings.Join(lines, "\n")), ";"); stmt != "" {
+			out = append(out, stmt)
+		}
+	}
+	return out
+}
