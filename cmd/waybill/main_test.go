@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -153,4 +156,47 @@ func TestRunErrors(t *testing.T) {
 			t.Errorf("run(%q) = %v; want an error containing %q", tt.args, err, tt.want)
 		}
 	}
+}
+
+// TestMain lets a crash test run this test binary as the waybill process: with
+// WAYBILL_TEST_CHILD=1 it runs the arguments after "--" as waybill's own and exits, so the test
+// can kill it with SIGKILL and start it again on the same database.
+func TestMain(m *testing.M) {
+	if os.Getenv("WAYBILL_TEST_CHILD") == "1" {
+		args := os.Args[1:]
+		for i, a := range args {
+			if a == "--" {
+				args = args[i+1:]
+				break
+			}
+		}
+		if err := run(context.Background(), args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "waybill:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// startChild starts this binary as a waybill server on dbPath with extra serve flags, waits
+// until it listens, and returns its base URL and the process (kill it with cmd.Process.Kill).
+func startChild(t *testing.T, dbPath string, flags ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--", "serve", "-addr", "127.0.0.1:0", "-db", dbPath}, flags...)...)
+	cmd.Env = append(os.Environ(), "WAYBILL_TEST_CHILD=1")
+	stderr := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = io.Discard, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	re := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			return "http://" + m[1], cmd
+		}
+	}
+	t.Fatalf("child did not start:\n%s", stderr)
+	return "", nil
 }

@@ -1,0 +1,27 @@
+package shipping
+
+import "context"
+
+// Carrier quotes, buys and voids labels. The built-in carriers are table-driven rate cards; a
+// host application plugs in a real carrier by implementing this interface.
+type Carrier interface {
+	// Name is the carrier's code as it appears on rates and labels.
+	Name() string
+	// Rates quotes every service of the carrier that can carry the parcel on the route. A
+	// carrier that cannot serve the request returns no quotes and an error saying why (its
+	// message becomes the carrier's entry in a rate error's reasons).
+	Rates(ctx context.Context, req RateRequest) ([]Quote, error)
+	// Purchase buys a label for a quoted service and returns its tracking code.
+	Purchase(ctx context.Context, req PurchaseRequest) (trackingCode string, err error)
+	// Void cancels a label that has not entered the carrier's network.
+	Void(ctx context.Context, trackingCode string) error
+}
+
+// PurchaseRequest is what a carrier needs to buy a label. LabelID is unique and stable, so a
+// carrier may derive the tracking code from it.
+type PurchaseRequest struct {
+	LabelID    string
+	ShipmentID string
+	Service    string
+	ShipDate   string // YYYY-MM-DD
+}
