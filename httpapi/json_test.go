@@ -1,0 +1,132 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestDecodeStrict(t *testing.T) {
+	type body struct {
+		Name  string `json:"name"`
+		Inner struct {
+			N int `json:"n"`
+		} `json:"inner"`
+	}
+	tests := []struct {
+		in         string
+		wantStatus int
+		wantCode   string
+	}{
+		{`{"name":"a","inner":{"n":1}}`, 0, ""},
+		{`{"name":"a"`, 400, "malformed_json"},
+		{`{"name":"a","name":"b"}`, 400, "malformed_json"},
+		{`{"inner":{"n":1,"n":2}}`, 400, "malformed_json"},
+		{`{"name":"a"} x`, 400, "malformed_json"},
+		{`{"name":"a"}{}`, 400, "malformed_json"},
+		{"{\"name\":\"\xff\"}", 400, "malformed_json"},
+		{`{"nope":1}`, 422, "unknown_field"},
+		{`{"inner":{"nope":1}}`, 422, "unknown_field"},
+		{`{"name":1}`, 422, "validation_failed"},
+		{`{"inner":{"n":"x"}}`, 422, "validation_failed"},
+		{`[]`, 422, "validation_failed"},
+		{strings.Repeat("[", 100) + strings.Repeat("]", 100), 400, "malformed_json"},
+	}
+	for _, tt := range tests {
+		var v body
+		err := decodeStrict([]byte(tt.in), &v)
+		if tt.wantStatus == 0 {
+			if err != nil {
+				t.Errorf("decodeStrict(%q) = %v; want nil", tt.in, err)
+			}
+			continue
+		}
+		e := errorFor(err)
+		if e.Status != tt.wantStatus || e.Code != tt.wantCode {
+			t.Errorf("decodeStrict(%q) = %d %s (%v); want %d %s", tt.in, e.Status, e.Code, err, tt.wantStatus, tt.wantCode)
+		}
+	}
+}
+
+func TestReadJSONLimits(t *testing.T) {
+	tests := []struct {
+		name, contentType, body string
+		wantStatus              int
+	}{
+		{"too large", "application/json", `{"name":"` + strings.Repeat("x", maxBody) + `"}`, 413},
+		{"json with charset", "application/json; charset=utf-8", `{"name":"a"}`, 0},
+		{"no content type", "", `{"name":"a"}`, 0},
+		{"form", "application/x-www-form-urlencoded", `name=a`, 415},
+		{"bad media type", "application/json; =", `{"name":"a"}`, 415},
+		{"empty", "application/json", ``, 400},
+		{"whitespace", "application/json", " \n ", 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/", strings.NewReader(tt.body))
+			if tt.contentType != "" {
+				r.Header.Set("Content-Type", tt.contentType)
+			}
+			var v struct {
+				Name string `json:"name"`
+			}
+			err := readJSON(httptest.NewRecorder(), r, &v)
+			if tt.wantStatus == 0 {
+				if err != nil {
+					t.Fatalf("readJSON = %v; want nil", err)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.Status != tt.wantStatus {
+				t.Fatalf("readJSON = %v; want status %d", err, tt.wantStatus)
+			}
+		})
+	}
+}
+
+// TestOversizedBodyEndToEnd sends more than 1 MiB through the whole handler.
+func TestOversizedBodyEndToEnd(t *testing.T) {
+	e := newEnv(t)
+	w := e.do("POST", "/admin/accounts", "admin", `{"name":"`+strings.Repeat("x", 2<<20)+`"}`)
+	got := decode[map[string]map[string]any](t, w, http.StatusRequestEntityTooLarge)
+	if got["errors"]["code"] != "payload_too_large" {
+		t.Errorf("code = %v; want payload_too_large", got["errors"]["code"])
+	}
+}
+
+// TestBadTokensNever500 sends hostile Authorization headers; each must be a plain 401.
+func TestBadTokensNever500(t *testing.T) {
+	e := newEnv(t)
+	for _, h := range []string{"", "Bearer", "Bearer ", "bearer x", "Bearer " + strings.Repeat("a", 10000),
+		"Bearer \x00\x01", "Token abc", "Bearer wb_" + strings.Repeat("%", 40), "Bearer a b c"} {
+		r := httptest.NewRequest("GET", "/billing/invoices", nil)
+		r.Header.Set("Authorization", h)
+		w := httptest.NewRecorder()
+		e.api.ServeHTTP(w, r)
+		if w.Code != http.StatusUnauthorized || w.Header().Get("WWW-Authenticate") == "" {
+			t.Errorf("Authorization %.30q: %d %q; want 401 with WWW-Authenticate", h, w.Code, w.Body)
+		}
+	}
+}
+
+func FuzzDecodeStrict(f *testing.F) {
+	for _, s := range []string{`{"name":"a","tags":["x"],"n":1.5}`, `{"a":{"a":{}}}`, `[`, `{"name":"a","name":"a"}`, "\xff", `{"n":1e400}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var v struct {
+			Name string   `json:"name"`
+			Tags []string `json:"tags"`
+			N    float64  `json:"n"`
+		}
+		err := decodeStrict(data, &v)
+		if err != nil {
+			if e := errorFor(err); e.Status >= 500 {
+				t.Fatalf("decodeStrict(%q) maps to %d: %v", data, e.Status, err)
+			}
+		}
+	})
+}
