@@ -1,0 +1,183 @@
+// Package barcode encodes and decodes Code 128 (ISO/IEC 15417) barcodes as module widths, the
+// form a drawing of the bars needs.
+package barcode
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// patterns are the bar/space widths, in modules, of the Code 128 symbol values 0–106; each
+// symbol starts with a bar and is 11 modules wide, except the stop symbol (106), 13 wide.
+var patterns = [107]string{
+	"212222", "222122", "222221", "121223", "121322", "131222", "122213", "122312", "132212", "221213",
+	"221312", "231212", "112232", "122132", "122231", "113222", "123122", "123221", "223211", "221132",
+	"221231", "213212", "223112", "312131", "311222", "321122", "321221", "312212", "322112", "322211",
+	"212123", "212321", "232121", "111323", "131123", "131321", "112313", "132113", "132311", "211313",
+	"231113", "231311", "112133", "112331", "132131", "113123", "113321", "133121", "313121", "211331",
+	"231131", "213113", "213311", "213131", "311123", "311321", "331121", "312113", "312311", "332111",
+	"314111", "221411", "431111", "111224", "111422", "121124", "121421", "141122", "141221", "112214",
+	"112412", "122114", "122411", "142112", "142211", "241211", "221114", "413111", "241112", "134111",
+	"111242", "121142", "121241", "114212", "124112", "124211", "411212", "421112", "421211", "212141",
+	"214121", "412121", "111143", "111341", "131141", "114113", "114311", "411113", "411311", "113141",
+	"114131", "311141", "411131", "211412", "211214", "211232", "2331112",
+}
+
+// Symbol values with a special meaning.
+const (
+	codeC  = 99  // switch to code set C (in B)
+	codeB  = 100 // switch to code set B (in C)
+	codeA  = 101 // switch to code set A (in B and C)
+	startA = 103
+	startB = 104
+	startC = 105
+	stop   = 106
+)
+
+// QuietZone is the blank margin, in modules, a reader needs on each side of the bars.
+const QuietZone = 10
+
+// Encode returns the Code 128 symbol values for s, start and check symbols included, stop
+// excluded. s must be printable ASCII (space to DEL). Digit runs use code set C (two digits a
+// symbol) where that makes the code shorter; everything else uses code set B.
+func Encode(s string) ([]int, error) {
+	if s == "" {
+		return nil, errors.New("barcode: empty text")
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 32 || s[i] > 127 {
+			return nil, fmt.Errorf("barcode: byte %#x at %d is not printable ASCII", s[i], i)
+		}
+	}
+	digits := func(i int) int { // the length of the digit run starting at i
+		n := 0
+		for i+n < len(s) && s[i+n] >= '0' && s[i+n] <= '9' {
+			n++
+		}
+		return n
+	}
+	var vals []int
+	set := startB
+	if n := digits(0); n >= 4 || n == len(s) && n%2 == 0 {
+		set = startC
+	}
+	vals = append(vals, set)
+	for i := 0; i < len(s); {
+		if set == startC {
+			if digits(i) >= 2 {
+				vals = append(vals, int(s[i]-'0')*10+int(s[i+1]-'0'))
+				i += 2
+				continue
+			}
+			vals, set = append(vals, codeB), startB
+		}
+		// In set B a run of digits is worth switching for when it is long enough to pay for
+		// the switch: 4 digits ending the text, else 6. An odd run keeps its first digit in B.
+		if n := digits(i); n >= 6 || n >= 4 && i+n == len(s) {
+			if n%2 == 1 {
+				vals = append(vals, int(s[i])-32)
+				i++
+			}
+			vals, set = append(vals, codeC), startC
+			continue
+		}
+		vals = append(vals, int(s[i])-32)
+		i++
+	}
+	return append(vals, checksum(vals)), nil
+}
+
+// checksum is the check symbol of start and data symbol values.
+func checksum(vals []int) int {
+	sum := vals[0]
+	for i, v := range vals[1:] {
+		sum += (i + 1) * v
+	}
+	return sum % 103
+}
+
+// Modules returns the bar and space widths of s's barcode, in modules, starting with a bar and
+// ending with the stop pattern's final bar; quiet zones are not included.
+func Modules(s string) ([]int, error) {
+	vals, err := Encode(s)
+	if err != nil {
+		return nil, err
+	}
+	widths := make([]int, 0, 6*len(vals)+7)
+	for _, v := range append(vals, stop) {
+		for _, c := range patterns[v] {
+			widths = append(widths, int(c-'0'))
+		}
+	}
+	return widths, nil
+}
+
+// Decode reads the text back from bar and space widths in modules (as Modules returns them,
+// or measured off an image and rounded), checking the start, check and stop symbols. It reads
+// code sets B and C, and A for its printable characters.
+func Decode(widths []int) (string, error) {
+	if len(widths) < 6*3+7 || (len(widths)-7)%6 != 0 {
+		return "", fmt.Errorf("barcode: %d bars and spaces do not make a Code 128 symbol", len(widths))
+	}
+	var tail strings.Builder
+	for _, w := range widths[len(widths)-7:] {
+		tail.WriteByte(byte('0' + w))
+	}
+	if tail.String() != patterns[stop] {
+		return "", errors.New("barcode: no stop pattern")
+	}
+	var vals []int
+	for i := 0; i+7 < len(widths); i += 6 {
+		var p strings.Builder
+		for _, w := range widths[i : i+6] {
+			if w < 1 || w > 4 {
+				return "", fmt.Errorf("barcode: width %d in symbol %d", w, len(vals))
+			}
+			p.WriteByte(byte('0' + w))
+		}
+		v, ok := lookup[p.String()]
+		if !ok {
+			return "", fmt.Errorf("barcode: unknown pattern %s in symbol %d", p.String(), len(vals))
+		}
+		vals = append(vals, v)
+	}
+	if check := vals[len(vals)-1]; checksum(vals[:len(vals)-1]) != check {
+		return "", errors.New("barcode: check symbol does not match")
+	}
+	vals = vals[:len(vals)-1]
+	set := vals[0]
+	if set < startA || set > startC {
+		return "", errors.New("barcode: no start symbol")
+	}
+	var out strings.Builder
+	for _, v := range vals[1:] {
+		switch {
+		case set == startC && v < 100:
+			fmt.Fprintf(&out, "%02d", v)
+		case set != startC && v < 96:
+			if set == startA && v >= 64 {
+				return "", errors.New("barcode: control characters are not supported")
+			}
+			out.WriteByte(byte(v + 32))
+		case v == codeC && set != startC:
+			set = startC
+		case v == codeB && set != startB:
+			set = startB
+		case v == codeA && set != startA:
+			set = startA
+		default:
+			return "", fmt.Errorf("barcode: symbol %d is not supported", v)
+		}
+	}
+	return out.String(), nil
+}
+
+// lookup maps a data, start or check symbol's pattern to its value.
+var lookup = func() map[string]int {
+	m := make(map[string]int, len(patterns))
+	for v, p := range patterns[:stop] {
+		m[p] = v
+	}
+	return m
+}()
