@@ -1,0 +1,128 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strings"
+	"syscall"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// MaxURLLength bounds a subscription URL.
+const MaxURLLength = 2048
+
+// Resolver looks up a host's addresses; *net.Resolver is one, tests use a map.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// blocked are the networks a callback may not reach unless private targets are allowed.
+var blocked = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // "this network", unspecified
+	netip.MustParsePrefix("10.0.0.0/8"),      // RFC 1918
+	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
+	netip.MustParsePrefix("127.0.0.0/8"),     // loopback
+	netip.MustParsePrefix("169.254.0.0/16"),  // link-local (cloud metadata)
+	netip.MustParsePrefix("172.16.0.0/12"),   // RFC 1918
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.168.0.0/16"),  // RFC 1918
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("224.0.0.0/4"),     // multicast
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast
+	netip.MustParsePrefix("::/128"),          // unspecified
+	netip.MustParsePrefix("::1/128"),         // loopback
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64 (embeds an IPv4 address)
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
+	netip.MustParsePrefix("fc00::/7"),        // unique local
+	netip.MustParsePrefix("fe80::/10"),       // link-local
+	netip.MustParsePrefix("fec0::/10"),       // deprecated site-local
+	netip.MustParsePrefix("ff00::/8"),        // multicast
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated
+	netip.MustParsePrefix("100::/64"),        // discard-only
+	netip.MustParsePrefix("2002:a00::/24"),   // 6to4 of 10/8
+	netip.MustParsePrefix("2002:7f00::/24"),  // 6to4 of 127/8
+	netip.MustParsePrefix("2002:a9fe::/32"),  // 6to4 of 169.254/16
+	netip.MustParsePrefix("2002:ac10::/28"),  // 6to4 of 172.16/12
+	netip.MustParsePrefix("2002:c0a8::/32"),  // 6to4 of 192.168/16
+	netip.MustParsePrefix("2002:6440::/26"),  // 6to4 of 100.64/10
+	netip.MustParsePrefix("2002::/24"),       // 6to4 of 0/8
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated)
+}
+
+// Blocked reports whether ip is an address a callback must not reach: loopback, private,
+// link-local, carrier-grade NAT, unspecified, multicast or reserved, including IPv4-mapped
+// IPv6 forms of those.
+func Blocked(ip netip.Addr) bool {
+	if !ip.IsValid() {
+		return true
+	}
+	ip = ip.Unmap().WithZone("")
+	for _, p := range blocked {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// errBlocked is the dial-time refusal; it names no URL or address on purpose.
+var errBlocked = errors.New("webhook: destination address is not allowed")
+
+// DialControl is a net.Dialer.Control that refuses blocked addresses. It checks the address
+// actually being dialled, after DNS resolution, so a host that resolves to a public address
+// at create time and to a private one later (DNS rebinding) is still refused.
+func DialControl(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || Blocked(ap.Addr()) {
+		return errBlocked
+	}
+	return nil
+}
+
+// CheckURL validates a subscription URL: absolute http or https with a host, at most
+// MaxURLLength. Unless allowPrivate, the host must not be, or resolve (through r) to, a blocked
+// address. Problems are a *shipping.ValidationError on field.
+func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resolver) error {
+	invalid := func(code, msg string) error {
+		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: field, Code: code, Message: msg}}}
+	}
+	if strings.TrimSpace(raw) == "" {
+		return invalid("required", "is required")
+	}
+	if len(raw) > MaxURLLength {
+		return invalid("too_long", fmt.Sprintf("must be at most %d characters", MaxURLLength))
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.Opaque != "" {
+		return invalid("invalid_url", "must be an absolute http or https URL")
+	}
+	if allowPrivate {
+		return nil
+	}
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if Blocked(ip) {
+			return invalid("private_address", "must not point at a loopback, private, link-local or reserved address")
+		}
+		return nil
+	}
+	if r == nil {
+		r = net.DefaultResolver
+	}
+	addrs, err := r.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(addrs) == 0 {
+		return invalid("unresolvable_host", "host does not resolve")
+	}
+	for _, ip := range addrs {
+		if Blocked(ip) {
+			return invalid("private_address", "must not point at a loopback, private, link-local or reserved address")
+		}
+	}
+	return nil
+}
