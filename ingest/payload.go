@@ -1,0 +1,547 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// MaxBody is the largest order payload accepted, in bytes.
+const MaxBody = 1 << 20
+
+// maxIDLength bounds the payload's order id.
+const maxIDLength = 255
+
+var errNotObject = errors.New("order payload must be a JSON object")
+
+// PeekOrderID checks that body is a JSON object of valid UTF-8 and returns its id (a string,
+// or a number as written), or nil when it has no usable id. It is what the endpoint checks
+// before committing a body; everything else waits for the worker.
+func PeekOrderID(body []byte) (*string, error) {
+	if !utf8.Valid(body) {
+		return nil, errors.New("order payload is not valid UTF-8")
+	}
+	var top struct {
+		ID json.RawMessage `json:"id"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&top); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field == "" {
+			return nil, errNotObject
+		}
+		return nil, errors.New("order payload is not well-formed JSON")
+	}
+	if dec.More() {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	if bytes.TrimSpace(body)[0] != '{' {
+		return nil, errNotObject
+	}
+	id, ok := idValue(top.ID)
+	if !ok {
+		return nil, nil
+	}
+	return &id, nil
+}
+
+// idValue reads an id given as a non-empty string or as a number.
+func idValue(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", false
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return "", false
+	}
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = strings.TrimSpace(x)
+	case json.Number:
+		s = x.String()
+	}
+	if s == "" || len(s) > maxIDLength {
+		return "", false
+	}
+	return s, true
+}
+
+// ParseOrder validates and normalizes an order payload (interface 2.12). Mandatory: id, and at
+// least one fulfillment order with a destination (address1, city, zip, countryCode, a name or
+// company; province in the US) and at least one line item. Unknown fields are ignored. Invalid
+// payloads return a *shipping.ValidationError naming every bad field by its path, e.g.
+// "fulfillmentOrders[0].destination.zip".
+func ParseOrder(body []byte) (Order, error) {
+	var v shipping.ValidationError
+	if _, err := PeekOrderID(body); err != nil {
+		v.Add("(body)", "malformed_json", err.Error())
+		return Order{}, &v
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		v.Add("(body)", "malformed_json", "order payload is not well-formed JSON")
+		return Order{}, &v
+	}
+	p := parser{errs: &v}
+	o := p.order(doc)
+	if err := v.Err(); err != nil {
+		return Order{}, err
+	}
+	return o, nil
+}
+
+// parser walks a decoded payload, collecting every field error on the way.
+type parser struct {
+	errs *shipping.ValidationError
+}
+
+func (p parser) order(doc map[string]any) Order {
+	var o Order
+	switch x := doc["id"].(type) {
+	case nil:
+		p.errs.Add("id", "required", "is required")
+	case string:
+		if o.OrderID = strings.TrimSpace(x); o.OrderID == "" {
+			p.errs.Add("id", "required", "must not be empty")
+		}
+	case json.Number:
+		o.OrderID = x.String()
+	default:
+		p.errs.Add("id", "invalid_type", "must be a string")
+	}
+	if len(o.OrderID) > maxIDLength {
+		p.errs.Add("id", "too_long", "must be at most 255 characters")
+	}
+	o.Name = p.str(doc, "", "name")
+	o.Tags = p.strings(doc, "", "tags")
+	if m, ok := p.object(doc, "", "shippingAddress"); ok {
+		a := p.address(m, "shippingAddress", false)
+		o.ShippingAddress = &a
+	}
+	fos, present := p.array(doc, "", "fulfillmentOrders")
+	if !present {
+		p.errs.Add("fulfillmentOrders", "required", "at least one fulfillment order is required")
+	} else if len(fos) == 0 {
+		p.errs.Add("fulfillmentOrders", "required", "at least one fulfillment order is required")
+	}
+	o.FulfillmentOrders = []FulfillmentOrder{}
+	for i, raw := range fos {
+		path := "fulfillmentOrders[" + strconv.Itoa(i) + "]"
+		m, ok := raw.(map[string]any)
+		if !ok {
+			p.errs.Add(path, "invalid_type", "must be an object")
+			continue
+		}
+		o.FulfillmentOrders = append(o.FulfillmentOrders, p.fulfillmentOrder(m, path))
+	}
+	if o.Tags == nil {
+		o.Tags = []string{}
+	}
+	return o
+}
+
+func (p parser) fulfillmentOrder(m map[string]any, path string) FulfillmentOrder {
+	fo := FulfillmentOrder{
+		ID:     p.id(m, path, "id"),
+		Status: p.str(m, path, "status"),
+	}
+	if dest, ok := p.object(m, path, "destination"); ok {
+		fo.Destination = p.address(dest, join(path, "destination"), true)
+	} else {
+		p.errs.Add(join(path, "destination"), "required", "is required")
+	}
+	if dm, ok := p.object(m, path, "deliveryMethod"); ok {
+		fo.DeliveryMethod = p.str(dm, join(path, "deliveryMethod"), "methodType")
+	}
+	if loc, ok := p.object(m, path, "assignedLocation"); ok {
+		fo.AssignedLocation = p.str(loc, join(path, "assignedLocation"), "name")
+	}
+	if duties, ok := p.object(m, path, "internationalDuties"); ok {
+		fo.Incoterm = p.str(duties, join(path, "internationalDuties"), "incoterm")
+	}
+	items, present := p.array(m, path, "lineItems")
+	if !present || len(items) == 0 {
+		p.errs.Add(join(path, "lineItems"), "required", "at least one line item is required")
+	}
+	fo.LineItems = []LineItem{}
+	var total float64
+	for i, raw := range items {
+		ipath := join(path, "lineItems") + "[" + strconv.Itoa(i) + "]"
+		im, ok := raw.(map[string]any)
+		if !ok {
+			p.errs.Add(ipath, "invalid_type", "must be an object")
+			continue
+		}
+		li := p.lineItem(im, ipath)
+		if li.RequiresShipping && li.WeightOz != nil {
+			total += *li.WeightOz * float64(li.Quantity)
+		}
+		fo.LineItems = append(fo.LineItems, li)
+	}
+	fo.WeightOz = roundOz(total)
+	return fo
+}
+
+func (p parser) lineItem(m map[string]any, path string) LineItem {
+	li := LineItem{
+		ID:           p.id(m, path, "id"),
+		SKU:          p.str(m, path, "sku"),
+		ProductTitle: p.str(m, path, "productTitle"),
+		VariantTitle: p.str(m, path, "variantTitle"),
+	}
+	li.Quantity = 1
+	if n, ok := p.integer(m, path, "totalQuantity"); ok {
+		if n < 1 {
+			p.errs.Add(join(path, "totalQuantity"), "out_of_range", "must be at least 1")
+		}
+		li.Quantity = n
+	}
+	li.RemainingQuantity = li.Quantity
+	if n, ok := p.integer(m, path, "remainingQuantity"); ok {
+		if n < 0 || n > li.Quantity {
+			p.errs.Add(join(path, "remainingQuantity"), "out_of_range", "must be from 0 to totalQuantity")
+		}
+		li.RemainingQuantity = n
+	}
+	li.RequiresShipping = true
+	if b, ok := p.boolean(m, path, "requiresShipping"); ok {
+		li.RequiresShipping = b
+	}
+	if img, ok := p.object(m, path, "image"); ok {
+		li.ImageURL = p.str(img, join(path, "image"), "url")
+	}
+	if w, ok := p.object(m, path, "weight"); ok {
+		li.WeightOz = p.weight(w, join(path, "weight"))
+	}
+	var variantPrice *int64
+	if variant, ok := p.object(m, path, "variant"); ok {
+		vpath := join(path, "variant")
+		variantPrice = p.money(variant, vpath, "price")
+		if prod, ok := p.object(variant, vpath, "product"); ok {
+			li.ProductID = p.id(prod, join(vpath, "product"), "id")
+		}
+		if inv, ok := p.object(variant, vpath, "inventoryItem"); ok {
+			ipath := join(vpath, "inventoryItem")
+			li.CountryOfOrigin = strings.ToUpper(p.str(inv, ipath, "countryCodeOfOrigin"))
+			li.HarmonizedSystemCode = p.str(inv, ipath, "harmonizedSystemCode")
+			if meas, ok := p.object(inv, ipath, "measurement"); ok {
+				if w, ok := p.object(meas, join(ipath, "measurement"), "weight"); ok && li.WeightOz == nil {
+					li.WeightOz = p.weight(w, join(ipath, "measurement.weight"))
+				}
+			}
+		}
+	}
+	if fin, ok := p.object(m, path, "financialSummaries"); ok {
+		fpath := join(path, "financialSummaries")
+		li.UnitPriceCents, li.Currency = p.moneySet(fin, fpath, "originalUnitPriceSet")
+		var cur string
+		li.DiscountedUnitPriceCents, cur = p.moneySet(fin, fpath, "approximateDiscountedUnitPriceSet")
+		if li.Currency == "" {
+			li.Currency = cur
+		}
+	}
+	if li.UnitPriceCents == nil {
+		li.UnitPriceCents = variantPrice
+	}
+	return li
+}
+
+// moneySet reads {shopMoney: {amount, currencyCode}}.
+func (p parser) moneySet(m map[string]any, path, key string) (*int64, string) {
+	set, ok := p.object(m, path, key)
+	if !ok {
+		return nil, ""
+	}
+	spath := join(path, key)
+	money, ok := p.object(set, spath, "shopMoney")
+	if !ok {
+		return nil, ""
+	}
+	mpath := join(spath, "shopMoney")
+	cur := strings.ToUpper(p.str(money, mpath, "currencyCode"))
+	if cur != "" && !currencyCode.MatchString(cur) {
+		p.errs.Add(join(mpath, "currencyCode"), "invalid", "must be a three-letter currency code")
+	}
+	return p.money(money, mpath, "amount"), cur
+}
+
+var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// money reads an amount, given as a JSON number or a decimal string, as integer cents.
+func (p parser) money(m map[string]any, path, key string) *int64 {
+	s, ok := p.decimal(m, path, key)
+	if !ok {
+		return nil
+	}
+	c, err := Cents(s)
+	if err != nil {
+		p.errs.Add(join(path, key), "invalid", err.Error())
+		return nil
+	}
+	return &c
+}
+
+// Weight units of the payload and their size in ounces.
+var ounces = map[string]float64{
+	"POUNDS":    16,
+	"OUNCES":    1,
+	"KILOGRAMS": 1000 / 28.349523125,
+	"GRAMS":     1 / 28.349523125,
+}
+
+// weight reads {unit, value} as ounces, rounded to hundredths.
+func (p parser) weight(m map[string]any, path string) *float64 {
+	unit := strings.ToUpper(p.str(m, path, "unit"))
+	s, hasValue := p.decimal(m, path, "value")
+	if !hasValue {
+		if unit != "" {
+			p.errs.Add(join(path, "value"), "required", "is required with a unit")
+		}
+		return nil
+	}
+	factor, known := ounces[unit]
+	if !known {
+		p.errs.Add(join(path, "unit"), "invalid", "must be one of POUNDS, OUNCES, KILOGRAMS, GRAMS")
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || v < 0 || v > 1e6 {
+		p.errs.Add(join(path, "value"), "out_of_range", "must be a number from 0 to 1000000")
+		return nil
+	}
+	oz := roundOz(v * factor)
+	return &oz
+}
+
+func roundOz(v float64) float64 { return math.Round(v*100) / 100 }
+
+var decimalPattern = regexp.MustCompile(`^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$`)
+
+// Cents converts a decimal amount ("19.99", "1e2", "0.005") to integer cents exactly, rounding
+// half away from zero. Negative amounts and amounts of a trillion or more are refused.
+func Cents(s string) (int64, error) {
+	m := decimalPattern.FindStringSubmatch(s)
+	if m == nil || len(s) > 64 {
+		return 0, errors.New("must be a decimal amount")
+	}
+	if m[1] == "-" && strings.Trim(m[2]+m[3], "0") != "" {
+		return 0, errors.New("must not be negative")
+	}
+	exp := 0
+	if m[4] != "" {
+		var err error
+		if exp, err = strconv.Atoi(m[4]); err != nil || exp < -64 || exp > 64 {
+			return 0, errors.New("must be less than 1000000000000")
+		}
+	}
+	digits := m[2] + m[3]
+	cut := len(m[2]) + exp + 2 // digits[:cut] are whole cents
+	for len(digits) < cut {
+		digits += "0"
+	}
+	whole, next := "0", byte('0')
+	switch {
+	case cut > 0:
+		whole = digits[:cut]
+		if cut < len(digits) {
+			next = digits[cut]
+		}
+	case cut == 0:
+		next = digits[0]
+	}
+	whole = strings.TrimLeft(whole, "0")
+	if len(whole) > 14 {
+		return 0, errors.New("must be less than 1000000000000")
+	}
+	var c int64
+	if whole != "" {
+		c, _ = strconv.ParseInt(whole, 10, 64)
+	}
+	if next >= '5' {
+		c++
+	}
+	return c, nil
+}
+
+var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
+
+// address normalizes a payload address. A destination must be complete enough to ship to;
+// the order's shippingAddress is informational and only type-checked.
+func (p parser) address(m map[string]any, path string, destination bool) Address {
+	a := Address{
+		Street1: p.str(m, path, "address1"),
+		Street2: p.str(m, path, "address2"),
+		City:    p.str(m, path, "city"),
+		Zip:     p.str(m, path, "zip"),
+		Company: p.str(m, path, "company"),
+		Email:   p.str(m, path, "email"),
+		Phone:   p.str(m, path, "phone"),
+	}
+	a.Name = strings.TrimSpace(p.str(m, path, "firstName") + " " + p.str(m, path, "lastName"))
+	a.State = p.str(m, path, "provinceCode")
+	if province := p.str(m, path, "province"); a.State == "" {
+		a.State = province
+	}
+	countryKey := "countryCode"
+	if !destination {
+		countryKey = "countryCodeV2"
+	}
+	a.Country = strings.ToUpper(p.str(m, path, countryKey))
+	if a.Country != "" && !countryCode.MatchString(a.Country) {
+		p.errs.Add(join(path, countryKey), "invalid", "must be a two-letter country code")
+	}
+	if !destination {
+		a.Latitude = p.float(m, path, "latitude")
+		a.Longitude = p.float(m, path, "longitude")
+		p.boolean(m, path, "coordinatesValidated")
+		return a
+	}
+	for _, f := range []struct{ key, value string }{
+		{"address1", a.Street1}, {"city", a.City}, {"zip", a.Zip}, {"countryCode", a.Country},
+	} {
+		if f.value == "" {
+			p.errs.Add(join(path, f.key), "required", "is required")
+		}
+	}
+	if a.Country == "US" && a.State == "" {
+		p.errs.Add(join(path, "province"), "required", "is required for US addresses")
+	}
+	if a.Name == "" && a.Company == "" {
+		p.errs.Add(join(path, "lastName"), "required", "a name (firstName, lastName) or company is required")
+	}
+	return a
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// The accessors below read one field of m. An absent or null field is "not present"; a field
+// of the wrong type is reported and treated as absent.
+
+func (p parser) str(m map[string]any, path, key string) string {
+	switch x := m[key].(type) {
+	case nil:
+		return ""
+	case string:
+		return strings.TrimSpace(x)
+	}
+	p.errs.Add(join(path, key), "invalid_type", "must be a string")
+	return ""
+}
+
+// id reads an identifier, accepting a number as written.
+func (p parser) id(m map[string]any, path, key string) string {
+	if n, ok := m[key].(json.Number); ok {
+		return n.String()
+	}
+	return p.str(m, path, key)
+}
+
+func (p parser) strings(m map[string]any, path, key string) []string {
+	arr, _ := p.array(m, path, key)
+	var out []string
+	for i, raw := range arr {
+		s, ok := raw.(string)
+		if !ok {
+			p.errs.Add(join(path, key)+"["+strconv.Itoa(i)+"]", "invalid_type", "must be a string")
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (p parser) object(m map[string]any, path, key string) (map[string]any, bool) {
+	switch x := m[key].(type) {
+	case nil:
+		return nil, false
+	case map[string]any:
+		return x, true
+	}
+	p.errs.Add(join(path, key), "invalid_type", "must be an object")
+	return nil, false
+}
+
+func (p parser) array(m map[string]any, path, key string) ([]any, bool) {
+	switch x := m[key].(type) {
+	case nil:
+		return nil, false
+	case []any:
+		return x, true
+	}
+	p.errs.Add(join(path, key), "invalid_type", "must be an array")
+	return nil, false
+}
+
+func (p parser) integer(m map[string]any, path, key string) (int64, bool) {
+	switch x := m[key].(type) {
+	case nil:
+		return 0, false
+	case json.Number:
+		n, err := strconv.ParseInt(x.String(), 10, 64)
+		if err == nil && n <= 1e9 {
+			return n, true
+		}
+		p.errs.Add(join(path, key), "invalid", "must be an integer below 1000000000")
+		return 0, false
+	}
+	p.errs.Add(join(path, key), "invalid_type", "must be an integer")
+	return 0, false
+}
+
+func (p parser) boolean(m map[string]any, path, key string) (bool, bool) {
+	switch x := m[key].(type) {
+	case nil:
+		return false, false
+	case bool:
+		return x, true
+	}
+	p.errs.Add(join(path, key), "invalid_type", "must be a boolean")
+	return false, false
+}
+
+func (p parser) float(m map[string]any, path, key string) *float64 {
+	s, ok := p.decimal(m, path, key)
+	if !ok {
+		return nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) {
+		p.errs.Add(join(path, key), "invalid", "must be a finite number")
+		return nil
+	}
+	return &f
+}
+
+// decimal reads a number given as a JSON number or as a string holding one.
+func (p parser) decimal(m map[string]any, path, key string) (string, bool) {
+	switch x := m[key].(type) {
+	case nil:
+		return "", false
+	case json.Number:
+		return x.String(), true
+	case string:
+		if s := strings.TrimSpace(x); decimalPattern.MatchString(s) {
+			return s, true
+		}
+	}
+	p.errs.Add(join(path, key), "invalid_type", "must be a number")
+	return "", false
+}

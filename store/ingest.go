@@ -1,0 +1,243 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/waybill/waybill/ingest"
+	"github.com/waybill/waybill/shipping"
+)
+
+// OrganizationSecret returns the account of an organization id and its current ingest secret
+// (ingest.Inbox). The secret is read afresh on every request, so a rotation takes effect at once.
+func (db *DB) OrganizationSecret(ctx context.Context, organizationID string) (accountID, secret string, err error) {
+	a, err := db.AccountByOrganization(ctx, organizationID)
+	if errors.Is(err, ErrNotFound) {
+		return "", "", ingest.ErrUnknownOrganization
+	}
+	return a.ID, a.IngestSecret, err
+}
+
+// EnqueueImport commits body to the inbox as a QUEUED import (ingest.Inbox). A body the
+// account already sent (same SHA-256) is not stored again: its import is returned instead.
+func (db *DB) EnqueueImport(ctx context.Context, accountID string, body []byte, orderID *string) (ingest.Import, bool, error) {
+	sum := sha256.Sum256(body)
+	hash := hex.EncodeToString(sum[:])
+	imp := ingest.Import{ID: db.NewID(), AccountID: accountID, OrderID: orderID, Status: ingest.StatusQueued,
+		Errors: []shipping.FieldError{}, ReceivedAt: Time(db.now())}
+	created := false
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO order_imports
+			(id, account_id, body_sha256, body, order_id, status, attempts, claimed_until, received_at)
+			VALUES ($1, $2, $3, $4, $5, $6, 0, 0, $7)
+			ON CONFLICT (account_id, body_sha256) DO NOTHING`,
+			imp.ID, accountID, hash, string(body), orderID, ingest.StatusQueued, Micros(imp.ReceivedAt))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			created = n == 1
+			return err
+		}
+		imp, err = scanImport(tx.QueryRowContext(ctx, `SELECT `+importColumns+` FROM order_imports
+			WHERE account_id = $1 AND body_sha256 = $2`, accountID, hash))
+		return err
+	})
+	if err != nil {
+		return ingest.Import{}, false, err
+	}
+	return imp, created, nil
+}
+
+// OrderImport returns one import of the account.
+func (db *DB) OrderImport(ctx context.Context, accountID, id string) (ingest.Import, error) {
+	imp, err := scanImport(db.r.QueryRowContext(ctx, `SELECT `+importColumns+` FROM order_imports
+		WHERE account_id = $1 AND id = $2`, accountID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ingest.Import{}, ErrNotFound
+	}
+	return imp, err
+}
+
+const importColumns = `id, account_id, order_id, status, errors, attempts, received_at, processed_at`
+
+func scanImport(row interface{ Scan(...any) error }) (ingest.Import, error) {
+	var imp ingest.Import
+	var orderID, errs sql.NullString
+	var received int64
+	var processed sql.NullInt64
+	if err := row.Scan(&imp.ID, &imp.AccountID, &orderID, &imp.Status, &errs, &imp.Attempts, &received, &processed); err != nil {
+		return ingest.Import{}, err
+	}
+	if orderID.Valid {
+		imp.OrderID = &orderID.String
+	}
+	imp.Errors = []shipping.FieldError{}
+	if errs.Valid {
+		if err := json.Unmarshal([]byte(errs.String), &imp.Errors); err != nil {
+			return ingest.Import{}, err
+		}
+	}
+	imp.ReceivedAt, imp.ProcessedAt = Time(received), NullTime(processed)
+	return imp, nil
+}
+
+// ClaimImports leases up to limit due imports to the caller (ingest.Queue). It is the one
+// query that spans accounts: the worker serves them all. The repeated conditions in the outer
+// WHERE make a concurrent claim of the same row (PostgreSQL re-checks them on a locked row)
+// miss rather than claim twice.
+func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) ([]ingest.Claim, error) {
+	now := db.now()
+	var claims []ingest.Claim
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		claims = claims[:0]
+		rows, err := tx.QueryContext(ctx, `UPDATE order_imports
+			SET status = $1, claimed_until = $2, attempts = attempts + 1
+			WHERE id IN (SELECT id FROM order_imports
+				WHERE status IN ($3, $1) AND claimed_until <= $4
+				ORDER BY received_at, id LIMIT $5)
+			AND status IN ($3, $1) AND claimed_until <= $4
+			RETURNING id, account_id, body, attempts, received_at`,
+			ingest.StatusProcessing, now+lease.Microseconds(), ingest.StatusQueued, now, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c ingest.Claim
+			var body string
+			var received int64
+			if err := rows.Scan(&c.ID, &c.AccountID, &body, &c.Attempts, &received); err != nil {
+				return err
+			}
+			c.Body, c.ReceivedAt = []byte(body), Time(received)
+			claims = append(claims, c)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(claims, func(a, b ingest.Claim) int {
+		return cmp.Or(a.ReceivedAt.Compare(b.ReceivedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return claims, nil
+}
+
+// CompleteImport ends a claimed import and upserts its order in one transaction
+// (ingest.Queue). The claim's attempts fence it: if the lease expired and the import was
+// claimed again, nothing changes and the answer is ingest.ErrStaleClaim. An order whose
+// stored content comes from a newer import is left alone; the import is PROCESSED all the same.
+func (db *DB) CompleteImport(ctx context.Context, c ingest.Claim, o *ingest.Order, errs []shipping.FieldError) error {
+	now := db.now()
+	status, errsJSON := ingest.StatusProcessed, sql.NullString{}
+	if o == nil {
+		status = ingest.StatusFailed
+		b, err := json.Marshal(errs)
+		if err != nil {
+			return err
+		}
+		errsJSON = sql.NullString{String: string(b), Valid: true}
+	}
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE order_imports
+			SET status = $1, errors = $2, processed_at = $3, claimed_until = 0
+			WHERE account_id = $4 AND id = $5 AND attempts = $6 AND status = $7`,
+			status, errsJSON, now, c.AccountID, c.ID, c.Attempts, ingest.StatusProcessing)
+		if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
+			return ingest.ErrStaleClaim
+		} else if err != nil {
+			return err
+		}
+		if o == nil {
+			return nil
+		}
+		tags, err := json.Marshal(o.Tags)
+		if err != nil {
+			return err
+		}
+		var addr sql.NullString
+		if o.ShippingAddress != nil {
+			b, err := json.Marshal(o.ShippingAddress)
+			if err != nil {
+				return err
+			}
+			addr = sql.NullString{String: string(b), Valid: true}
+		}
+		fos, err := json.Marshal(o.FulfillmentOrders)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO orders (id, account_id, order_id, name, tags, shipping_address,
+				fulfillment_orders, import_id, import_received_at, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+			ON CONFLICT (account_id, order_id) DO UPDATE SET name = excluded.name, tags = excluded.tags,
+				shipping_address = excluded.shipping_address, fulfillment_orders = excluded.fulfillment_orders,
+				import_id = excluded.import_id, import_received_at = excluded.import_received_at,
+				updated_at = excluded.updated_at
+			WHERE orders.import_received_at < excluded.import_received_at
+				OR (orders.import_received_at = excluded.import_received_at AND orders.import_id < excluded.import_id)`,
+			db.NewID(), c.AccountID, o.OrderID, o.Name, string(tags), addr, string(fos), c.ID, Micros(c.ReceivedAt), now)
+		return err
+	})
+}
+
+// Order returns one order of the account by waybill's id.
+func (db *DB) Order(ctx context.Context, accountID, id string) (ingest.Order, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE account_id = $1 AND id = $2`, accountID, id)
+	if err != nil {
+		return ingest.Order{}, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return ingest.Order{}, err
+		}
+		return ingest.Order{}, ErrNotFound
+	}
+	return scanOrder(rows)
+}
+
+// ListOrders lists the account's orders, newest first; a non-empty orderID keeps only the
+// order with that payload id.
+func (db *DB) ListOrders(ctx context.Context, accountID, orderID string, p Page) (List[ingest.Order], error) {
+	q := Query[ingest.Order]{Columns: orderColumns, From: "orders WHERE account_id = $1", Args: []any{accountID}, Scan: scanOrder}
+	if orderID != "" {
+		q.From += " AND order_id = $2"
+		q.Args = append(q.Args, orderID)
+	}
+	return OffsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
+}
+
+const orderColumns = `id, account_id, order_id, name, tags, shipping_address, fulfillment_orders, import_id, created_at, updated_at`
+
+func scanOrder(rows *sql.Rows) (ingest.Order, error) {
+	var o ingest.Order
+	var tags, fos string
+	var addr sql.NullString
+	var created, updated int64
+	if err := rows.Scan(&o.ID, &o.AccountID, &o.OrderID, &o.Name, &tags, &addr, &fos, &o.ImportID, &created, &updated); err != nil {
+		return ingest.Order{}, err
+	}
+	if err := json.Unmarshal([]byte(tags), &o.Tags); err != nil {
+		return ingest.Order{}, err
+	}
+	if addr.Valid {
+		o.ShippingAddress = new(ingest.Address)
+		if err := json.Unmarshal([]byte(addr.String), o.ShippingAddress); err != nil {
+			return ingest.Order{}, err
+		}
+	}
+	if err := json.Unmarshal([]byte(fos), &o.FulfillmentOrders); err != nil {
+		return ingest.Order{}, err
+	}
+	o.CreatedAt, o.UpdatedAt = Time(created), Time(updated)
+	return o, nil
+}
