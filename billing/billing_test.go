@@ -1,0 +1,351 @@
+package billing
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+var _ = flag.Bool("update", false, "rewrite golden files (used by httpapi)")
+
+func TestNext(t *testing.T) {
+	tests := []struct {
+		from   Status
+		action Action
+		want   Status // "" means the move is refused
+	}{
+		{Draft, Finalize, Open},
+		{Draft, Pay, ""},
+		{Draft, MarkUncollectible, ""},
+		{Draft, VoidInvoice, ""},
+		{Open, Finalize, ""},
+		{Open, Pay, Paid},
+		{Open, MarkUncollectible, Uncollectible},
+		{Open, VoidInvoice, Void},
+		{Uncollectible, Finalize, ""},
+		{Uncollectible, Pay, Paid},
+		{Uncollectible, MarkUncollectible, ""},
+		{Uncollectible, VoidInvoice, Void},
+		{Paid, Finalize, ""},
+		{Paid, Pay, ""},
+		{Paid, MarkUncollectible, ""},
+		{Paid, VoidInvoice, ""},
+		{Void, Finalize, ""},
+		{Void, Pay, ""},
+		{Void, MarkUncollectible, ""},
+		{Void, VoidInvoice, ""},
+		{Open, "refund", ""},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.from)+"/"+string(tt.action), func(t *testing.T) {
+			got, err := Next(tt.from, tt.action)
+			if tt.want == "" {
+				if !errors.Is(err, ErrInvalidState) {
+					t.Errorf("Next(%q, %q) = %q, %v; want ErrInvalidState", tt.from, tt.action, got, err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("Next(%q, %q) = %q, %v; want %q", tt.from, tt.action, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestEditable(t *testing.T) {
+	for _, s := range Statuses {
+		if got, want := Editable(s), s == Draft; got != want {
+			t.Errorf("Editable(%q) = %v; want %v", s, got, want)
+		}
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	tests := []struct {
+		in string
+		ok bool
+	}{{"DRAFT", true}, {"OPEN", true}, {"PAID", true}, {"UNCOLLECTIBLE", true}, {"VOID", true},
+		{"draft", false}, {"", false}, {"CLOSED", false}}
+	for _, tt := range tests {
+		if _, ok := ParseStatus(tt.in); ok != tt.ok {
+			t.Errorf("ParseStatus(%q) ok = %v; want %v", tt.in, ok, tt.ok)
+		}
+	}
+}
+
+func day(s string) time.Time {
+	t, err := time.Parse(DateLayout, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func TestPeriodBounds(t *testing.T) {
+	tests := []struct {
+		period     Period
+		at         time.Time
+		start, end string
+	}{
+		{Monthly, time.Date(2026, 11, 22, 3, 42, 3, 0, time.UTC), "2026-11-01", "2026-11-30"},
+		{Monthly, time.Date(2026, 12, 31, 23, 59, 59, 999999999, time.UTC), "2026-12-01", "2026-12-31"},
+		{Monthly, time.Date(2028, 2, 10, 0, 0, 0, 0, time.UTC), "2028-02-01", "2028-02-29"}, // leap year
+		{Monthly, time.Date(2027, 2, 28, 12, 0, 0, 0, time.UTC), "2027-02-01", "2027-02-28"},
+		{Monthly, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), "2026-01-01", "2026-01-31"},
+		// Days are UTC days: 20:00 on Nov 30 in New York is already December.
+		{Monthly, time.Date(2026, 11, 30, 20, 0, 0, 0, time.FixedZone("EST", -5*3600)), "2026-12-01", "2026-12-31"},
+		{Weekly, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), "2026-11-16", "2026-11-22"}, // a Sunday
+		{Weekly, time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), "2026-11-23", "2026-11-29"}, // a Monday
+		{Weekly, time.Date(2026, 12, 30, 9, 0, 0, 0, time.UTC), "2026-12-28", "2027-01-03"}, // across the year
+		{Weekly, time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC), "2026-11-23", "2026-11-29"},
+	}
+	for _, tt := range tests {
+		start, end := tt.period.Bounds(tt.at)
+		if Date(start) != tt.start || Date(end) != tt.end {
+			t.Errorf("%s.Bounds(%v) = %s, %s; want %s, %s", tt.period, tt.at, Date(start), Date(end), tt.start, tt.end)
+		}
+		if start.Weekday() != time.Monday && tt.period == Weekly {
+			t.Errorf("%s.Bounds(%v) starts on %v; want Monday", tt.period, tt.at, start.Weekday())
+		}
+	}
+}
+
+// TestPeriodsTile checks that consecutive periods neither overlap nor leave gaps.
+func TestPeriodsTile(t *testing.T) {
+	for _, p := range []Period{Monthly, Weekly} {
+		at := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
+		_, prevEnd := p.Bounds(at.AddDate(0, 0, -1))
+		for i := 0; i < 800; i++ {
+			start, end := p.Bounds(at)
+			if start.After(at) || end.Before(Day(at)) {
+				t.Fatalf("%s.Bounds(%v) = %v, %v; does not contain it", p, at, start, end)
+			}
+			if start != Day(at) && start != prevEnd.AddDate(0, 0, 1) && start.After(prevEnd) {
+				t.Fatalf("%s: gap before %v", p, start)
+			}
+			_, prevEnd = start, end
+			at = at.AddDate(0, 0, 1)
+		}
+	}
+}
+
+func TestPeriodEnded(t *testing.T) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 1000, time.UTC)
+	tests := []struct {
+		end  string
+		want bool
+	}{{"2026-11-30", true}, {"2026-12-01", false}, {"2026-12-31", false}, {"2025-01-31", true}}
+	for _, tt := range tests {
+		if got := PeriodEnded(tt.end, now); got != tt.want {
+			t.Errorf("PeriodEnded(%q, %v) = %v; want %v", tt.end, now, got, tt.want)
+		}
+	}
+}
+
+func TestDueDate(t *testing.T) {
+	tests := []struct {
+		date string
+		net  int
+		want string
+	}{{"2026-12-01", 15, "2026-12-16"}, {"2026-12-20", 15, "2027-01-04"}, {"2028-02-20", 15, "2028-03-06"}}
+	for _, tt := range tests {
+		if got := Date(DueDate(day(tt.date), tt.net)); got != tt.want {
+			t.Errorf("DueDate(%s, %d) = %s; want %s", tt.date, tt.net, got, tt.want)
+		}
+	}
+}
+
+func TestNumber(t *testing.T) {
+	tests := []struct {
+		year int
+		seq  int64
+		want string
+	}{{2026, 42, "INV-2026-000042"}, {2026, 1, "INV-2026-000001"}, {2027, 1234567, "INV-2027-1234567"}}
+	for _, tt := range tests {
+		if got := Number(tt.year, tt.seq); got != tt.want {
+			t.Errorf("Number(%d, %d) = %q; want %q", tt.year, tt.seq, got, tt.want)
+		}
+	}
+}
+
+func TestValidateFee(t *testing.T) {
+	tests := []struct {
+		desc   string
+		amount int64
+		fields []string
+	}{
+		{"Monthly platform fee", 2500, nil},
+		{"Goodwill credit", -1000, nil},
+		{"", 100, []string{"description"}},
+		{"   ", 100, []string{"description"}},
+		{strings.Repeat("x", MaxDescription+1), 100, []string{"description"}},
+		{"Fee", 0, []string{"amount_cents"}},
+		{"Fee", MaxFeeCents + 1, []string{"amount_cents"}},
+		{"Fee", -MaxFeeCents - 1, []string{"amount_cents"}},
+		{"", 0, []string{"description", "amount_cents"}},
+	}
+	for _, tt := range tests {
+		err := ValidateFee(tt.desc, tt.amount)
+		var got []string
+		var ve *shipping.ValidationError
+		if errors.As(err, &ve) {
+			for _, f := range ve.Fields {
+				got = append(got, f.Field)
+			}
+		} else if err != nil {
+			t.Fatalf("ValidateFee(%q, %d) = %v; want a ValidationError", tt.desc, tt.amount, err)
+		}
+		if strings.Join(got, ",") != strings.Join(tt.fields, ",") {
+			t.Errorf("ValidateFee(%q, %d) fields = %v; want %v", tt.desc, tt.amount, got, tt.fields)
+		}
+	}
+}
+
+func TestMoney(t *testing.T) {
+	tests := []struct {
+		cents int64
+		want  string
+	}{{0, "$0.00"}, {5, "$0.05"}, {745, "$7.45"}, {123456, "$1,234.56"}, {-5, "-$0.05"},
+		{100000000, "$1,000,000.00"}, {-123456789, "-$1,234,567.89"}}
+	for _, tt := range tests {
+		if got := Money(tt.cents); got != tt.want {
+			t.Errorf("Money(%d) = %q; want %q", tt.cents, got, tt.want)
+		}
+	}
+}
+
+func TestTotal(t *testing.T) {
+	items := []LineItem{{TotalCents: 745}, {TotalCents: -100}, {TotalCents: 2500}}
+	if got := Total(items); got != 3145 {
+		t.Errorf("Total = %d; want 3145", got)
+	}
+	if got := Total(nil); got != 0 {
+		t.Errorf("Total(nil) = %d; want 0", got)
+	}
+}
+
+func str(s string) *string { return &s }
+
+func sampleInvoice(n int) (Invoice, []LineItem) {
+	at := time.Date(2026, 11, 5, 10, 0, 0, 0, time.UTC)
+	inv := Invoice{ID: "00000000-0000-7000-8000-000000000001", Status: Open, Currency: "USD", Number: "INV-2026-000007",
+		PeriodStart: "2026-11-01", PeriodEnd: "2026-11-30", InvoiceDate: "2026-12-01", DueDate: "2026-12-16", DeferredCents: 1234}
+	var items []LineItem
+	for i := range n {
+		retail := int64(900 + i)
+		it := LineItem{ID: "item-" + strconv.Itoa(i), Type: Postage, Carrier: str("ACME"), Service: str("REGEA"),
+			TrackingCode: str("1Z" + strconv.Itoa(100000+i)), Description: PostageDescription("ACME", "REGEA", "1Z"+strconv.Itoa(100000+i)),
+			PostageCents: 700, SurchargesCents: 45 + int64(i%3), RetailCents: &retail, PurchasedAt: &at, ShippingLabelStatus: str("DELIVERED"),
+			CreatedAt: at.Add(time.Duration(i) * time.Minute)}
+		it.TotalCents = it.PostageCents + it.SurchargesCents
+		if i%7 == 3 {
+			it = LineItem{ID: "item-" + strconv.Itoa(i), Type: Fee, Description: "=HYPERLINK(\"x\") platform fee",
+				TotalCents: -250, CreatedAt: at.Add(time.Duration(i) * time.Minute)}
+		}
+		items = append(items, it)
+	}
+	inv.TotalCents = Total(items)
+	return inv, items
+}
+
+func TestWriteCSV(t *testing.T) {
+	inv, items := sampleInvoice(20)
+	var b bytes.Buffer
+	if err := WriteCSV(&b, inv, items); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatalf("reading the CSV back: %v", err)
+	}
+	if got, want := len(rows), len(items)+2; got != want {
+		t.Fatalf("CSV has %d rows; want %d (header, items, total)", got, want)
+	}
+	if strings.Join(rows[0], ",") != strings.Join(CSVHeader, ",") {
+		t.Errorf("header = %v; want %v", rows[0], CSVHeader)
+	}
+	col := len(CSVHeader) - 1
+	var sum int64
+	for i, r := range rows[1 : len(rows)-1] {
+		n, err := strconv.ParseInt(r[col], 10, 64)
+		if err != nil {
+			t.Fatalf("row %d total_cents %q: %v", i+1, r[col], err)
+		}
+		if r[0] != items[i].ID {
+			t.Errorf("row %d id = %q; want %q", i+1, r[0], items[i].ID)
+		}
+		if strings.HasPrefix(r[3], "=") {
+			t.Errorf("row %d description %q starts a formula", i+1, r[3])
+		}
+		sum += n
+	}
+	last := rows[len(rows)-1]
+	if last[0] != "TOTAL" || last[col] != strconv.FormatInt(inv.TotalCents, 10) || sum != inv.TotalCents {
+		t.Errorf("total row = %v, rows sum to %d; want TOTAL and %d", last, sum, inv.TotalCents)
+	}
+}
+
+// TestRenderPDF renders invoices of several sizes and, where pdftoppm is installed, checks
+// that a real PDF reader renders every page.
+func TestRenderPDF(t *testing.T) {
+	for _, n := range []int{0, 3, 120, 600} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			inv, items := sampleInvoice(n)
+			doc := RenderPDF(inv, Account{ID: "acct-1", Name: "Acme (Ünïcode) \\ Corp", Brand: "Acme"}, items)
+			if !bytes.HasPrefix(doc, []byte("%PDF-")) {
+				t.Fatalf("RenderPDF output starts %q; want %%PDF-", doc[:min(8, len(doc))])
+			}
+			if again := RenderPDF(inv, Account{ID: "acct-1", Name: "Acme (Ünïcode) \\ Corp", Brand: "Acme"}, items); !bytes.Equal(doc, again) {
+				t.Error("RenderPDF is not deterministic")
+			}
+			got := renderPages(t, doc)
+			if got < 0 {
+				return
+			}
+			// 36 rows fit under the first page's header and 44 on each further page; the total
+			// may need a page of its own.
+			want := 1 + (max(0, n-36)+43)/44
+			if got != want && got != want+1 {
+				t.Errorf("PDF of %d items has %d pages; want %d or %d", n, got, want, want+1)
+			}
+		})
+	}
+}
+
+// renderPages renders doc with pdftoppm and returns how many pages it rendered, or -1 when
+// pdftoppm is missing outside CI.
+func renderPages(t *testing.T, doc []byte) int {
+	t.Helper()
+	bin, err := exec.LookPath("pdftoppm")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("pdftoppm is required in CI")
+		}
+		t.Log("pdftoppm not installed; not rendering")
+		return -1
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "invoice.pdf")
+	if err := os.WriteFile(in, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "-r", "30", "-png", in, filepath.Join(dir, "page")).CombinedOutput()
+	if err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Fatalf("pdftoppm: %v\n%s", err, out)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "page*.png"))
+	if len(pngs) == 0 {
+		t.Fatal("pdftoppm rendered no page")
+	}
+	return len(pngs)
+}

@@ -1,0 +1,65 @@
+package billing
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CSVHeader is the header row of an invoice's CSV document.
+var CSVHeader = []string{"line_item_id", "created_at", "type", "description", "carrier", "service",
+	"tracking_code", "purchased_at", "shipping_label_status", "postage_cents", "surcharges_cents",
+	"retail_cents", "total_cents"}
+
+// WriteCSV writes an invoice's CSV document: the header row, one row per live line item (oldest
+// first, as given) and a last row "TOTAL" whose total_cents is the invoice total.
+func WriteCSV(w io.Writer, inv Invoice, items []LineItem) error {
+	cw := csv.NewWriter(w)
+	cw.Write(CSVHeader)
+	for _, it := range items {
+		cw.Write([]string{it.ID, stamp(it.CreatedAt), it.Type, cell(it.Description), cell(deref(it.Carrier)),
+			cell(deref(it.Service)), cell(deref(it.TrackingCode)), stampPtr(it.PurchasedAt),
+			cell(deref(it.ShippingLabelStatus)), cents(it.PostageCents), cents(it.SurchargesCents),
+			centsPtr(it.RetailCents), cents(it.TotalCents)})
+	}
+	total := make([]string, len(CSVHeader))
+	total[0], total[3], total[len(total)-1] = "TOTAL", "Invoice "+inv.Number+" total", cents(inv.TotalCents)
+	cw.Write(total)
+	cw.Flush()
+	return cw.Error()
+}
+
+// cell keeps text from being read as a formula by spreadsheet programs (CSV injection).
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }
+
+func stampPtr(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return stamp(*t)
+}
+
+func cents(n int64) string { return strconv.FormatInt(n, 10) }
+
+func centsPtr(n *int64) string {
+	if n == nil {
+		return ""
+	}
+	return cents(*n)
+}
