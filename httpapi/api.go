@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
 )
 
@@ -29,6 +30,10 @@ type Config struct {
 	// WebhookRetrySchedule is the delay before each retry of a failed delivery; nil uses
 	// DefaultRetrySchedule.
 	WebhookRetrySchedule []time.Duration
+	// Carriers are the carriers rate shopping quotes and labels are bought from; nil uses
+	// shipping.BuiltinCarriers(). A host plugs in a real carrier by implementing
+	// shipping.Carrier.
+	Carriers []shipping.Carrier
 }
 
 // DefaultRetrySchedule is the webhook retry schedule unless one is configured.

@@ -1,21 +1,321 @@
 package httpapi
 
-import "net/http"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
 
-type shippingState struct{}
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
+)
 
-func (a *API) setupShipping() error { return nil }
+// shippingState is the rate shopping side of the API: the carriers and a cache of compiled
+// rate shopping profiles.
+type shippingState struct {
+	shopper      *shipping.Shopper
+	carrierNames []string
 
-func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+	mu       sync.Mutex
+	profiles map[string]*shipping.Profile // by key; checked against the stored updated_at
+}
 
-func (a *API) listShipments(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+func (a *API) setupShipping() error {
+	carriers := a.cfg.Carriers
+	if carriers == nil {
+		carriers = shipping.BuiltinCarriers()
+	}
+	st := &shippingState{shopper: shipping.NewShopper(carriers...), profiles: map[string]*shipping.Profile{}}
+	for _, c := range carriers {
+		st.carrierNames = append(st.carrierNames, c.Name())
+	}
+	a.ship = st
+	// The default profile is seeded once; an operator's replacement is never overwritten.
+	return a.db.SeedProfile(context.Background(), shipping.DefaultProfileKey, shipping.DefaultProfile())
+}
 
-func (a *API) getShipment(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+// carrier returns the named carrier (for buying and voiding labels).
+func (a *API) carrier(name string) (shipping.Carrier, bool) { return a.ship.shopper.Carrier(name) }
 
-func (a *API) updateShipment(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+// profile returns the compiled profile, reusing the cached copy while the stored one is
+// unchanged.
+func (a *API) profile(ctx context.Context, key string) (*shipping.Profile, error) {
+	version, err := a.db.ProfileVersion(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	a.ship.mu.Lock()
+	p := a.ship.profiles[key]
+	a.ship.mu.Unlock()
+	if p != nil && p.UpdatedAt.Equal(version) {
+		return p, nil
+	}
+	if p, err = a.db.Profile(ctx, key); err != nil {
+		return nil, err
+	}
+	a.ship.mu.Lock()
+	a.ship.profiles[key] = p
+	a.ship.mu.Unlock()
+	return p, nil
+}
 
-func (a *API) listProfiles(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
+	var req shipping.ShipmentRequest
+	if err := readJSON(w, r, &req); err != nil {
+		return err
+	}
+	ctx, acct := r.Context(), accountID(r)
+	now := a.db.Now().UTC()
+	shipDate, err := req.Validate(now)
+	if err != nil {
+		return err
+	}
+	profile, err := a.profile(ctx, req.RateShoppingProfile)
+	if errors.Is(err, store.ErrNotFound) {
+		return &shipping.RateError{Code: shipping.CodeUnknownProfile, Message: "no rate shopping profile " + req.RateShoppingProfile}
+	}
+	if err != nil {
+		return err
+	}
+	rates, err := a.ship.shopper.Shop(ctx, profile, &req, shipDate)
+	if err != nil {
+		return err
+	}
+	brand := ""
+	if req.Brand != nil {
+		brand = *req.Brand
+	} else {
+		account, err := a.db.Account(ctx, acct)
+		if err != nil {
+			return err
+		}
+		brand = account.Brand
+	}
+	s := &shipping.Shipment{ID: a.db.NewID(), AccountID: acct, Status: shipping.StatusOpen, Brand: brand,
+		ShipDate: req.ShipDate, Origin: *req.Origin, Destination: *req.Destination, ReturnAddress: *req.ReturnAddress,
+		Parcel: *req.Parcel, RateShoppingProfile: profile.Key, RateShoppingStrategy: req.RateShoppingStrategy,
+		LabelFormat: req.LabelFormat, CustomReference1: req.CustomReference1, CustomReference2: req.CustomReference2,
+		ShippingRates: rates, CreatedAt: now, UpdatedAt: now}
+	for i := range s.ShippingRates {
+		s.ShippingRates[i].ID, s.ShippingRates[i].ShipmentID = a.db.NewID(), s.ID
+	}
+	if err := a.db.CreateShipment(ctx, s); err != nil {
+		return err
+	}
+	if req.BuyCheapestRate {
+		cheapest, _ := shipping.Cheapest(rates)
+		bought, err := a.purchaseRate(ctx, acct, s.ID, cheapest.ID, false, "")
+		if err != nil {
+			return err
+		}
+		writeData(w, http.StatusCreated, bought)
+		return nil
+	}
+	writeData(w, http.StatusCreated, s)
+	return nil
+}
 
-func (a *API) getProfile(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+// maxFilterValues bounds how many values one list filter takes.
+const maxFilterValues = 100
 
-func (a *API) putProfile(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+// listValues reads a multi-valued filter: comma-separated and/or repeated (name or name[]).
+func listValues(q url.Values, name string) ([]string, error) {
+	var out []string
+	for _, raw := range append(q[name], q[name+"[]"]...) {
+		for _, v := range strings.Split(raw, ",") {
+			if v = strings.TrimSpace(v); v != "" && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	if len(out) > maxFilterValues {
+		return nil, invalidParameter(name, name+" takes at most 100 values")
+	}
+	return out, nil
+}
+
+// dateParam reads an optional YYYY-MM-DD parameter.
+func dateParam(q url.Values, name string) (time.Time, error) {
+	s := q.Get(name)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, invalidParameter(name, name+" must be a date YYYY-MM-DD")
+	}
+	return d, nil
+}
+
+// shipmentFilter reads GET /shipments' filters.
+func shipmentFilter(q url.Values) (store.ShipmentFilter, error) {
+	var f store.ShipmentFilter
+	var err error
+	if f.Statuses, err = listValues(q, "statuses"); err != nil {
+		return f, err
+	}
+	for _, s := range f.Statuses {
+		if !slices.Contains(shipping.ShipmentStatuses, s) {
+			return f, invalidParameter("statuses", "statuses must be among OPEN, SHIPPING_LABEL_PURCHASED, CANCELLED")
+		}
+	}
+	if f.Brands, err = listValues(q, "brands"); err != nil {
+		return f, err
+	}
+	if f.Carriers, err = listValues(q, "carriers"); err != nil {
+		return f, err
+	}
+	if f.CreatedFrom, err = dateParam(q, "start_date"); err != nil {
+		return f, err
+	}
+	end, err := dateParam(q, "end_date")
+	if err != nil {
+		return f, err
+	}
+	if !end.IsZero() {
+		// end_date is inclusive: everything before the next midnight.
+		f.CreatedBefore = end.AddDate(0, 0, 1)
+		if !f.CreatedFrom.IsZero() && end.Before(f.CreatedFrom) {
+			return f, invalidParameter("end_date", "end_date must not be before start_date")
+		}
+	}
+	switch dir := q.Get("order_direction"); strings.ToUpper(dir) {
+	case "", "DESC":
+	case "ASC":
+		f.Asc = true
+	default:
+		return f, invalidParameter("order_direction", "order_direction must be ASC or DESC")
+	}
+	return f, nil
+}
+
+func (a *API) listShipments(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f, err := shipmentFilter(q)
+	if err != nil {
+		return err
+	}
+	k, cursor, err := parseKeyset(q)
+	if err != nil {
+		return err
+	}
+	if cursor {
+		l, err := a.db.ListShipments(r.Context(), accountID(r), f, store.Page{}, &k)
+		if err != nil {
+			return err
+		}
+		writeList(w, l.Items, keysetMeta(k, l))
+		return nil
+	}
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
+	l, err := a.db.ListShipments(r.Context(), accountID(r), f, p, nil)
+	if err != nil {
+		return err
+	}
+	writeList(w, l.Items, offsetMeta(p, l))
+	return nil
+}
+
+func (a *API) getShipment(w http.ResponseWriter, r *http.Request) error {
+	s, err := a.db.Shipment(r.Context(), accountID(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, s)
+	return nil
+}
+
+// shipmentPatch is the body of PATCH /shipments/{id}; raw values tell absent from null.
+type shipmentPatch struct {
+	CustomReference1 json.RawMessage `json:"custom_reference_1"`
+	CustomReference2 json.RawMessage `json:"custom_reference_2"`
+}
+
+// optionalString reads one field of a patch: absent leaves it, null clears it.
+func optionalString(v *shipping.ValidationError, field string, raw json.RawMessage) store.OptionalString {
+	if raw == nil {
+		return store.OptionalString{}
+	}
+	if string(raw) == "null" {
+		return store.OptionalString{Set: true}
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		v.Add(field, "invalid_type", "must be a string or null")
+		return store.OptionalString{}
+	}
+	if err := shipping.CheckReference(field, s); err != nil {
+		v.Fields = append(v.Fields, err.(*shipping.ValidationError).Fields...)
+	}
+	return store.OptionalString{Set: true, Value: &s}
+}
+
+func (a *API) updateShipment(w http.ResponseWriter, r *http.Request) error {
+	var body shipmentPatch
+	if err := readJSON(w, r, &body); err != nil {
+		return err
+	}
+	var v shipping.ValidationError
+	ref1 := optionalString(&v, "custom_reference_1", body.CustomReference1)
+	ref2 := optionalString(&v, "custom_reference_2", body.CustomReference2)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	s, err := a.db.UpdateShipmentReferences(r.Context(), accountID(r), r.PathValue("id"), ref1, ref2)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, s)
+	return nil
+}
+
+func (a *API) listProfiles(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	l, err := a.db.ListProfiles(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	writeList(w, l.Items, offsetMeta(p, l))
+	return nil
+}
+
+func (a *API) getProfile(w http.ResponseWriter, r *http.Request) error {
+	p, err := a.db.Profile(r.Context(), r.PathValue("profile_key"))
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, p)
+	return nil
+}
+
+func (a *API) putProfile(w http.ResponseWriter, r *http.Request) error {
+	var in shipping.ProfileInput
+	if err := readJSON(w, r, &in); err != nil {
+		return err
+	}
+	p, err := shipping.NewProfile(r.PathValue("key"), in, a.ship.carrierNames, a.db.Now())
+	if err != nil {
+		return err
+	}
+	created, err := a.db.PutProfile(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeData(w, status, p)
+	return nil
+}

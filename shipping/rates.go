@@ -1,13 +1,247 @@
 package shipping
 
-// RateRequest is a parcel on a route to be quoted. (Filled in by the rate shopping work.)
-type RateRequest struct{}
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
 
-// Quote is one carrier service's price for a RateRequest. (Filled in by the rate shopping work.)
-type Quote struct{}
+// RateRequest is a parcel on a route to be quoted. The rate engine fills in the zone, the
+// transit-days override and the destination's surcharge designation from the profile, so a
+// carrier only prices.
+type RateRequest struct {
+	Origin      Address
+	Destination Address
+	// Parcel in inches and ounces.
+	LengthIn, WidthIn, HeightIn float64
+	WeightOz                    float64
+	// Zone is the distance zone (1 to 8) from the zone origin to the destination.
+	Zone int
+	// TransitDays, when above zero, is the profile's transit time for the route
+	// (zone_tnt_mapping); ground services use it instead of their card's days.
+	TransitDays int
+	// AreaSurcharge is the destination ZIP's designation for this carrier in the profile:
+	// "", "DAS" or "EDAS".
+	AreaSurcharge string
+	ShipDate      string // YYYY-MM-DD
+}
 
-// Shipment is a shipment with its rates and, once bought, its label. (Filled in by the rate
-// shopping work.)
-type Shipment struct {
-	ShippingLabel *Label `json:"shipping_label,omitempty"`
+// Quote is one carrier service's price for a RateRequest.
+type Quote struct {
+	Service          string
+	PostageCents     int64
+	Surcharges       []Surcharge
+	RetailCents      int64
+	TransitDays      int
+	Zone             int
+	BillableWeightOz int64
+}
+
+// Surcharge is one addition to a rate's postage.
+type Surcharge struct {
+	Type        string // FUEL, DAS or EDAS
+	AmountCents int64
+}
+
+// SurchargesCents is the sum of the quote's surcharges.
+func (q Quote) SurchargesCents() int64 {
+	var n int64
+	for _, s := range q.Surcharges {
+		n += s.AmountCents
+	}
+	return n
+}
+
+// TotalCents is what the quote costs: postage plus surcharges.
+func (q Quote) TotalCents() int64 { return q.PostageCents + q.SurchargesCents() }
+
+// Money is an amount of a currency; it is written as {amount: 7.45, currency: "USD"}.
+type Money struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+// USD makes Money of a number of US cents.
+func USD(cents int64) Money { return Money{Amount: float64(cents) / 100, Currency: "USD"} }
+
+// Rate is a quoted price for a shipment: one carrier service.
+type Rate struct {
+	ID                    string       `json:"id"`
+	ShipmentID            string       `json:"shipment_id"`
+	Carrier               string       `json:"carrier"`
+	Service               string       `json:"service"`
+	Price                 Money        `json:"price"`
+	EstimatedDeliveryDate time.Time    `json:"estimated_delivery_date"`
+	EstimatedDeliveryDays int          `json:"estimated_delivery_days"`
+	RateMetadata          RateMetadata `json:"rate_metadata"`
+
+	PostageCents    int64 `json:"-"`
+	SurchargesCents int64 `json:"-"`
+	TotalCents      int64 `json:"-"`
+	RetailCents     int64 `json:"-"`
+}
+
+// RateMetadata explains a rate's price.
+type RateMetadata struct {
+	Zone             int               `json:"zone"`
+	BillableWeightOz int64             `json:"billable_weight_oz"`
+	Surcharges       []SurchargeAmount `json:"surcharges"`
+}
+
+// SurchargeAmount is a surcharge as rate_metadata shows it (amount in dollars).
+type SurchargeAmount struct {
+	Type   string  `json:"type"`
+	Amount float64 `json:"amount"`
+}
+
+// Strategies of rate shopping.
+const (
+	StrategyAll      = "ALL"
+	StrategyCheapest = "CHEAPEST"
+	StrategyFastest  = "FASTEST"
+)
+
+// Rate error codes.
+const (
+	CodeZipNotServiced = "zip_not_serviced"
+	CodeNoRates        = "no_rates_available"
+	CodeUnknownProfile = "unknown_rate_shopping_profile"
+)
+
+// Shopper quotes shipments across carriers under a rate shopping profile.
+type Shopper struct {
+	carriers map[string]Carrier
+}
+
+// NewShopper returns a Shopper over the given carriers (keyed by their Name).
+func NewShopper(carriers ...Carrier) *Shopper {
+	s := &Shopper{carriers: map[string]Carrier{}}
+	for _, c := range carriers {
+		s.carriers[c.Name()] = c
+	}
+	return s
+}
+
+// Carrier returns the named carrier.
+func (s *Shopper) Carrier(name string) (Carrier, bool) {
+	c, ok := s.carriers[name]
+	return c, ok
+}
+
+// Shop quotes a validated shipment request under profile p: the profile picks the carriers,
+// where they deliver, the zone origin and the route's zone, and area surcharges. It returns
+// the rates (IDs and shipment id unset) ordered by price, then transit days, then carrier and
+// service, filtered by strategy; or a *RateError with each carrier's reason.
+func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shipDate time.Time) ([]Rate, error) {
+	if sr.Origin.Country != "US" || sr.Destination.Country != "US" {
+		return nil, &RateError{Code: CodeNoRates, Message: "the built-in carriers serve US domestic routes only"}
+	}
+	dest := zip3Index(sr.Destination.Zip)
+	req := RateRequest{Origin: *sr.Origin, Destination: *sr.Destination, ShipDate: shipDate.Format(time.DateOnly)}
+	req.LengthIn, req.WidthIn, req.HeightIn, req.WeightOz = sr.Parcel.Inches()
+	zone, transit, ok := p.Zone(zip3Index(sr.Origin.Zip), dest)
+	if !ok {
+		return nil, &RateError{Code: CodeZipNotServiced, Message: "no zone for the route"}
+	}
+	req.Zone, req.TransitDays = zone, transit
+
+	var reasons []Reason
+	var rates []Rate
+	covered := false
+	for _, name := range p.Carriers {
+		c, ok := s.carriers[name]
+		if !ok {
+			reasons = append(reasons, Reason{Carrier: name, Message: "carrier is not available"})
+			continue
+		}
+		if !p.Covers(name, dest) {
+			reasons = append(reasons, Reason{Carrier: name, Message: fmt.Sprintf("does not deliver to ZIP3 %s under profile %s", sr.Destination.Zip[:3], p.Key)})
+			continue
+		}
+		covered = true
+		req.AreaSurcharge = p.AreaSurcharge(name, sr.Destination.Zip)
+		quotes, err := c.Rates(ctx, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			reasons = append(reasons, Reason{Carrier: name, Message: err.Error()})
+			continue
+		}
+		for _, q := range quotes {
+			rates = append(rates, rateOf(name, q, shipDate))
+		}
+	}
+	if !covered {
+		return nil, &RateError{Code: CodeZipNotServiced, Message: "no carrier of the profile delivers to " + sr.Destination.Zip, Reasons: reasons}
+	}
+	if len(rates) == 0 {
+		return nil, &RateError{Code: CodeNoRates, Message: "no carrier can carry the parcel on this route", Reasons: reasons}
+	}
+	return PickRates(rates, sr.RateShoppingStrategy), nil
+}
+
+func rateOf(carrier string, q Quote, shipDate time.Time) Rate {
+	r := Rate{Carrier: carrier, Service: q.Service, EstimatedDeliveryDays: q.TransitDays,
+		EstimatedDeliveryDate: AddBusinessDays(shipDate, q.TransitDays),
+		PostageCents:          q.PostageCents, SurchargesCents: q.SurchargesCents(), TotalCents: q.TotalCents(), RetailCents: q.RetailCents,
+		RateMetadata: RateMetadata{Zone: q.Zone, BillableWeightOz: q.BillableWeightOz, Surcharges: []SurchargeAmount{}}}
+	r.Price = USD(r.TotalCents)
+	for _, s := range q.Surcharges {
+		r.RateMetadata.Surcharges = append(r.RateMetadata.Surcharges, SurchargeAmount{Type: s.Type, Amount: float64(s.AmountCents) / 100})
+	}
+	return r
+}
+
+// PickRates orders rates by price (ties: fewer days, then carrier and service) and applies the
+// strategy: ALL keeps every rate, CHEAPEST the one cheapest (ties: fewer days), FASTEST the one
+// fastest (ties: cheaper).
+func PickRates(rates []Rate, strategy string) []Rate {
+	slices.SortStableFunc(rates, func(a, b Rate) int {
+		return cmp.Or(cmp.Compare(a.TotalCents, b.TotalCents), cmp.Compare(a.EstimatedDeliveryDays, b.EstimatedDeliveryDays),
+			cmp.Compare(a.Carrier, b.Carrier), cmp.Compare(a.Service, b.Service))
+	})
+	switch strategy {
+	case StrategyCheapest:
+		return rates[:1]
+	case StrategyFastest:
+		best := 0
+		for i, r := range rates {
+			// rates are ordered by price, so the first fastest is the cheapest of the fastest.
+			if r.EstimatedDeliveryDays < rates[best].EstimatedDeliveryDays {
+				best = i
+			}
+		}
+		return []Rate{rates[best]}
+	}
+	return rates
+}
+
+// Cheapest returns the cheapest of rates (ties: fewer days), or false when there is none.
+func Cheapest(rates []Rate) (Rate, bool) {
+	if len(rates) == 0 {
+		return Rate{}, false
+	}
+	best := rates[0]
+	for _, r := range rates[1:] {
+		if r.TotalCents < best.TotalCents || r.TotalCents == best.TotalCents && r.EstimatedDeliveryDays < best.EstimatedDeliveryDays {
+			best = r
+		}
+	}
+	return best, true
+}
+
+// AddBusinessDays returns the date n business days (Monday to Friday) after day, at midnight
+// UTC. A parcel handed over on a weekend starts counting on the next business day.
+func AddBusinessDays(day time.Time, n int) time.Time {
+	d := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
+	for n > 0 {
+		d = d.AddDate(0, 0, 1)
+		if wd := d.Weekday(); wd != time.Saturday && wd != time.Sunday {
+			n--
+		}
+	}
+	return d
 }

@@ -38,3 +38,12 @@ CREATE TABLE shipping_rates (
     created_at              BIGINT NOT NULL
 );
 CREATE INDEX shipping_rates_shipment ON shipping_rates (shipment_id, position);
+
+-- Rate shopping profiles are global: every account shops under them (no account_id).
+CREATE TABLE rate_shopping_profiles (
+    profile_key TEXT PRIMARY KEY,
+    name        TEXT NOT NULL,
+    body        TEXT NOT NULL,   -- JSON: carriers, sort_centers, zip_coverage, zip_surcharges, zone_tnt_mapping
+    created_at  BIGINT NOT NULL,
+    updated_at  BIGINT NOT NULL
+);

@@ -1,0 +1,273 @@
+package shipping
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Shipment statuses.
+const (
+	StatusOpen      = "OPEN"
+	StatusPurchased = "SHIPPING_LABEL_PURCHASED"
+	StatusCancelled = "CANCELLED"
+)
+
+// ShipmentStatuses lists every shipment status.
+var ShipmentStatuses = []string{StatusOpen, StatusPurchased, StatusCancelled}
+
+// Shipment is a shipment with its rates and, once bought, its label.
+type Shipment struct {
+	ID                   string    `json:"id"`
+	AccountID            string    `json:"-"`
+	Status               string    `json:"status"`
+	Brand                string    `json:"brand"`
+	ShipDate             string    `json:"ship_date"`
+	Origin               Address   `json:"origin"`
+	Destination          Address   `json:"destination"`
+	ReturnAddress        Address   `json:"return_address"`
+	Parcel               Parcel    `json:"parcel"`
+	RateShoppingProfile  string    `json:"rate_shopping_profile"`
+	RateShoppingStrategy string    `json:"rate_shopping_strategy"`
+	LabelFormat          string    `json:"label_format"`
+	CustomReference1     *string   `json:"custom_reference_1"`
+	CustomReference2     *string   `json:"custom_reference_2"`
+	ShippingRates        []Rate    `json:"shipping_rates"`
+	ShippingLabel        *Label    `json:"shipping_label,omitempty"`
+	CreatedAt            time.Time `json:"created_at"`
+	UpdatedAt            time.Time `json:"updated_at"`
+	// Carrier is the purchased rate's carrier; empty until a label is bought.
+	Carrier string `json:"-"`
+}
+
+// Address is a postal address (interface 2.4).
+type Address struct {
+	Name    string `json:"name"`
+	Company string `json:"company,omitempty"`
+	Street1 string `json:"street1"`
+	Street2 string `json:"street2,omitempty"`
+	City    string `json:"city"`
+	State   string `json:"state"`
+	Zip     string `json:"zip"`
+	Country string `json:"country"`
+	Email   string `json:"email,omitempty"`
+	Phone   string `json:"phone,omitempty"`
+}
+
+// Parcel is a box's size and weight in the units the client sent.
+type Parcel struct {
+	Length     float64 `json:"length"`
+	Width      float64 `json:"width"`
+	Height     float64 `json:"height"`
+	LengthUnit string  `json:"length_unit"`
+	Weight     float64 `json:"weight"`
+	WeightUnit string  `json:"weight_unit"`
+}
+
+var inchesPer = map[string]float64{"IN": 1, "CM": 1 / 2.54}
+var ouncesPer = map[string]float64{"OZ": 1, "LB": 16, "G": 1 / 28.349523125, "KG": 1000 / 28.349523125}
+
+// Inches returns the parcel's sides in inches and its weight in ounces.
+func (p Parcel) Inches() (length, width, height, weightOz float64) {
+	in, oz := inchesPer[p.LengthUnit], ouncesPer[p.WeightUnit]
+	return p.Length * in, p.Width * in, p.Height * in, p.Weight * oz
+}
+
+// Limits every parcel must meet, whatever the carrier.
+const (
+	MaxParcelWeightOz = 150 * 16
+	MaxParcelSideIn   = 108
+)
+
+// Label formats.
+const (
+	LabelFormatPDF = "PDF"
+	LabelFormatZPL = "ZPL"
+)
+
+// ShipmentRequest is the body of POST /shipments.
+type ShipmentRequest struct {
+	Origin               *Address `json:"origin"`
+	Destination          *Address `json:"destination"`
+	ReturnAddress        *Address `json:"return_address"`
+	Parcel               *Parcel  `json:"parcel"`
+	ShipDate             string   `json:"ship_date"`
+	RateShoppingProfile  string   `json:"rate_shopping_profile"`
+	RateShoppingStrategy string   `json:"rate_shopping_strategy"`
+	Brand                *string  `json:"brand"`
+	CustomReference1     *string  `json:"custom_reference_1"`
+	CustomReference2     *string  `json:"custom_reference_2"`
+	LabelFormat          string   `json:"label_format"`
+	BuyCheapestRate      bool     `json:"buy_cheapest_rate"`
+}
+
+// maxText is the longest accepted free-text field.
+const maxText = 255
+
+// Validate checks the request and fills in its defaults: ship_date today, the default profile,
+// strategy ALL, label format PDF, the return address the origin. today is the current date
+// in UTC. It returns the ship date.
+func (r *ShipmentRequest) Validate(today time.Time) (time.Time, error) {
+	var v ValidationError
+	validateAddress(&v, "origin", r.Origin)
+	validateAddress(&v, "destination", r.Destination)
+	if r.ReturnAddress != nil {
+		validateAddress(&v, "return_address", r.ReturnAddress)
+	} else if r.Origin != nil {
+		ra := *r.Origin
+		r.ReturnAddress = &ra
+	}
+	validateParcel(&v, r.Parcel)
+
+	day := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)
+	shipDate := day
+	if r.ShipDate != "" {
+		d, err := time.Parse(time.DateOnly, r.ShipDate)
+		switch {
+		case err != nil:
+			v.Add("ship_date", "invalid", "must be a date YYYY-MM-DD")
+		case d.Before(day):
+			v.Add("ship_date", "in_past", "must not be in the past")
+		case d.After(day.AddDate(1, 0, 0)):
+			v.Add("ship_date", "too_far", "must be within a year")
+		default:
+			shipDate = d
+		}
+	}
+	r.ShipDate = shipDate.Format(time.DateOnly)
+	if r.RateShoppingProfile == "" {
+		r.RateShoppingProfile = DefaultProfileKey
+	}
+	switch r.RateShoppingStrategy {
+	case "":
+		r.RateShoppingStrategy = StrategyAll
+	case StrategyAll, StrategyCheapest, StrategyFastest:
+	default:
+		v.Add("rate_shopping_strategy", "invalid", "must be ALL, CHEAPEST or FASTEST")
+	}
+	switch r.LabelFormat {
+	case "":
+		r.LabelFormat = LabelFormatPDF
+	case LabelFormatPDF, LabelFormatZPL:
+	default:
+		v.Add("label_format", "invalid", "must be PDF or ZPL")
+	}
+	for _, f := range []struct {
+		name string
+		s    *string
+	}{{"brand", r.Brand}, {"custom_reference_1", r.CustomReference1}, {"custom_reference_2", r.CustomReference2}} {
+		if f.s != nil {
+			checkText(&v, f.name, *f.s)
+		}
+	}
+	return shipDate, v.Err()
+}
+
+// CheckReference validates a custom reference.
+func CheckReference(field, s string) error {
+	var v ValidationError
+	checkText(&v, field, s)
+	return v.Err()
+}
+
+func checkText(v *ValidationError, field, s string) {
+	if utf8.RuneCountInString(s) > maxText {
+		v.Add(field, "too_long", "must be at most 255 characters")
+	} else if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		v.Add(field, "invalid", "must not contain control characters")
+	}
+}
+
+func validateAddress(v *ValidationError, prefix string, a *Address) {
+	if a == nil {
+		v.Add(prefix, "required", "is required")
+		return
+	}
+	trim := func(s *string) { *s = strings.TrimSpace(*s) }
+	for _, s := range []*string{&a.Name, &a.Company, &a.Street1, &a.Street2, &a.City, &a.State, &a.Zip, &a.Country, &a.Email, &a.Phone} {
+		trim(s)
+	}
+	a.State, a.Country = strings.ToUpper(a.State), strings.ToUpper(a.Country)
+	required := []struct {
+		name, value string
+	}{{"name", a.Name}, {"street1", a.Street1}, {"city", a.City}, {"state", a.State}, {"zip", a.Zip}, {"country", a.Country}}
+	for _, f := range required {
+		if f.value == "" {
+			v.Add(prefix+"."+f.name, "required", "is required")
+		}
+	}
+	for _, f := range []struct{ name, value string }{{"name", a.Name}, {"company", a.Company}, {"street1", a.Street1},
+		{"street2", a.Street2}, {"city", a.City}, {"email", a.Email}, {"phone", a.Phone}} {
+		checkText(v, prefix+"."+f.name, f.value)
+	}
+	if a.Email != "" && (!strings.Contains(a.Email, "@") || strings.ContainsAny(a.Email, " \t")) {
+		v.Add(prefix+".email", "invalid", "must be an email address")
+	}
+	if a.Country != "" && !isUpperAlpha(a.Country, 2) {
+		v.Add(prefix+".country", "invalid", "must be a two-letter country code")
+		return
+	}
+	if a.State != "" && !isUpperAlpha(a.State, 2) {
+		v.Add(prefix+".state", "invalid", "must be a two-letter state code")
+		return
+	}
+	// Only US addresses are checked against the ZIP table; others get no rates.
+	if a.Country != "US" || a.Zip == "" {
+		if len(a.Zip) > 20 {
+			v.Add(prefix+".zip", "invalid", "must be at most 20 characters")
+		}
+		return
+	}
+	switch {
+	case !validZIPFormat(a.Zip):
+		v.Add(prefix+".zip", "invalid", "must be a ZIP code, 12345 or 12345-6789")
+	case !KnownZIP(a.Zip):
+		v.Add(prefix+".zip", "unknown_zip", "is not a known US ZIP code")
+	case a.State != "" && !ZIPInState(a.Zip, a.State):
+		v.Add(prefix+".zip", "state_mismatch", "is not in state "+a.State)
+	}
+}
+
+func isUpperAlpha(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+func validateParcel(v *ValidationError, p *Parcel) {
+	if p == nil {
+		v.Add("parcel", "required", "is required")
+		return
+	}
+	in, inOK := inchesPer[p.LengthUnit]
+	if !inOK {
+		v.Add("parcel.length_unit", "invalid", "must be IN or CM")
+	}
+	oz, ozOK := ouncesPer[p.WeightUnit]
+	if !ozOK {
+		v.Add("parcel.weight_unit", "invalid", "must be OZ, LB, G or KG")
+	}
+	for _, f := range []struct {
+		name  string
+		value float64
+	}{{"length", p.Length}, {"width", p.Width}, {"height", p.Height}} {
+		switch {
+		case !(f.value > 0):
+			v.Add("parcel."+f.name, "not_positive", "must be greater than 0")
+		case inOK && f.value*in > MaxParcelSideIn:
+			v.Add("parcel."+f.name, "too_large", "must be at most 108 in")
+		}
+	}
+	switch {
+	case !(p.Weight > 0):
+		v.Add("parcel.weight", "not_positive", "must be greater than 0")
+	case ozOK && p.Weight*oz > MaxParcelWeightOz:
+		v.Add("parcel.weight", "too_heavy", "must be at most 150 lb")
+	}
+}

@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// Rate shopping profiles are global: every account shops under the same profiles, so these
+// queries, unlike every other, do not filter by account.
+
+// SeedProfile stores the profile unless one with its key exists; it never replaces one.
+func (db *DB) SeedProfile(ctx context.Context, key string, in shipping.ProfileInput) error {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		_, err := tx.ExecContext(ctx, `INSERT INTO rate_shopping_profiles (profile_key, name, body, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $4) ON CONFLICT (profile_key) DO NOTHING`, key, in.Name, string(body), now)
+		return err
+	})
+}
+
+const profileColumns = `profile_key, body, updated_at`
+
+func scanProfile(row rowScanner) (*shipping.Profile, error) {
+	var key, body string
+	var updated int64
+	if err := row.Scan(&key, &body, &updated); err != nil {
+		return nil, err
+	}
+	var in shipping.ProfileInput
+	if err := json.Unmarshal([]byte(body), &in); err != nil {
+		return nil, err
+	}
+	return shipping.LoadProfile(key, in, Time(updated)), nil
+}
+
+// Profile returns the rate shopping profile with the key.
+func (db *DB) Profile(ctx context.Context, key string) (*shipping.Profile, error) {
+	p, err := scanProfile(db.r.QueryRowContext(ctx, `SELECT `+profileColumns+` FROM rate_shopping_profiles
+		WHERE profile_key = $1`, key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return p, err
+}
+
+// ProfileVersion returns when the profile last changed, to check a cached copy.
+func (db *DB) ProfileVersion(ctx context.Context, key string) (time.Time, error) {
+	var updated int64
+	err := db.r.QueryRowContext(ctx, `SELECT updated_at FROM rate_shopping_profiles WHERE profile_key = $1`, key).Scan(&updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, ErrNotFound
+	}
+	return Time(updated), err
+}
+
+// ListProfiles lists the profiles by key.
+func (db *DB) ListProfiles(ctx context.Context, p Page) (List[*shipping.Profile], error) {
+	return OffsetList(ctx, db.r, Query[*shipping.Profile]{
+		Columns: profileColumns,
+		From:    "rate_shopping_profiles WHERE 1 = 1",
+		Scan:    func(rows *sql.Rows) (*shipping.Profile, error) { return scanProfile(rows) },
+	}, "profile_key", p)
+}
+
+// PutProfile creates or replaces the profile, setting its UpdatedAt, and reports whether it
+// created it. A change of zip_coverage (a new profile counts) emits ZIP_COVERAGE_UPDATED to
+// every subscribed account, in the same transaction.
+func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile) (created bool, err error) {
+	in := p.Input()
+	body, err := json.Marshal(in)
+	if err != nil {
+		return false, err
+	}
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		p.UpdatedAt = Time(now)
+		var old string
+		err := tx.QueryRowContext(ctx, `SELECT body FROM rate_shopping_profiles WHERE profile_key = $1`, p.Key).Scan(&old)
+		created = errors.Is(err, sql.ErrNoRows)
+		if err != nil && !created {
+			return err
+		}
+		coverageChanged := created
+		if !created {
+			var prev shipping.ProfileInput
+			if err := json.Unmarshal([]byte(old), &prev); err != nil {
+				return err
+			}
+			coverageChanged = !shipping.SameCoverage(prev.ZipCoverage, in.ZipCoverage)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO rate_shopping_profiles (profile_key, name, body, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $4)
+			ON CONFLICT (profile_key) DO UPDATE SET name = excluded.name, body = excluded.body, updated_at = excluded.updated_at`,
+			p.Key, p.Name, string(body), now)
+		if err != nil || !coverageChanged {
+			return err
+		}
+		return db.emitEventToAll(ctx, tx, "ZIP_COVERAGE_UPDATED", map[string]any{
+			"profile_key": p.Key, "zip_coverage": p.ZipCoverage, "updated_at": p.UpdatedAt})
+	})
+	return created, err
+}

@@ -1,0 +1,259 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// shipmentRequest is what the shipments.request column holds.
+type shipmentRequest struct {
+	Origin        shipping.Address `json:"origin"`
+	Destination   shipping.Address `json:"destination"`
+	ReturnAddress shipping.Address `json:"return_address"`
+	Parcel        shipping.Parcel  `json:"parcel"`
+}
+
+// CreateShipment stores a new shipment and its rates in one transaction. The shipment's and
+// rates' IDs and timestamps must be set.
+func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) error {
+	req, err := json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel})
+	if err != nil {
+		return err
+	}
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
+			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
+			created_at, updated_at) VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,
+			s.CustomReference1, s.CustomReference2, string(req), Micros(s.CreatedAt), Micros(s.UpdatedAt))
+		if err != nil {
+			return err
+		}
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service,
+			currency, postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days,
+			estimated_delivery_date, rate_metadata, position, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for i, r := range s.ShippingRates {
+			meta, err := json.Marshal(r.RateMetadata)
+			if err != nil {
+				return err
+			}
+			_, err = stmt.ExecContext(ctx, r.ID, s.AccountID, s.ID, r.Carrier, r.Service, r.Price.Currency,
+				r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents, r.EstimatedDeliveryDays,
+				r.EstimatedDeliveryDate.Format(time.RFC3339), string(meta), i, Micros(s.CreatedAt))
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+const shipmentColumns = `id, account_id, status, brand, carrier, ship_date, rate_shopping_profile, rate_shopping_strategy,
+	label_format, custom_reference_1, custom_reference_2, request, created_at, updated_at`
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanShipment(row rowScanner) (*shipping.Shipment, error) {
+	var s shipping.Shipment
+	var carrier, ref1, ref2 sql.NullString
+	var req string
+	var created, updated int64
+	err := row.Scan(&s.ID, &s.AccountID, &s.Status, &s.Brand, &carrier, &s.ShipDate, &s.RateShoppingProfile,
+		&s.RateShoppingStrategy, &s.LabelFormat, &ref1, &ref2, &req, &created, &updated)
+	if err != nil {
+		return nil, err
+	}
+	var r shipmentRequest
+	if err := json.Unmarshal([]byte(req), &r); err != nil {
+		return nil, err
+	}
+	s.Origin, s.Destination, s.ReturnAddress, s.Parcel = r.Origin, r.Destination, r.ReturnAddress, r.Parcel
+	s.Carrier = carrier.String
+	if ref1.Valid {
+		s.CustomReference1 = &ref1.String
+	}
+	if ref2.Valid {
+		s.CustomReference2 = &ref2.String
+	}
+	s.CreatedAt, s.UpdatedAt = Time(created), Time(updated)
+	s.ShippingRates = []shipping.Rate{}
+	return &s, nil
+}
+
+// Shipment returns one of the account's shipments with its rates and label.
+func (db *DB) Shipment(ctx context.Context, accountID, id string) (*shipping.Shipment, error) {
+	s, err := scanShipment(db.r.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM shipments
+		WHERE account_id = $1 AND id = $2`, accountID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := db.completeShipments(ctx, accountID, []*shipping.Shipment{s}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// completeShipments loads the shipments' rates and labels, one query each.
+func (db *DB) completeShipments(ctx context.Context, accountID string, shipments []*shipping.Shipment) error {
+	if len(shipments) == 0 {
+		return nil
+	}
+	byID := make(map[string]*shipping.Shipment, len(shipments))
+	args := []any{accountID}
+	var marks []string
+	for _, s := range shipments {
+		byID[s.ID] = s
+		args = append(args, s.ID)
+		marks = append(marks, "$"+strconv.Itoa(len(args)))
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT `+rateColumns+` FROM shipping_rates
+		WHERE account_id = $1 AND shipment_id IN (`+strings.Join(marks, ", ")+`) ORDER BY shipment_id, position`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := ScanRate(rows)
+		if err != nil {
+			return err
+		}
+		if s := byID[r.ShipmentID]; s != nil {
+			s.ShippingRates = append(s.ShippingRates, r)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return db.attachLabels(ctx, accountID, shipments)
+}
+
+// rateColumns are the shipping_rates columns ScanRate reads, in its order.
+const rateColumns = `id, shipment_id, carrier, service, currency, postage_cents, surcharges_cents, total_cents,
+	retail_cents, estimated_delivery_days, estimated_delivery_date, rate_metadata`
+
+// ScanRate reads one shipping_rates row selected as rateColumns.
+func ScanRate(row rowScanner) (shipping.Rate, error) {
+	var r shipping.Rate
+	var currency, edd, meta string
+	err := row.Scan(&r.ID, &r.ShipmentID, &r.Carrier, &r.Service, &currency, &r.PostageCents, &r.SurchargesCents,
+		&r.TotalCents, &r.RetailCents, &r.EstimatedDeliveryDays, &edd, &meta)
+	if err != nil {
+		return r, err
+	}
+	r.Price = shipping.USD(r.TotalCents)
+	r.Price.Currency = currency
+	if r.EstimatedDeliveryDate, err = time.Parse(time.RFC3339, edd); err != nil {
+		return r, err
+	}
+	err = json.Unmarshal([]byte(meta), &r.RateMetadata)
+	return r, err
+}
+
+// ShipmentFilter narrows a shipment list. Empty slices and zero times do not filter.
+type ShipmentFilter struct {
+	Statuses, Brands, Carriers []string
+	// CreatedFrom and CreatedBefore bound created_at: From ≤ created_at < Before.
+	CreatedFrom, CreatedBefore time.Time
+	// Asc lists oldest first; the default is newest first.
+	Asc bool
+}
+
+// ListShipments lists the account's shipments: one offset page (p), or one keyset page (k) when
+// k is not nil. Each has its rates and label.
+func (db *DB) ListShipments(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[*shipping.Shipment], error) {
+	args := []any{accountID}
+	where := []string{"account_id = $1"}
+	in := func(column string, values []string) {
+		if len(values) == 0 {
+			return
+		}
+		var marks []string
+		for _, v := range values {
+			args = append(args, v)
+			marks = append(marks, "$"+strconv.Itoa(len(args)))
+		}
+		where = append(where, column+" IN ("+strings.Join(marks, ", ")+")")
+	}
+	in("status", f.Statuses)
+	in("brand", f.Brands)
+	in("carrier", f.Carriers)
+	if !f.CreatedFrom.IsZero() {
+		args = append(args, Micros(f.CreatedFrom))
+		where = append(where, "created_at >= $"+strconv.Itoa(len(args)))
+	}
+	if !f.CreatedBefore.IsZero() {
+		args = append(args, Micros(f.CreatedBefore))
+		where = append(where, "created_at < $"+strconv.Itoa(len(args)))
+	}
+	q := Query[*shipping.Shipment]{
+		Columns: shipmentColumns,
+		From:    "shipments WHERE " + strings.Join(where, " AND "),
+		Args:    args,
+		Scan:    func(rows *sql.Rows) (*shipping.Shipment, error) { return scanShipment(rows) },
+	}
+	var l List[*shipping.Shipment]
+	var err error
+	if k != nil {
+		k.Asc = f.Asc
+		l, err = KeysetList(ctx, db.r, q, *k, func(s *shipping.Shipment) Key {
+			return Key{CreatedAt: Micros(s.CreatedAt), ID: s.ID}
+		})
+	} else {
+		dir := "DESC"
+		if f.Asc {
+			dir = "ASC"
+		}
+		l, err = OffsetList(ctx, db.r, q, "created_at "+dir+", id "+dir, p)
+	}
+	if err != nil {
+		return l, err
+	}
+	return l, db.completeShipments(ctx, accountID, l.Items)
+}
+
+// OptionalString is a field of a partial update: Set when the request named it, Value nil to
+// clear it.
+type OptionalString struct {
+	Set   bool
+	Value *string
+}
+
+// UpdateShipmentReferences changes the shipment's custom references that are Set, and returns
+// the shipment.
+func (db *DB) UpdateShipmentReferences(ctx context.Context, accountID, id string, ref1, ref2 OptionalString) (*shipping.Shipment, error) {
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		sets := []string{"updated_at = $3"}
+		args := []any{accountID, id, db.now()}
+		for _, r := range []struct {
+			column string
+			v      OptionalString
+		}{{"custom_reference_1", ref1}, {"custom_reference_2", ref2}} {
+			if r.v.Set {
+				args = append(args, r.v.Value)
+				sets = append(sets, r.column+" = $"+strconv.Itoa(len(args)))
+			}
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE shipments SET `+strings.Join(sets, ", ")+`
+			WHERE account_id = $1 AND id = $2`, args...)
+		return rowsOrNotFound(res, err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return db.Shipment(ctx, accountID, id)
+}
