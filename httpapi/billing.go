@@ -1,24 +1,299 @@
 package httpapi
 
-import "net/http"
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
 
-type billingState struct{}
+	"github.com/waybill/waybill/billing"
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
+)
 
-func (a *API) setupBilling() error { return nil }
+// inlineLineItems is how many line items GET /billing/invoices/{id} carries (interface 8).
+const inlineLineItems = 250
 
-func (a *API) listInvoices(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+// billingState holds the billing handlers' settings.
+type billingState struct {
+	// closeEvery is how often the period closer looks for ended DRAFT invoices.
+	closeEvery time.Duration
+}
 
-func (a *API) getInvoice(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+// setupBilling registers the period closer: it finalizes every DRAFT invoice whose period has
+// ended, exactly once (the update is conditional on the status being DRAFT), also after
+// downtime (it looks for every ended period, not just the last one).
+func (a *API) setupBilling() error {
+	a.billing = &billingState{closeEvery: time.Minute}
+	a.workers = append(a.workers, worker{name: "billing-closer", run: a.runCloser, drain: a.closePeriods})
+	return nil
+}
 
-func (a *API) listLineItems(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+func (a *API) runCloser(ctx context.Context) error {
+	t := time.NewTicker(a.billing.closeEvery)
+	defer t.Stop()
+	for {
+		if err := a.closePeriods(ctx); err != nil && ctx.Err() == nil {
+			a.log.Error("billing closer", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
 
-func (a *API) getInvoicePDF(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+// closePeriods finalizes every DRAFT invoice whose period ended before today.
+func (a *API) closePeriods(ctx context.Context) error {
+	for {
+		due, err := a.db.EndedDrafts(ctx, 100)
+		if err != nil || len(due) == 0 {
+			return err
+		}
+		for _, ref := range due {
+			_, err := a.db.TransitionInvoice(ctx, ref.AccountID, ref.ID, billing.Finalize)
+			// Another closer (or an operator) finalizing it first is fine: it happened once.
+			if err != nil && !errors.Is(err, billing.ErrInvalidState) {
+				return fmt.Errorf("finalizing invoice %s: %w", ref.ID, err)
+			}
+		}
+	}
+}
 
-func (a *API) getInvoiceCSV(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+// invoiceJSON is an invoice as the API shows it (interface 2.1).
+type invoiceJSON struct {
+	ID                string            `json:"id"`
+	Status            billing.Status    `json:"status"`
+	Currency          string            `json:"currency"`
+	InvoiceNumber     string            `json:"invoice_number"`
+	PeriodStart       string            `json:"period_start"`
+	PeriodEnd         string            `json:"period_end"`
+	TotalCents        int64             `json:"total_cents"`
+	DeferredCents     int64             `json:"deferred_cents"`
+	InvoiceDate       *string           `json:"invoice_date"`
+	DueDate           *string           `json:"due_date"`
+	PDFURL            *string           `json:"pdf_url"`
+	CSVURL            *string           `json:"csv_url"`
+	StatusTransitions statusTransitions `json:"status_transitions"`
+	CreatedAt         time.Time         `json:"created_at"`
+	UpdatedAt         time.Time         `json:"updated_at"`
+}
 
-func (a *API) addInvoiceFee(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+// statusTransitions says when the invoice made each move (Stripe's status_transitions).
+type statusTransitions struct {
+	FinalizedAt           *time.Time `json:"finalized_at"`
+	PaidAt                *time.Time `json:"paid_at"`
+	MarkedUncollectibleAt *time.Time `json:"marked_uncollectible_at"`
+	VoidedAt              *time.Time `json:"voided_at"`
+}
 
-func (a *API) deleteLineItem(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+// invoiceWithItems is the single-invoice answer: the invoice and its first line items.
+type invoiceWithItems struct {
+	invoiceJSON
+	LineItems            []billing.LineItem `json:"line_items"`
+	LineItemsHasNextPage bool               `json:"line_items_has_next_page"`
+}
+
+func (a *API) invoiceJSON(inv billing.Invoice) invoiceJSON {
+	j := invoiceJSON{ID: inv.ID, Status: inv.Status, Currency: inv.Currency, InvoiceNumber: inv.Number,
+		PeriodStart: inv.PeriodStart, PeriodEnd: inv.PeriodEnd, TotalCents: inv.TotalCents, DeferredCents: inv.DeferredCents,
+		StatusTransitions: statusTransitions{inv.FinalizedAt, inv.PaidAt, inv.MarkedUncollectibleAt, inv.VoidedAt},
+		CreatedAt:         inv.CreatedAt, UpdatedAt: inv.UpdatedAt}
+	if inv.InvoiceDate != "" {
+		j.InvoiceDate, j.DueDate = &inv.InvoiceDate, &inv.DueDate
+	}
+	// Documents exist once the invoice is finalized; a client fetches them only when non-null.
+	if inv.Status != billing.Draft {
+		pdf := a.baseURL + "/billing/invoices/" + inv.ID + "/pdf"
+		csv := a.baseURL + "/billing/invoices/" + inv.ID + "/csv"
+		j.PDFURL, j.CSVURL = &pdf, &csv
+	}
+	return j
+}
+
+// listInvoices: GET /billing/invoices?status=&search=&page=&page_size=, newest period first.
+// search matches invoice numbers containing the text, ignoring case.
+func (a *API) listInvoices(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
+	var f store.InvoiceFilter
+	if s := q.Get("status"); s != "" {
+		st, ok := billing.ParseStatus(s)
+		if !ok {
+			return invalidParameter("status", "status must be one of DRAFT, OPEN, PAID, UNCOLLECTIBLE, VOID")
+		}
+		f.Status = st
+	}
+	if f.Search = q.Get("search"); len(f.Search) > 100 {
+		return invalidParameter("search", "search must be at most 100 characters")
+	}
+	l, err := a.db.Invoices(r.Context(), accountID(r), f, p)
+	if err != nil {
+		return err
+	}
+	out := make([]invoiceJSON, len(l.Items))
+	for i, inv := range l.Items {
+		out[i] = a.invoiceJSON(inv)
+	}
+	writeList(w, out, offsetMeta(p, l))
+	return nil
+}
+
+// getInvoice: GET /billing/invoices/{id} with its first 250 live line items, oldest first.
+func (a *API) getInvoice(w http.ResponseWriter, r *http.Request) error {
+	inv, _, items, more, err := a.db.InvoiceWithItems(r.Context(), accountID(r), r.PathValue("id"), inlineLineItems)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, invoiceWithItems{a.invoiceJSON(inv), items, more})
+	return nil
+}
+
+// listLineItems: GET /billing/invoices/{id}/line_items, oldest first; soft-deleted items are
+// neither listed nor counted.
+func (a *API) listLineItems(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	l, err := a.db.LineItems(r.Context(), accountID(r), r.PathValue("id"), p)
+	if err != nil {
+		return err
+	}
+	writeList(w, l.Items, offsetMeta(p, l))
+	return nil
+}
+
+// invoiceDocument loads a finalized invoice with all its live line items. A DRAFT invoice has
+// no documents yet: 409 invalid_state (its pdf_url and csv_url are null).
+func (a *API) invoiceDocument(r *http.Request) (billing.Invoice, billing.Account, []billing.LineItem, error) {
+	inv, acct, items, _, err := a.db.InvoiceWithItems(r.Context(), accountID(r), r.PathValue("id"), 0)
+	if err == nil && inv.Status == billing.Draft {
+		err = fmt.Errorf("%w: invoice %s is DRAFT; its documents exist once it is finalized", billing.ErrInvalidState, inv.Number)
+	}
+	return inv, acct, items, err
+}
+
+// getInvoicePDF: GET /billing/invoices/{id}/pdf.
+func (a *API) getInvoicePDF(w http.ResponseWriter, r *http.Request) error {
+	inv, acct, items, err := a.invoiceDocument(r)
+	if err != nil {
+		return err
+	}
+	doc := billing.RenderPDF(inv, acct, items)
+	w.Header().Set("Content-Type", "application/pdf")
+	w.Header().Set("Content-Disposition", `inline; filename="`+inv.Number+`.pdf"`)
+	w.Write(doc)
+	return nil
+}
+
+// getInvoiceCSV: GET /billing/invoices/{id}/csv.
+func (a *API) getInvoiceCSV(w http.ResponseWriter, r *http.Request) error {
+	inv, _, items, err := a.invoiceDocument(r)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := billing.WriteCSV(&b, inv, items); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+inv.Number+`.csv"`)
+	w.Write(b.Bytes())
+	return nil
+}
+
+// openDraftInvoice: POST /admin/billing/invoices {account_id} returns the account's DRAFT
+// invoice that charges made now land on: 201 when it had to be created, 200 when it existed.
+// (Invoices are otherwise created when the first charge of a period arrives.)
+func (a *API) openDraftInvoice(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		AccountID string `json:"account_id"`
+	}
+	if err := readJSON(w, r, &body); err != nil {
+		return err
+	}
+	if body.AccountID == "" {
+		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "account_id", Code: "required", Message: "is required"}}}
+	}
+	inv, created, err := a.db.OpenDraftInvoice(r.Context(), body.AccountID)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeData(w, status, a.invoiceJSON(inv))
+	return nil
+}
+
+// addInvoiceFee: POST /admin/billing/invoices/{id}/line_items {description, amount_cents} adds
+// a FEE line item to a DRAFT invoice (409 otherwise). A negative amount is a credit.
+func (a *API) addInvoiceFee(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Description string `json:"description"`
+		AmountCents *int64 `json:"amount_cents"`
+	}
+	if err := readJSON(w, r, &body); err != nil {
+		return err
+	}
+	if body.AmountCents == nil {
+		var v shipping.ValidationError
+		if err := billing.ValidateFee(body.Description, 1); err != nil {
+			v = *err.(*shipping.ValidationError)
+		}
+		v.Add("amount_cents", "required", "is required")
+		return &v
+	}
+	if err := billing.ValidateFee(body.Description, *body.AmountCents); err != nil {
+		return err
+	}
+	acct, err := a.db.InvoiceAccount(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	it, err := a.db.AddFee(r.Context(), acct, r.PathValue("id"), body.Description, *body.AmountCents)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusCreated, it)
+	return nil
+}
+
+// deleteLineItem: DELETE /admin/billing/line_items/{id} soft-deletes a line item of a DRAFT
+// invoice (409 otherwise); a deleted item is 404.
+func (a *API) deleteLineItem(w http.ResponseWriter, r *http.Request) error {
+	acct, err := a.db.LineItemAccount(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if err := a.db.DeleteLineItem(r.Context(), acct, r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// invoiceAction: POST /admin/billing/invoices/{id}/{finalize|pay|mark_uncollectible|void}.
+// billing.Next decides which moves are legal; any other is 409 invalid_state.
 func (a *API) invoiceAction(action string) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+	return func(w http.ResponseWriter, r *http.Request) error {
+		acct, err := a.db.InvoiceAccount(r.Context(), r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		inv, err := a.db.TransitionInvoice(r.Context(), acct, r.PathValue("id"), billing.Action(action))
+		if err != nil {
+			return err
+		}
+		writeData(w, http.StatusOK, a.invoiceJSON(inv))
+		return nil
+	}
 }

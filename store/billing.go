@@ -190,38 +190,48 @@ func (db *DB) LineItems(ctx context.Context, accountID, invoiceID string, p Page
 	return OffsetList(ctx, db.r, q, "created_at ASC, id ASC", p)
 }
 
-// InvoiceDocument returns an invoice with all its live line items (oldest first) and the
-// account it bills, read in one transaction so the items add up to the total.
-func (db *DB) InvoiceDocument(ctx context.Context, accountID, invoiceID string) (billing.Invoice, billing.Account, []billing.LineItem, error) {
-	var inv billing.Invoice
-	var acct billing.Account
-	var items []billing.LineItem
+// InvoiceWithItems returns an invoice, the account it bills, and its first limit live line
+// items (oldest first; every one when limit is 0), read in one transaction so that the items
+// agree with the total. more reports whether items beyond limit exist.
+func (db *DB) InvoiceWithItems(ctx context.Context, accountID, invoiceID string, limit int) (inv billing.Invoice, acct billing.Account, items []billing.LineItem, more bool, err error) {
 	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return inv, acct, nil, err
+		return inv, acct, nil, false, err
 	}
 	defer tx.Rollback()
 	if inv, err = invoice(ctx, tx, accountID, invoiceID); err != nil {
-		return inv, acct, nil, err
+		return inv, acct, nil, false, err
 	}
 	acct.ID = accountID
 	if err := tx.QueryRowContext(ctx, `SELECT name, brand FROM accounts WHERE id = $1`, accountID).Scan(&acct.Name, &acct.Brand); err != nil {
-		return inv, acct, nil, err
+		return inv, acct, nil, false, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+lineItemColumns+` FROM billing_line_items
-		WHERE account_id = $1 AND invoice_id = $2 AND deleted_at IS NULL ORDER BY created_at ASC, id ASC`, accountID, invoiceID)
+	stmt := `SELECT ` + lineItemColumns + ` FROM billing_line_items
+		WHERE account_id = $1 AND invoice_id = $2 AND deleted_at IS NULL ORDER BY created_at ASC, id ASC`
+	args := []any{accountID, invoiceID}
+	if limit > 0 {
+		stmt += " LIMIT $3"
+		args = append(args, limit+1)
+	}
+	rows, err := tx.QueryContext(ctx, stmt, args...)
 	if err != nil {
-		return inv, acct, nil, err
+		return inv, acct, nil, false, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		it, err := scanLineItem(rows)
 		if err != nil {
-			return inv, acct, nil, err
+			return inv, acct, nil, false, err
 		}
 		items = append(items, it)
 	}
-	return inv, acct, items, rows.Err()
+	if limit > 0 && len(items) > limit {
+		items, more = items[:limit], true
+	}
+	if items == nil {
+		items = []billing.LineItem{}
+	}
+	return inv, acct, items, more, rows.Err()
 }
 
 // OpenDraftInvoice returns the account's DRAFT invoice that a charge made now would land on,
