@@ -1,4 +1,222 @@
 package shipping
 
-// Label is a purchased shipping label. (Filled in by the labels work.)
-type Label struct{}
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Label statuses. A label starts PRE_TRANSIT; tracking events move it; cancelling its shipment
+// before it enters the carrier's network makes it VOIDED.
+const (
+	LabelPreTransit        = "PRE_TRANSIT"
+	LabelInTransit         = "IN_TRANSIT"
+	LabelOutForDelivery    = "OUT_FOR_DELIVERY"
+	LabelDelivered         = "DELIVERED"
+	LabelDeliveryException = "DELIVERY_EXCEPTION"
+	LabelReturnToSender    = "RETURN_TO_SENDER"
+	LabelVoided            = "VOIDED"
+)
+
+// LabelStatuses lists every label status.
+var LabelStatuses = []string{LabelPreTransit, LabelInTransit, LabelOutForDelivery, LabelDelivered,
+	LabelDeliveryException, LabelReturnToSender, LabelVoided}
+
+// LabelSubstatuses lists the details a DELIVERY_EXCEPTION may carry.
+var LabelSubstatuses = []string{"ADDRESS_ISSUE", "DAMAGED", "LOST", "WEATHER", "REFUSED", "MISSED_DELIVERY",
+	"CUSTOMS_HOLD", "DELAYED", "OTHER"}
+
+// Label is a purchased shipping label.
+type Label struct {
+	ID                 string     `json:"id"`
+	ShipmentID         string     `json:"shipment_id"`
+	Status             string     `json:"status"`
+	Substatus          *string    `json:"substatus"`
+	LabelURL           string     `json:"label_url"`
+	LabelFile          string     `json:"label_file,omitempty"`
+	LabelFormat        string     `json:"label_format"`
+	TrackingCode       string     `json:"tracking_code"`
+	Carrier            string     `json:"carrier"`
+	Service            string     `json:"service"`
+	ShippingRateID     string     `json:"shipping_rate_id"`
+	ShippingRate       *Rate      `json:"shipping_rate"`
+	DeliveredAt        *time.Time `json:"delivered_at"`
+	FirstCarrierScanAt *time.Time `json:"first_carrier_scan_at"`
+	CreatedAt          time.Time  `json:"created_at"`
+	UpdatedAt          time.Time  `json:"updated_at"`
+
+	// LastEventAt is the occurred_at of the tracking event the status follows.
+	LastEventAt *time.Time `json:"-"`
+	// FinishedAt is when the label first became DELIVERED or RETURN_TO_SENDER: when it is billed.
+	FinishedAt *time.Time `json:"-"`
+}
+
+// Location is where a tracking event happened.
+type Location struct {
+	City    string `json:"city"`
+	State   string `json:"state"`
+	Zip     string `json:"zip"`
+	Country string `json:"country"`
+}
+
+// TrackingEvent is one carrier scan or status report of a label.
+type TrackingEvent struct {
+	ID               string    `json:"id"`
+	Status           string    `json:"status"`
+	Substatus        *string   `json:"substatus"`
+	StatusDetail     *string   `json:"status_detail"`
+	Message          string    `json:"message"`
+	OccurredAt       time.Time `json:"occurred_at"`
+	Source           string    `json:"source"`
+	TrackingLocation *Location `json:"tracking_location"`
+	CreatedAt        time.Time `json:"created_at"`
+}
+
+// ValidLabelStatus reports whether s is a label status.
+func ValidLabelStatus(s string) bool { return slices.Contains(LabelStatuses, s) }
+
+// InNetwork reports whether a label in status s has entered the carrier's network: any
+// status but PRE_TRANSIT and VOIDED. The first such event is the first carrier scan.
+func InNetwork(status string) bool {
+	return ValidLabelStatus(status) && status != LabelPreTransit && status != LabelVoided
+}
+
+// Finished reports whether a label in status s has finished its journey — delivered or
+// returned — which is when its postage is billed.
+func Finished(status string) bool {
+	return status == LabelDelivered || status == LabelReturnToSender
+}
+
+// Voidable reports whether a label in status s can still be voided (its shipment cancelled):
+// only before the carrier has it.
+func Voidable(status string) bool { return status == LabelPreTransit }
+
+// ValidateTrackingEvent checks an event as an operator feed posts it. VOIDED is not an event:
+// labels are voided by cancelling their shipment.
+func ValidateTrackingEvent(e *TrackingEvent) error {
+	var v ValidationError
+	switch {
+	case e.Status == "":
+		v.Add("status", "required", "is required")
+	case e.Status == LabelVoided:
+		v.Add("status", "invalid", "VOIDED is not a tracking status; cancel the shipment to void its label")
+	case !ValidLabelStatus(e.Status):
+		v.Add("status", "invalid", "must be one of PRE_TRANSIT, IN_TRANSIT, OUT_FOR_DELIVERY, DELIVERED, DELIVERY_EXCEPTION, RETURN_TO_SENDER")
+	}
+	if e.Substatus != nil {
+		switch {
+		case e.Status != LabelDeliveryException:
+			v.Add("substatus", "invalid", "is only allowed with status DELIVERY_EXCEPTION")
+		case !slices.Contains(LabelSubstatuses, *e.Substatus):
+			v.Add("substatus", "invalid", fmt.Sprintf("must be one of %v", LabelSubstatuses))
+		}
+	}
+	if e.Message == "" {
+		v.Add("message", "required", "is required")
+	} else if len(e.Message) > 1000 {
+		v.Add("message", "too_long", "must be at most 1000 characters")
+	}
+	if e.StatusDetail != nil && len(*e.StatusDetail) > 200 {
+		v.Add("status_detail", "too_long", "must be at most 200 characters")
+	}
+	if e.OccurredAt.IsZero() {
+		v.Add("occurred_at", "required", "is required (RFC 3339)")
+	}
+	if l := e.TrackingLocation; l != nil {
+		for _, f := range []struct{ name, value string }{{"city", l.City}, {"state", l.State}, {"zip", l.Zip}, {"country", l.Country}} {
+			if len(f.value) > 100 {
+				v.Add("location."+f.name, "too_long", "must be at most 100 characters")
+			}
+		}
+	}
+	return v.Err()
+}
+
+// TrackingEffect is what applying a tracking event did to a label.
+type TrackingEffect struct {
+	// StatusChanged: the event is now the latest, so the label's status (and substatus)
+	// follow it.
+	StatusChanged bool
+	// EnteredNetwork: the first in-network event of the label (emit LABEL_IN_TRANSIT).
+	EnteredNetwork bool
+	// Finished: the label just became DELIVERED or RETURN_TO_SENDER for the first time
+	// (bill it, at FinishedAt).
+	Finished bool
+}
+
+// ApplyTrackingEvent updates the label for a new tracking event and reports what changed.
+// Events may arrive out of order: the status follows the event with the latest occurred_at
+// (an event as late as the current one wins, being the newer report). first_carrier_scan_at is
+// the earliest in-network event, delivered_at the earliest DELIVERED one. A VOIDED label takes
+// no events. The caller sets UpdatedAt.
+func ApplyTrackingEvent(l *Label, e TrackingEvent) (TrackingEffect, error) {
+	var eff TrackingEffect
+	if l.Status == LabelVoided {
+		return eff, fmt.Errorf("%w: label %s is VOIDED", ErrInvalidState, l.TrackingCode)
+	}
+	at := e.OccurredAt
+	if l.LastEventAt == nil || !at.Before(*l.LastEventAt) {
+		eff.StatusChanged = l.Status != e.Status || !sameString(l.Substatus, e.Substatus)
+		l.Status, l.Substatus, l.LastEventAt = e.Status, e.Substatus, &at
+	}
+	if InNetwork(e.Status) {
+		if l.FirstCarrierScanAt == nil {
+			eff.EnteredNetwork = true
+		}
+		if l.FirstCarrierScanAt == nil || at.Before(*l.FirstCarrierScanAt) {
+			l.FirstCarrierScanAt = &at
+		}
+	}
+	if e.Status == LabelDelivered && (l.DeliveredAt == nil || at.Before(*l.DeliveredAt)) {
+		l.DeliveredAt = &at
+	}
+	if Finished(l.Status) && l.FinishedAt == nil {
+		eff.Finished = true
+		l.FinishedAt = &at
+	}
+	return eff, nil
+}
+
+func sameString(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// CancelAction is what cancelling a shipment takes.
+type CancelAction int
+
+const (
+	// CancelNothing: the shipment is already CANCELLED; PUT is idempotent.
+	CancelNothing CancelAction = iota
+	// CancelShipment: an OPEN shipment just becomes CANCELLED.
+	CancelShipment
+	// CancelAndVoid: the shipment becomes CANCELLED and its PRE_TRANSIT label VOIDED.
+	CancelAndVoid
+)
+
+// Cancel decides what cancelling a shipment in shipmentStatus takes; labelStatus is its
+// label's status ("" without a label). A label the carrier already has cannot be cancelled.
+func Cancel(shipmentStatus, labelStatus string) (CancelAction, error) {
+	switch shipmentStatus {
+	case StatusCancelled:
+		return CancelNothing, nil
+	case StatusOpen:
+		return CancelShipment, nil
+	case StatusPurchased:
+		if Voidable(labelStatus) {
+			return CancelAndVoid, nil
+		}
+		return 0, fmt.Errorf("%w: the label is %s; only a PRE_TRANSIT label can be voided", ErrInvalidState, labelStatus)
+	}
+	return 0, fmt.Errorf("%w: shipment is %s", ErrInvalidState, shipmentStatus)
+}
+
+// CanBuy reports, as an error, whether a shipment in status s can have a rate bought.
+func CanBuy(shipmentStatus string) error {
+	if shipmentStatus != StatusOpen {
+		return fmt.Errorf("%w: shipment is %s; only an OPEN shipment can buy a rate", ErrInvalidState, shipmentStatus)
+	}
+	return nil
+}
