@@ -1,16 +1,120 @@
 package httpapi
 
-import "net/http"
+import (
+	"errors"
+	"net/http"
+	"time"
 
-type ingestState struct{}
+	"github.com/waybill/waybill/ingest"
+	"github.com/waybill/waybill/shipping"
+)
 
-func (a *API) setupIngest() error { return nil }
+// ingestState is the order import's: the signed endpoint and the channel on which it wakes
+// the worker.
+type ingestState struct {
+	handler *ingest.Handler
+	wake    chan struct{}
+}
 
-func (a *API) listOrders(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+func (a *API) setupIngest() error {
+	s := &ingestState{wake: make(chan struct{}, 1)}
+	s.handler = &ingest.Handler{
+		Inbox: a.db,
+		Accepted: func() {
+			select {
+			case s.wake <- struct{}{}:
+			default: // the worker is already due to look
+			}
+		},
+		Error: func(w http.ResponseWriter, r *http.Request, err error) {
+			var e *ingest.Error
+			if errors.As(err, &e) {
+				writeError(w, &Error{Status: e.Status, Code: e.Code, Message: e.Message})
+				return
+			}
+			a.fail(w, r, err)
+		},
+	}
+	wk := &ingest.Worker{Queue: a.db, Wake: s.wake, Log: a.log}
+	a.workers = append(a.workers, worker{name: "order_import", run: wk.Run, drain: wk.Drain})
+	a.orders = s
+	return nil
+}
 
-func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
+// orderImportHandler serves POST /webhook/custom-orders: it authenticates by signature, not
+// by bearer token.
+func (a *API) orderImportHandler() http.Handler { return a.orders.handler }
 
-func (a *API) getOrderImport(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
-func (a *API) orderImportHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, errNotImplemented) })
+// orderImportView is an import as GET /order_imports/{id} shows it.
+type orderImportView struct {
+	ID          string                `json:"id"`
+	OrderID     *string               `json:"order_id"`
+	Status      string                `json:"status"`
+	Errors      []shipping.FieldError `json:"errors"`
+	Attempts    int                   `json:"attempts"`
+	ReceivedAt  string                `json:"received_at"`
+	ProcessedAt *string               `json:"processed_at"`
+}
+
+// orderView is an order as GET /orders and GET /orders/{id} show it.
+type orderView struct {
+	ingest.Order
+	CreatedAt string `json:"created_at"`
+	UpdatedAt string `json:"updated_at"`
+}
+
+func newOrderView(o ingest.Order) orderView {
+	return orderView{Order: o, CreatedAt: orderStamp(o.CreatedAt), UpdatedAt: orderStamp(o.UpdatedAt)}
+}
+
+// orderStamp formats a timestamp as RFC 3339 UTC with microseconds.
+func orderStamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00") }
+
+// getOrderImport: GET /order_imports/{id}.
+func (a *API) getOrderImport(w http.ResponseWriter, r *http.Request) error {
+	imp, err := a.db.OrderImport(r.Context(), accountID(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	v := orderImportView{ID: imp.ID, OrderID: imp.OrderID, Status: imp.Status, Errors: imp.Errors,
+		Attempts: imp.Attempts, ReceivedAt: orderStamp(imp.ReceivedAt)}
+	if imp.ProcessedAt != nil {
+		s := orderStamp(*imp.ProcessedAt)
+		v.ProcessedAt = &s
+	}
+	writeData(w, http.StatusOK, v)
+	return nil
+}
+
+// listOrders: GET /orders[?order_id=…], newest first, offset pagination.
+func (a *API) listOrders(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
+	orderID := q.Get("order_id")
+	if len(orderID) > 255 {
+		return invalidParameter("order_id", "order_id must be at most 255 characters")
+	}
+	l, err := a.db.ListOrders(r.Context(), accountID(r), orderID, p)
+	if err != nil {
+		return err
+	}
+	views := make([]orderView, len(l.Items))
+	for i, o := range l.Items {
+		views[i] = newOrderView(o)
+	}
+	writeList(w, views, offsetMeta(p, l))
+	return nil
+}
+
+// getOrder: GET /orders/{id}, by waybill's order id.
+func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
+	o, err := a.db.Order(r.Context(), accountID(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, newOrderView(o))
+	return nil
 }

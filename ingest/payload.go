@@ -307,7 +307,7 @@ func (p parser) weight(m map[string]any, path string) *float64 {
 	unit := strings.ToUpper(p.str(m, path, "unit"))
 	s, hasValue := p.decimal(m, path, "value")
 	if !hasValue {
-		if unit != "" {
+		if _, given := m["value"]; !given && unit != "" {
 			p.errs.Add(join(path, "value"), "required", "is required with a unit")
 		}
 		return nil
@@ -499,7 +499,7 @@ func (p parser) integer(m map[string]any, path, key string) (int64, bool) {
 		if err == nil && n <= 1e9 {
 			return n, true
 		}
-		p.errs.Add(join(path, key), "invalid", "must be an integer below 1000000000")
+		p.errs.Add(join(path, key), "invalid", "must be a whole number below 1000000000")
 		return 0, false
 	}
 	p.errs.Add(join(path, key), "invalid_type", "must be an integer")
