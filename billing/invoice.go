@@ -157,9 +157,8 @@ func ValidateFee(description string, amountCents int64) error {
 	return v.Err()
 }
 
-// Number formats an invoice number: the year of the invoice's period and the account's
-// invoice sequence, e.g. INV-2026-000042. The sequence never restarts, so numbers are unique
-// within an account.
+// Number formats an invoice number: the year of the invoice's period and that year's
+// sequence number across all accounts, e.g. INV-2026-000042, so numbers are unique.
 func Number(year int, seq int64) string {
 	return fmt.Sprintf("INV-%04d-%06d", year, seq)
 }

@@ -17,8 +17,8 @@ import (
 func (db *DB) createBillingProfile(ctx context.Context, tx *sql.Tx, accountID string) error {
 	p := billing.DefaultProfile(accountID)
 	now := db.now()
-	_, err := tx.ExecContext(ctx, `INSERT INTO billing_profiles (account_id, currency, period, net_terms_days, next_invoice_seq, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, 1, $5, $5)`, accountID, p.Currency, string(p.Period), p.NetTermsDays, now)
+	_, err := tx.ExecContext(ctx, `INSERT INTO billing_profiles (account_id, currency, period, net_terms_days, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $5)`, accountID, p.Currency, string(p.Period), p.NetTermsDays, now)
 	return err
 }
 
@@ -292,12 +292,12 @@ func (db *DB) draftInvoiceFor(ctx context.Context, tx *sql.Tx, accountID string,
 	return id, err == nil, err
 }
 
-// createInvoice creates a DRAFT invoice for the period, numbering it from the profile's
+// createInvoice creates a DRAFT invoice for the period, numbering it from the year's invoice
 // sequence in the same transaction.
 func (db *DB) createInvoice(ctx context.Context, tx *sql.Tx, prof billing.Profile, start, end time.Time) (string, error) {
 	var seq int64
-	err := tx.QueryRowContext(ctx, `UPDATE billing_profiles SET next_invoice_seq = next_invoice_seq + 1
-		WHERE account_id = $1 RETURNING next_invoice_seq - 1`, prof.AccountID).Scan(&seq)
+	err := tx.QueryRowContext(ctx, `INSERT INTO invoice_sequences (year, last_seq) VALUES ($1, 1)
+		ON CONFLICT (year) DO UPDATE SET last_seq = invoice_sequences.last_seq + 1 RETURNING last_seq`, start.Year()).Scan(&seq)
 	if err != nil {
 		return "", err
 	}

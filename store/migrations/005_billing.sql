@@ -1,15 +1,19 @@
 -- Billing: one profile per account, one invoice per account and period, line items.
 
--- next_invoice_seq numbers the account's invoices (INV-YYYY-NNNNNN); it is read and bumped in
--- the transaction that creates an invoice.
 CREATE TABLE billing_profiles (
-    account_id       TEXT PRIMARY KEY REFERENCES accounts (id),
-    currency         TEXT NOT NULL,
-    period           TEXT NOT NULL,   -- MONTHLY | WEEKLY
-    net_terms_days   BIGINT NOT NULL,
-    next_invoice_seq BIGINT NOT NULL,
-    created_at       BIGINT NOT NULL,
-    updated_at       BIGINT NOT NULL
+    account_id     TEXT PRIMARY KEY REFERENCES accounts (id),
+    currency       TEXT NOT NULL,
+    period         TEXT NOT NULL,   -- MONTHLY | WEEKLY
+    net_terms_days BIGINT NOT NULL,
+    created_at     BIGINT NOT NULL,
+    updated_at     BIGINT NOT NULL
+);
+
+-- Invoice numbers (INV-YYYY-NNNNNN) count per year across all accounts, as an issuer's
+-- invoice numbers must; the row is bumped in the transaction that creates the invoice.
+CREATE TABLE invoice_sequences (
+    year     BIGINT PRIMARY KEY,
+    last_seq BIGINT NOT NULL
 );
 
 CREATE TABLE invoices (
@@ -31,7 +35,7 @@ CREATE TABLE invoices (
     created_at              BIGINT NOT NULL,
     updated_at              BIGINT NOT NULL,
     UNIQUE (account_id, period_start),
-    UNIQUE (account_id, invoice_number)
+    UNIQUE (invoice_number)
 );
 -- The list (newest period first), its status filter, and the closer's scan for ended DRAFTs.
 CREATE INDEX invoices_account_status ON invoices (account_id, status, period_start, id);
