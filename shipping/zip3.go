@@ -70,6 +70,9 @@ func KnownZIP(zip string) bool {
 
 // ZIPInState reports whether zip's ZIP3 area has ZIP codes in state (two-letter code).
 func ZIPInState(zip, state string) bool {
+	if !validZIPFormat(zip) {
+		return false
+	}
 	i := zip3Index(zip)
 	if i < 0 || !zip3s[i].ok || len(state) != 2 {
 		return false

@@ -1,0 +1,609 @@
+package shipping
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var _ = flag.Bool("update", false, "rewrite golden files (used by httpapi)")
+
+func TestZoneForDistance(t *testing.T) {
+	tests := []struct {
+		miles float64
+		want  int
+	}{
+		{0, 1}, {50, 1}, {50.01, 2}, {150, 2}, {151, 3}, {300, 3}, {301, 4}, {600, 4}, {601, 5},
+		{1000, 5}, {1001, 6}, {1400, 6}, {1401, 7}, {1800, 7}, {1800.5, 8}, {5000, 8},
+	}
+	for _, tt := range tests {
+		if got := ZoneForDistance(tt.miles); got != tt.want {
+			t.Errorf("ZoneForDistance(%v) = %d; want %d", tt.miles, got, tt.want)
+		}
+	}
+}
+
+func TestZip3Distance(t *testing.T) {
+	tests := []struct {
+		a, b     string
+		min, max float64
+	}{
+		{"100", "100", 0, 0},
+		{"100", "900", 2400, 2500}, // New York – Los Angeles
+		{"100", "606", 690, 750},   // New York – Chicago
+		{"941", "900", 330, 360},   // San Francisco – Los Angeles
+		{"100", "071", 5, 20},      // New York – Newark
+	}
+	for _, tt := range tests {
+		got, ok := zip3Distance(zip3Of(tt.a), zip3Of(tt.b))
+		if !ok || got < tt.min || got > tt.max {
+			t.Errorf("zip3Distance(%s, %s) = %.0f, %v; want %.0f..%.0f", tt.a, tt.b, got, ok, tt.min, tt.max)
+		}
+		if back, _ := zip3Distance(zip3Of(tt.b), zip3Of(tt.a)); math.Abs(back-got) > 1e-9 {
+			t.Errorf("zip3Distance is not symmetric for %s, %s", tt.a, tt.b)
+		}
+	}
+	if _, ok := zip3Distance(zip3Index("000"), zip3Of("100")); ok {
+		t.Errorf("zip3Distance(000, 100) ok; want unknown")
+	}
+}
+
+func TestZIPs(t *testing.T) {
+	tests := []struct {
+		zip, state     string
+		known, inState bool
+	}{
+		{"10001", "NY", true, true},
+		{"10001-1234", "NY", true, true},
+		{"10001", "NJ", true, false},
+		{"90058", "CA", true, true},
+		{"00000", "NY", false, false},
+		{"1000", "NY", false, false},
+		{"10001-12", "NY", false, false},
+		{"abcde", "NY", false, false},
+		{"20500", "DC", true, true},
+	}
+	for _, tt := range tests {
+		if got := KnownZIP(tt.zip); got != tt.known {
+			t.Errorf("KnownZIP(%q) = %v; want %v", tt.zip, got, tt.known)
+		}
+		if got := ZIPInState(tt.zip, tt.state); got != tt.inState {
+			t.Errorf("ZIPInState(%q, %q) = %v; want %v", tt.zip, tt.state, got, tt.inState)
+		}
+	}
+}
+
+func TestBillableWeightOz(t *testing.T) {
+	tests := []struct {
+		l, w, h, oz float64
+		want        int64
+	}{
+		{1, 1, 1, 16, 16},      // actual weight wins
+		{10, 10, 10, 16, 97},   // 1000/166 lb = 96.39 oz → 97
+		{12, 12, 12, 200, 200}, // 166.6 oz dim < 200 actual
+		{12, 12, 12, 100, 167}, // 1728/166×16 = 166.55 → 167
+		{6, 4, 2, 3.2, 5},      // 48/166 lb = 4.63 oz → 5
+		{83, 1, 2, 1, 16},      // exactly 1 lb dimensional: no extra ounce from float noise
+	}
+	for _, tt := range tests {
+		if got := BillableWeightOz(tt.l, tt.w, tt.h, tt.oz); got != tt.want {
+			t.Errorf("BillableWeightOz(%v, %v, %v, %v) = %d; want %d", tt.l, tt.w, tt.h, tt.oz, got, tt.want)
+		}
+	}
+}
+
+func carrierByName(t testing.TB, name string) Carrier {
+	t.Helper()
+	for _, c := range BuiltinCarriers() {
+		if c.Name() == name {
+			return c
+		}
+	}
+	t.Fatalf("no built-in carrier %s", name)
+	return nil
+}
+
+func quoteFor(quotes []Quote, service string) (Quote, bool) {
+	for _, q := range quotes {
+		if q.Service == service {
+			return q, true
+		}
+	}
+	return Quote{}, false
+}
+
+func TestBuiltinCarriers(t *testing.T) {
+	names := BuiltinCarrierNames()
+	if len(names) < 4 {
+		t.Fatalf("BuiltinCarrierNames() = %v; want at least 4", names)
+	}
+	var services []string
+	for _, c := range BuiltinCarriers() {
+		quotes, err := c.Rates(context.Background(), RateRequest{LengthIn: 4, WidthIn: 4, HeightIn: 2, WeightOz: 8, Zone: 3})
+		if err != nil {
+			t.Fatalf("%s.Rates: %v", c.Name(), err)
+		}
+		for _, q := range quotes {
+			services = append(services, q.Service)
+		}
+	}
+	for _, s := range []string{"REGEA", "REGWE", "REGSL"} {
+		if !slices.Contains(services, s) {
+			t.Errorf("services %v lack %s", services, s)
+		}
+	}
+}
+
+func TestSurcharges(t *testing.T) {
+	pc := carrierByName(t, "PARCELCO") // fuel 14.5 %, DAS $3.95, EDAS $4.95
+	tests := []struct {
+		area string
+		want []Surcharge
+	}{
+		{"", []Surcharge{{"FUEL", 131}}},
+		{"DAS", []Surcharge{{"FUEL", 131}, {"DAS", 395}}},
+		{"EDAS", []Surcharge{{"FUEL", 131}, {"EDAS", 495}}},
+	}
+	for _, tt := range tests {
+		quotes, err := pc.Rates(context.Background(), RateRequest{LengthIn: 1, WidthIn: 1, HeightIn: 1, WeightOz: 4, Zone: 1, AreaSurcharge: tt.area})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, _ := quoteFor(quotes, "GROUND")
+		// GROUND, 4 oz, zone 1: $9.05; fuel 14.5 % = 131.2 cents.
+		if q.PostageCents != 905 || !slices.Equal(q.Surcharges, tt.want) {
+			t.Errorf("GROUND with %q: postage %d, surcharges %v; want 905, %v", tt.area, q.PostageCents, q.Surcharges, tt.want)
+		}
+		if want := q.PostageCents + q.SurchargesCents(); q.TotalCents() != want {
+			t.Errorf("TotalCents() = %d; want %d", q.TotalCents(), want)
+		}
+		if want := (q.TotalCents()*125 + 50) / 100; q.RetailCents != want {
+			t.Errorf("RetailCents = %d; want %d (list price 25 %% above)", q.RetailCents, want)
+		}
+	}
+}
+
+func TestTransitDays(t *testing.T) {
+	pc := carrierByName(t, "PARCELCO")
+	for _, tt := range []struct {
+		zone, override            int
+		ground, twoDay, overnight int
+	}{
+		{1, 0, 1, 2, 1},
+		{8, 0, 5, 2, 1},
+		{8, 3, 3, 2, 1}, // the profile's route transit replaces ground days only
+	} {
+		quotes, err := pc.Rates(context.Background(), RateRequest{LengthIn: 6, WidthIn: 4, HeightIn: 2, WeightOz: 4, Zone: tt.zone, TransitDays: tt.override})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for svc, want := range map[string]int{"GROUND": tt.ground, "TWO_DAY": tt.twoDay, "OVERNIGHT": tt.overnight} {
+			if q, _ := quoteFor(quotes, svc); q.TransitDays != want {
+				t.Errorf("zone %d override %d: %s days = %d; want %d", tt.zone, tt.override, svc, q.TransitDays, want)
+			}
+		}
+	}
+}
+
+func TestLimits(t *testing.T) {
+	tests := []struct {
+		carrier      string
+		l, w, h, oz  float64
+		wantErr      string
+		wantServices []string
+	}{
+		{"SPEEDSHIP", 10, 10, 10, 50 * 16, "", []string{"ECONOMY", "EXPRESS"}},
+		{"SPEEDSHIP", 10, 10, 10, 50*16 + 1, "weighs more than 50 lb", nil},
+		{"SPEEDSHIP", 49, 5, 5, 16, "longer than 48 in", nil},
+		{"SPEEDSHIP", 40, 20, 20, 16, "length plus girth exceeds 108 in", nil},
+		{"REGIONALX", 4, 4, 2, 16, "", []string{"REGEA", "REGWE", "REGSL"}},
+		{"REGIONALX", 4, 4, 2, 17, "", []string{"REGEA", "REGWE"}},   // REGSL carries up to 1 lb
+		{"REGIONALX", 14, 14, 14, 8, "", []string{"REGEA", "REGWE"}}, // 265 oz dimensional is above REGSL's 16
+		{"PARCELCO", 100, 2, 2, 150 * 16, "", []string{"GROUND", "TWO_DAY", "OVERNIGHT"}},
+		{"POSTLINE", 100, 10, 10, 16, "length plus girth exceeds 130 in", nil},
+	}
+	for _, tt := range tests {
+		quotes, err := carrierByName(t, tt.carrier).Rates(context.Background(),
+			RateRequest{LengthIn: tt.l, WidthIn: tt.w, HeightIn: tt.h, WeightOz: tt.oz, Zone: 5})
+		var got []string
+		for _, q := range quotes {
+			got = append(got, q.Service)
+		}
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s %vx%vx%v %v oz: err = %v; want %q", tt.carrier, tt.l, tt.w, tt.h, tt.oz, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tt.wantServices) {
+			t.Errorf("%s %vx%vx%v %v oz: services %v, %v; want %v", tt.carrier, tt.l, tt.w, tt.h, tt.oz, got, err, tt.wantServices)
+		}
+	}
+}
+
+// TestMonotonicPrices checks every rate card: a heavier parcel or a farther zone never costs
+// less.
+func TestMonotonicPrices(t *testing.T) {
+	for _, c := range BuiltinCarriers() {
+		card := c.(*TableCarrier).card
+		for _, s := range card.Services {
+			for i, row := range s.Prices {
+				for z := 1; z < 8; z++ {
+					if row[z] < row[z-1] {
+						t.Errorf("%s %s break %d oz: zone %d costs %d < zone %d %d", card.Name, s.Code, s.BreaksOz[i], z+1, row[z], z, row[z-1])
+					}
+				}
+				if i > 0 {
+					if s.BreaksOz[i] <= s.BreaksOz[i-1] {
+						t.Errorf("%s %s: weight breaks not increasing at %d", card.Name, s.Code, i)
+					}
+					for z := 0; z < 8; z++ {
+						if row[z] < s.Prices[i-1][z] {
+							t.Errorf("%s %s zone %d: %d oz costs less than %d oz", card.Name, s.Code, z+1, s.BreaksOz[i], s.BreaksOz[i-1])
+						}
+					}
+				}
+			}
+		}
+		// And through Rates, with surcharges: totals never fall as weight or zone grow.
+		prev := map[string]int64{}
+		for oz := 1.0; oz <= card.MaxWeightOz; oz *= 1.7 {
+			for zone := 1; zone <= 8; zone++ {
+				quotes, _ := c.Rates(context.Background(), RateRequest{LengthIn: 1, WidthIn: 1, HeightIn: 1, WeightOz: oz, Zone: zone})
+				for _, q := range quotes {
+					if p, ok := prev[q.Service]; ok && q.TotalCents() < p {
+						t.Errorf("%s %s: %v oz zone %d costs %d, less than the lighter/nearer %d", card.Name, q.Service, oz, zone, q.TotalCents(), p)
+					}
+					prev[q.Service] = q.TotalCents()
+				}
+			}
+			clear(prev) // zones restart at 1 for the next weight; compare weights below
+		}
+		for zone := 1; zone <= 8; zone++ {
+			clear(prev)
+			for oz := 1.0; oz <= card.MaxWeightOz; oz *= 1.7 {
+				quotes, _ := c.Rates(context.Background(), RateRequest{LengthIn: 1, WidthIn: 1, HeightIn: 1, WeightOz: oz, Zone: zone})
+				for _, q := range quotes {
+					if p, ok := prev[q.Service]; ok && q.TotalCents() < p {
+						t.Errorf("%s %s zone %d: %v oz costs %d, less than a lighter parcel's %d", card.Name, q.Service, zone, oz, q.TotalCents(), p)
+					}
+					prev[q.Service] = q.TotalCents()
+				}
+			}
+		}
+	}
+}
+
+func TestPickRates(t *testing.T) {
+	r := func(carrier string, cents int64, days int) Rate {
+		return Rate{Carrier: carrier, Service: "S", TotalCents: cents, EstimatedDeliveryDays: days}
+	}
+	rates := func() []Rate {
+		return []Rate{r("A", 900, 5), r("B", 700, 4), r("C", 700, 3), r("D", 1500, 1), r("E", 1400, 1), r("F", 1400, 1)}
+	}
+	carriers := func(rs []Rate) string {
+		var s []string
+		for _, r := range rs {
+			s = append(s, r.Carrier)
+		}
+		return strings.Join(s, ",")
+	}
+	tests := []struct {
+		strategy, want string
+	}{
+		{StrategyAll, "C,B,A,E,F,D"},
+		{StrategyCheapest, "C"}, // 700 twice: fewer days wins
+		{StrategyFastest, "E"},  // 1 day thrice: cheaper wins, then carrier name
+	}
+	for _, tt := range tests {
+		if got := carriers(PickRates(rates(), tt.strategy)); got != tt.want {
+			t.Errorf("PickRates(%s) = %s; want %s", tt.strategy, got, tt.want)
+		}
+	}
+	if c, _ := Cheapest(rates()); c.Carrier != "C" {
+		t.Errorf("Cheapest() = %s; want C", c.Carrier)
+	}
+}
+
+func TestAddBusinessDays(t *testing.T) {
+	tests := []struct {
+		from string
+		n    int
+		want string
+	}{
+		{"2026-11-23", 1, "2026-11-24"}, // Monday → Tuesday
+		{"2026-11-27", 1, "2026-11-30"}, // Friday → Monday
+		{"2026-11-28", 1, "2026-11-30"}, // Saturday → Monday
+		{"2026-11-22", 5, "2026-11-27"}, // Sunday → Friday
+		{"2026-11-23", 10, "2026-12-07"},
+		{"2026-11-23", 0, "2026-11-23"},
+	}
+	for _, tt := range tests {
+		from, _ := time.Parse(time.DateOnly, tt.from)
+		if got := AddBusinessDays(from, tt.n).Format(time.DateOnly); got != tt.want {
+			t.Errorf("AddBusinessDays(%s, %d) = %s; want %s", tt.from, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestTrackingCodes(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range BuiltinCarriers() {
+		for _, id := range []string{"00000000-0000-7000-8000-000000000001", "00000000-0000-7000-8000-000000000002"} {
+			code, err := c.Purchase(context.Background(), PurchaseRequest{LabelID: id, Service: c.(*TableCarrier).card.Services[0].Code})
+			if err != nil {
+				t.Fatalf("%s.Purchase: %v", c.Name(), err)
+			}
+			again, _ := c.Purchase(context.Background(), PurchaseRequest{LabelID: id, Service: c.(*TableCarrier).card.Services[0].Code})
+			if again != code {
+				t.Errorf("%s.Purchase(%s) = %s then %s; want the same code", c.Name(), id, code, again)
+			}
+			if !ValidTrackingCode(code) || !strings.HasPrefix(code, c.(*TableCarrier).card.TrackingPrefix) || seen[code] {
+				t.Errorf("%s.Purchase(%s) = %q; want a unique valid code with the carrier's prefix", c.Name(), id, code)
+			}
+			seen[code] = true
+			if err := c.Void(context.Background(), code); err != nil {
+				t.Errorf("%s.Void(%s) = %v; want nil", c.Name(), code, err)
+			}
+		}
+		if _, err := c.Purchase(context.Background(), PurchaseRequest{LabelID: "x", Service: "NOPE"}); err == nil {
+			t.Errorf("%s.Purchase(service NOPE) succeeded", c.Name())
+		}
+	}
+	code := TrackingCode("PC", "label")
+	for i := 2; i < len(code); i++ {
+		bad := []byte(code)
+		bad[i] = '0' + (bad[i]-'0'+1)%10
+		if ValidTrackingCode(string(bad)) {
+			t.Errorf("ValidTrackingCode(%q) = true after changing digit %d", bad, i)
+		}
+	}
+	for _, s := range []string{"", "PC", "pc12345678901234567", code + "0", "P1" + code[2:]} {
+		if ValidTrackingCode(s) {
+			t.Errorf("ValidTrackingCode(%q) = true; want false", s)
+		}
+	}
+	if err := carrierByName(t, "PARCELCO").Void(context.Background(), TrackingCode("SS", "x")); err == nil {
+		t.Errorf("PARCELCO voided a SPEEDSHIP code")
+	}
+}
+
+func address(zip, state string) *Address {
+	return &Address{Name: "N", Street1: "1 Main St", City: "City", State: state, Zip: zip, Country: "US"}
+}
+
+func shipmentRequest(from, fromState, to, toState string) *ShipmentRequest {
+	return &ShipmentRequest{Origin: address(from, fromState), Destination: address(to, toState),
+		Parcel: &Parcel{Length: 6, Width: 4, Height: 2, LengthUnit: "IN", Weight: 8, WeightUnit: "OZ"}}
+}
+
+var testDay = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+
+func TestShop(t *testing.T) {
+	def := LoadProfile(DefaultProfileKey, DefaultProfile(), time.Time{})
+	shopper := NewShopper(BuiltinCarriers()...)
+	shop := func(p *Profile, sr *ShipmentRequest) ([]Rate, error) {
+		t.Helper()
+		day, err := sr.Validate(testDay)
+		if err != nil {
+			t.Fatalf("Validate: %v", err)
+		}
+		return shopper.Shop(context.Background(), p, sr, day)
+	}
+
+	rates, err := shop(def, shipmentRequest("90058", "CA", "10001", "NY"))
+	if err != nil || len(rates) < 8 {
+		t.Fatalf("Shop(LA→NY) = %d rates, %v; want all carriers", len(rates), err)
+	}
+	for _, r := range rates {
+		if r.RateMetadata.Zone != 8 {
+			t.Errorf("%s %s zone %d; want 8 (the profile's mapping)", r.Carrier, r.Service, r.RateMetadata.Zone)
+		}
+	}
+
+	// Anchorage: SPEEDSHIP and REGIONALX do not deliver there; PARCELCO adds DAS for 99501.
+	rates, err = shop(def, shipmentRequest("90058", "CA", "99501", "AK"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rates {
+		if r.Carrier == "SPEEDSHIP" || r.Carrier == "REGIONALX" {
+			t.Errorf("rate from %s to Anchorage; its coverage excludes 995", r.Carrier)
+		}
+		if r.Carrier == "PARCELCO" && !slices.ContainsFunc(r.RateMetadata.Surcharges, func(s SurchargeAmount) bool { return s.Type == "DAS" }) {
+			t.Errorf("PARCELCO %s to 99501 has no DAS surcharge: %v", r.Service, r.RateMetadata.Surcharges)
+		}
+	}
+
+	narrow := LoadProfile("narrow", ProfileInput{Name: "n", Carriers: []string{"SPEEDSHIP", "REGIONALX"},
+		ZipCoverage: map[string][]string{"SPEEDSHIP": {"100-149"}, "REGIONALX": {"100"}}}, time.Time{})
+	_, err = shop(narrow, shipmentRequest("90058", "CA", "94103", "CA"))
+	var re *RateError
+	if !errors.As(err, &re) || re.Code != CodeZipNotServiced || len(re.Reasons) != 2 {
+		t.Errorf("Shop(narrow, →941) = %v; want zip_not_serviced with 2 reasons", err)
+	}
+
+	heavy := shipmentRequest("10001", "NY", "10002", "NY")
+	heavy.Parcel.Weight = 75
+	heavy.Parcel.WeightUnit = "LB"
+	_, err = shop(narrow, heavy)
+	if !errors.As(err, &re) || re.Code != CodeNoRates || len(re.Reasons) != 2 {
+		t.Errorf("Shop(narrow, 75 lb) = %v; want no_rates_available with 2 reasons", err)
+	}
+
+	abroad := shipmentRequest("10001", "NY", "10002", "NY")
+	abroad.Destination = &Address{Name: "N", Street1: "1 Rue", City: "Paris", State: "IF", Zip: "75001", Country: "FR"}
+	_, err = shop(def, abroad)
+	if !errors.As(err, &re) || re.Code != CodeNoRates {
+		t.Errorf("Shop(→FR) = %v; want no_rates_available", err)
+	}
+
+	cheapest := shipmentRequest("90058", "CA", "10001", "NY")
+	cheapest.RateShoppingStrategy = StrategyCheapest
+	if rates, err := shop(def, cheapest); err != nil || len(rates) != 1 {
+		t.Errorf("Shop(CHEAPEST) = %v, %v; want one rate", rates, err)
+	}
+}
+
+func TestProfileZone(t *testing.T) {
+	p := LoadProfile("p", ProfileInput{Name: "p", Carriers: []string{"PARCELCO"},
+		SortCenters:    []SortCenter{{ID: "EWR1", Name: "Newark", Zip: "07114"}, {ID: "LAX1", Name: "LA", Zip: "90058"}},
+		ZoneTNTMapping: []ZoneTNT{{OriginZip3: "071", DestZip3: "606", Zone: 3, TransitDays: 2}}}, time.Time{})
+	tests := []struct {
+		origin, dest string
+		zone, days   int
+	}{
+		{"100", "606", 3, 2}, // New York is served by the Newark sort center; the mapping has the route
+		{"071", "606", 3, 2},
+		{"606", "100", 5, 0}, // Chicago has no sort center within 150 mi: distance ~720 mi
+		{"100", "100", 1, 0}, // from Newark, ~10 mi
+		{"941", "100", 8, 0}, // San Francisco is 340 mi from LA: zone from SF itself
+		{"917", "100", 8, 0},
+	}
+	for _, tt := range tests {
+		zone, days, ok := p.Zone(zip3Of(tt.origin), zip3Of(tt.dest))
+		if !ok || zone != tt.zone || days != tt.days {
+			t.Errorf("Zone(%s, %s) = %d, %d, %v; want %d, %d", tt.origin, tt.dest, zone, days, ok, tt.zone, tt.days)
+		}
+	}
+	if got := p.ZoneOrigin(zip3Of("941")); got != zip3Of("941") {
+		t.Errorf("ZoneOrigin(941) = %03d; want 941 (no sort center near)", got)
+	}
+	if got := p.ZoneOrigin(zip3Of("917")); got != zip3Of("900") {
+		t.Errorf("ZoneOrigin(917) = %03d; want 900 (LAX1)", got)
+	}
+}
+
+func TestNewProfile(t *testing.T) {
+	known := BuiltinCarrierNames()
+	good := DefaultProfile()
+	if _, err := NewProfile("default", good, known, time.Time{}); err != nil {
+		t.Fatalf("NewProfile(default) = %v", err)
+	}
+	tests := []struct {
+		name   string
+		key    string
+		edit   func(*ProfileInput)
+		fields []string
+	}{
+		{"bad key", "Bad Key", func(*ProfileInput) {}, []string{"profile_key"}},
+		{"no name", "k", func(p *ProfileInput) { p.Name = " " }, []string{"name"}},
+		{"no carriers", "k", func(p *ProfileInput) { p.Carriers = nil; p.ZipCoverage = nil; p.ZipSurcharges = nil }, []string{"carriers"}},
+		{"unknown carrier", "k", func(p *ProfileInput) { p.Carriers = append(p.Carriers, "ACME") }, []string{"carriers.4"}},
+		{"duplicate carrier", "k", func(p *ProfileInput) { p.Carriers = append(p.Carriers, "POSTLINE") }, []string{"carriers.4"}},
+		{"bad sort center", "k", func(p *ProfileInput) { p.SortCenters = []SortCenter{{ID: "", Name: "x", Zip: "00000"}} },
+			[]string{"sort_centers.0.id", "sort_centers.0.zip"}},
+		{"bad coverage", "k", func(p *ProfileInput) {
+			p.ZipCoverage = map[string][]string{"POSTLINE": {"900-800", "9000", "abc"}, "ACME": {"900"}}
+		}, []string{"zip_coverage.ACME", "zip_coverage.POSTLINE.0", "zip_coverage.POSTLINE.1", "zip_coverage.POSTLINE.2"}},
+		{"bad surcharge", "k", func(p *ProfileInput) {
+			p.ZipSurcharges = map[string]map[string]string{"PARCELCO": {"10001": "XAS", "1000": "DAS"}}
+		}, []string{"zip_surcharges.PARCELCO.1000", "zip_surcharges.PARCELCO.10001"}},
+		{"bad mapping", "k", func(p *ProfileInput) {
+			p.ZoneTNTMapping = []ZoneTNT{{OriginZip3: "000", DestZip3: "100", Zone: 9, TransitDays: 0},
+				{OriginZip3: "100", DestZip3: "100", Zone: 1, TransitDays: 1}, {OriginZip3: "100", DestZip3: "100", Zone: 1, TransitDays: 1}}
+		}, []string{"zone_tnt_mapping.0.origin_zip3", "zone_tnt_mapping.0.zone", "zone_tnt_mapping.0.transit_days", "zone_tnt_mapping.2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := DefaultProfile()
+			tt.edit(&in)
+			_, err := NewProfile(tt.key, in, known, time.Time{})
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("NewProfile = %v; want a ValidationError", err)
+			}
+			var got []string
+			for _, f := range ve.Fields {
+				got = append(got, f.Field)
+			}
+			if !slices.Equal(got, tt.fields) {
+				t.Errorf("NewProfile fields = %v; want %v", got, tt.fields)
+			}
+		})
+	}
+}
+
+func TestValidateShipmentRequest(t *testing.T) {
+	tests := []struct {
+		name   string
+		edit   func(*ShipmentRequest)
+		fields []string
+	}{
+		{"ok", func(*ShipmentRequest) {}, nil},
+		{"ok metric", func(r *ShipmentRequest) {
+			r.Parcel = &Parcel{Length: 30, Width: 20, Height: 10, LengthUnit: "CM", Weight: 2, WeightUnit: "KG"}
+		}, nil},
+		{"missing everything", func(r *ShipmentRequest) { *r = ShipmentRequest{} }, []string{"origin", "destination", "parcel"}},
+		{"empty address", func(r *ShipmentRequest) { r.Destination = &Address{} },
+			[]string{"destination.name", "destination.street1", "destination.city", "destination.state", "destination.zip", "destination.country"}},
+		{"unknown zip", func(r *ShipmentRequest) { r.Destination.Zip = "00001" }, []string{"destination.zip"}},
+		{"bad zip", func(r *ShipmentRequest) { r.Destination.Zip = "1000x" }, []string{"destination.zip"}},
+		{"wrong state", func(r *ShipmentRequest) { r.Destination.State = "CA" }, []string{"destination.zip"}},
+		{"bad country", func(r *ShipmentRequest) { r.Origin.Country = "USA" }, []string{"origin.country"}},
+		{"bad email", func(r *ShipmentRequest) { r.Origin.Email = "nope" }, []string{"origin.email"}},
+		{"bad units", func(r *ShipmentRequest) { r.Parcel.LengthUnit, r.Parcel.WeightUnit = "FT", "TON" },
+			[]string{"parcel.length_unit", "parcel.weight_unit"}},
+		{"zero sizes", func(r *ShipmentRequest) { r.Parcel.Length, r.Parcel.Weight = 0, -1 }, []string{"parcel.length", "parcel.weight"}},
+		{"too heavy", func(r *ShipmentRequest) { r.Parcel.Weight, r.Parcel.WeightUnit = 150.01, "LB" }, []string{"parcel.weight"}},
+		{"150 lb is fine", func(r *ShipmentRequest) { r.Parcel.Weight, r.Parcel.WeightUnit = 150, "LB" }, nil},
+		{"too long", func(r *ShipmentRequest) { r.Parcel.Height = 109 }, []string{"parcel.height"}},
+		{"too long metric", func(r *ShipmentRequest) { r.Parcel.Length, r.Parcel.LengthUnit = 275, "CM" }, []string{"parcel.length"}},
+		{"past date", func(r *ShipmentRequest) { r.ShipDate = "2026-11-22" }, []string{"ship_date"}},
+		{"bad date", func(r *ShipmentRequest) { r.ShipDate = "2026-13-01" }, []string{"ship_date"}},
+		{"today", func(r *ShipmentRequest) { r.ShipDate = "2026-11-23" }, nil},
+		{"bad enums", func(r *ShipmentRequest) { r.RateShoppingStrategy, r.LabelFormat = "BEST", "PNG" },
+			[]string{"rate_shopping_strategy", "label_format"}},
+		{"long reference", func(r *ShipmentRequest) { s := strings.Repeat("x", 256); r.CustomReference1 = &s }, []string{"custom_reference_1"}},
+		{"control characters", func(r *ShipmentRequest) { r.Origin.Name = "a\x00b" }, []string{"origin.name"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := shipmentRequest("90058", "CA", "10001", "NY")
+			tt.edit(r)
+			_, err := r.Validate(testDay)
+			var got []string
+			var ve *ValidationError
+			if errors.As(err, &ve) {
+				for _, f := range ve.Fields {
+					got = append(got, f.Field)
+				}
+			} else if err != nil {
+				t.Fatalf("Validate = %v", err)
+			}
+			if !slices.Equal(got, tt.fields) {
+				t.Errorf("Validate fields = %v; want %v", got, tt.fields)
+			}
+		})
+	}
+	r := shipmentRequest("90058", "ca", "10001", "NY")
+	r.Origin.Country = "us"
+	if _, err := r.Validate(testDay); err != nil || r.ReturnAddress == nil || r.ReturnAddress.Zip != "90058" ||
+		r.ShipDate != "2026-11-23" || r.RateShoppingProfile != DefaultProfileKey || r.RateShoppingStrategy != StrategyAll || r.LabelFormat != "PDF" {
+		t.Errorf("Validate defaults: %+v, %v", r, err)
+	}
+}
+
+// BenchmarkQuote quotes one parcel across every built-in carrier under the default profile.
+func BenchmarkQuote(b *testing.B) {
+	p := LoadProfile(DefaultProfileKey, DefaultProfile(), time.Time{})
+	shopper := NewShopper(BuiltinCarriers()...)
+	sr := shipmentRequest("90058", "CA", "98101", "WA")
+	day, err := sr.Validate(testDay)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		rates, err := shopper.Shop(ctx, p, sr, day)
+		if err != nil || len(rates) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
