@@ -19,7 +19,7 @@ func WriteCSV(w io.Writer, inv Invoice, items []LineItem) error {
 	cw := csv.NewWriter(w)
 	cw.Write(CSVHeader)
 	for _, it := range items {
-		cw.Write([]string{it.ID, stamp(it.CreatedAt), it.Type, cell(it.Description), cell(deref(it.Carrier)),
+		cw.Write([]string{it.ID, stamp(it.CreatedAt.Time), it.Type, cell(it.Description), cell(deref(it.Carrier)),
 			cell(deref(it.Service)), cell(deref(it.TrackingCode)), stampPtr(it.PurchasedAt),
 			cell(deref(it.ShippingLabelStatus)), cents(it.PostageCents), cents(it.SurchargesCents),
 			centsPtr(it.RetailCents), cents(it.TotalCents)})
@@ -46,13 +46,13 @@ func deref(s *string) string {
 	return *s
 }
 
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }
+func stamp(t time.Time) string { return t.UTC().Format(TimeLayout) }
 
-func stampPtr(t *time.Time) string {
+func stampPtr(t *Timestamp) string {
 	if t == nil {
 		return ""
 	}
-	return stamp(*t)
+	return stamp(t.Time)
 }
 
 func cents(n int64) string { return strconv.FormatInt(n, 10) }

@@ -78,16 +78,16 @@ type invoiceJSON struct {
 	PDFURL            *string           `json:"pdf_url"`
 	CSVURL            *string           `json:"csv_url"`
 	StatusTransitions statusTransitions `json:"status_transitions"`
-	CreatedAt         time.Time         `json:"created_at"`
-	UpdatedAt         time.Time         `json:"updated_at"`
+	CreatedAt         billing.Timestamp `json:"created_at"`
+	UpdatedAt         billing.Timestamp `json:"updated_at"`
 }
 
 // statusTransitions says when the invoice made each move (Stripe's status_transitions).
 type statusTransitions struct {
-	FinalizedAt           *time.Time `json:"finalized_at"`
-	PaidAt                *time.Time `json:"paid_at"`
-	MarkedUncollectibleAt *time.Time `json:"marked_uncollectible_at"`
-	VoidedAt              *time.Time `json:"voided_at"`
+	FinalizedAt           *billing.Timestamp `json:"finalized_at"`
+	PaidAt                *billing.Timestamp `json:"paid_at"`
+	MarkedUncollectibleAt *billing.Timestamp `json:"marked_uncollectible_at"`
+	VoidedAt              *billing.Timestamp `json:"voided_at"`
 }
 
 // invoiceWithItems is the single-invoice answer: the invoice and its first line items.
@@ -100,8 +100,9 @@ type invoiceWithItems struct {
 func (a *API) invoiceJSON(inv billing.Invoice) invoiceJSON {
 	j := invoiceJSON{ID: inv.ID, Status: inv.Status, Currency: inv.Currency, InvoiceNumber: inv.Number,
 		PeriodStart: inv.PeriodStart, PeriodEnd: inv.PeriodEnd, TotalCents: inv.TotalCents, DeferredCents: inv.DeferredCents,
-		StatusTransitions: statusTransitions{inv.FinalizedAt, inv.PaidAt, inv.MarkedUncollectibleAt, inv.VoidedAt},
-		CreatedAt:         inv.CreatedAt, UpdatedAt: inv.UpdatedAt}
+		StatusTransitions: statusTransitions{billing.Stamp(inv.FinalizedAt), billing.Stamp(inv.PaidAt),
+			billing.Stamp(inv.MarkedUncollectibleAt), billing.Stamp(inv.VoidedAt)},
+		CreatedAt: billing.Timestamp{Time: inv.CreatedAt}, UpdatedAt: billing.Timestamp{Time: inv.UpdatedAt}}
 	if inv.InvoiceDate != "" {
 		j.InvoiceDate, j.DueDate = &inv.InvoiceDate, &inv.DueDate
 	}

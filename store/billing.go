@@ -155,14 +155,14 @@ func scanLineItem(s billingRow) (billing.LineItem, error) {
 	if retail.Valid {
 		it.RetailCents = &retail.Int64
 	}
-	it.PurchasedAt = NullTime(purchased)
+	it.PurchasedAt = billing.Stamp(NullTime(purchased))
 	if params.Valid {
 		it.ShipmentRequestParameters = json.RawMessage(params.String)
 	}
 	if meta.Valid {
 		it.ShippingRateMetadata = json.RawMessage(meta.String)
 	}
-	it.CreatedAt = Time(created)
+	it.CreatedAt = billing.Timestamp{Time: Time(created)}
 	return it, err
 }
 
