@@ -2,12 +2,568 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/waybill/waybill/shipping"
 )
 
-// attachLabels sets the ShippingLabel of each shipment that has one, in one query.
-// (Filled in by the labels work.)
+// ErrIdempotencyKeyReused reports an Idempotency-Key already used for a different request.
+var ErrIdempotencyKeyReused = errors.New("idempotency key reused for a different request")
+
+// querier is what reads need; *sql.DB and *sql.Tx both have it, so one reader serves the read
+// pool and a transaction.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+const labelColumns = `id, account_id, shipment_id, shipping_rate_id, carrier, service, tracking_code, status, substatus,
+	label_format, last_event_at, first_carrier_scan_at, delivered_at, finished_at, created_at, updated_at`
+
+func (db *DB) scanLabel(row rowScanner) (*shipping.Label, error) {
+	var account string
+	return db.scanLabelAccount(row, &account)
+}
+
+// scanLabelAccount is scanLabel that also reads the label's account.
+func (db *DB) scanLabelAccount(row rowScanner, account *string) (*shipping.Label, error) {
+	var l shipping.Label
+	var substatus sql.NullString
+	var lastEvent, firstScan, delivered, finished sql.NullInt64
+	var created, updated int64
+	err := row.Scan(&l.ID, account, &l.ShipmentID, &l.ShippingRateID, &l.Carrier, &l.Service, &l.TrackingCode, &l.Status,
+		&substatus, &l.LabelFormat, &lastEvent, &firstScan, &delivered, &finished, &created, &updated)
+	if err != nil {
+		return nil, err
+	}
+	if substatus.Valid {
+		l.Substatus = &substatus.String
+	}
+	l.LastEventAt, l.FirstCarrierScanAt, l.DeliveredAt, l.FinishedAt = NullTime(lastEvent), NullTime(firstScan), NullTime(delivered), NullTime(finished)
+	l.CreatedAt, l.UpdatedAt = Time(created), Time(updated)
+	l.LabelURL = db.BaseURL + "/shipping_labels/" + l.ID + "/label"
+	return &l, nil
+}
+
+func nullMicros(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: Micros(*t), Valid: true}
+}
+
+// attachLabels sets the ShippingLabel of each shipment that has one, in one query. The label's
+// shipping_rate is taken from the shipment's rates.
 func (db *DB) attachLabels(ctx context.Context, accountID string, shipments []*shipping.Shipment) error {
-	return nil
+	return db.attachLabelsWith(ctx, db.r, accountID, shipments)
+}
+
+func (db *DB) attachLabelsWith(ctx context.Context, q querier, accountID string, shipments []*shipping.Shipment) error {
+	if len(shipments) == 0 {
+		return nil
+	}
+	byID := make(map[string]*shipping.Shipment, len(shipments))
+	args := []any{accountID}
+	var marks []string
+	for _, s := range shipments {
+		byID[s.ID] = s
+		args = append(args, s.ID)
+		marks = append(marks, "$"+strconv.Itoa(len(args)))
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
+		WHERE account_id = $1 AND shipment_id IN (`+strings.Join(marks, ", ")+`)`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var missing []*shipping.Label
+	for rows.Next() {
+		l, err := db.scanLabel(rows)
+		if err != nil {
+			return err
+		}
+		s := byID[l.ShipmentID]
+		if s == nil {
+			continue
+		}
+		s.ShippingLabel = l
+		for i := range s.ShippingRates {
+			if s.ShippingRates[i].ID == l.ShippingRateID {
+				r := s.ShippingRates[i]
+				l.ShippingRate = &r
+			}
+		}
+		if l.ShippingRate == nil {
+			missing = append(missing, l)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	return attachRates(ctx, q, accountID, missing)
+}
+
+// attachRates sets the ShippingRate of labels, in one query.
+func attachRates(ctx context.Context, q querier, accountID string, labels []*shipping.Label) error {
+	if len(labels) == 0 {
+		return nil
+	}
+	byRate := make(map[string][]*shipping.Label, len(labels))
+	args := []any{accountID}
+	var marks []string
+	for _, l := range labels {
+		if _, seen := byRate[l.ShippingRateID]; !seen {
+			args = append(args, l.ShippingRateID)
+			marks = append(marks, "$"+strconv.Itoa(len(args)))
+		}
+		byRate[l.ShippingRateID] = append(byRate[l.ShippingRateID], l)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+rateColumns+` FROM shipping_rates
+		WHERE account_id = $1 AND id IN (`+strings.Join(marks, ", ")+`)`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := ScanRate(rows)
+		if err != nil {
+			return err
+		}
+		for _, l := range byRate[r.ID] {
+			rc := r
+			l.ShippingRate = &rc
+		}
+	}
+	return rows.Err()
+}
+
+// shipmentIn reads a shipment with its rates and label through q (a transaction, say).
+func (db *DB) shipmentIn(ctx context.Context, q querier, accountID, id string) (*shipping.Shipment, error) {
+	s, err := scanShipment(q.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM shipments
+		WHERE account_id = $1 AND id = $2`, accountID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+rateColumns+` FROM shipping_rates
+		WHERE account_id = $1 AND shipment_id = $2 ORDER BY position`, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := ScanRate(rows)
+		if err != nil {
+			return nil, err
+		}
+		s.ShippingRates = append(s.ShippingRates, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	return s, db.attachLabelsWith(ctx, q, accountID, []*shipping.Shipment{s})
+}
+
+// Idempotency identifies a request that may be retried: its key and a fingerprint of what it
+// asked for.
+type Idempotency struct {
+	Key, Fingerprint string
+}
+
+// PurchaseFunc buys the label from the carrier inside the purchase transaction, after the
+// shipment has been claimed, and returns the tracking code.
+type PurchaseFunc func(ctx context.Context, s *shipping.Shipment, rate shipping.Rate, labelID string) (trackingCode string, err error)
+
+// labelPayload is the payload of the LABEL_* webhook events (DESIGN §6).
+type labelPayload struct {
+	ShipmentID      string                   `json:"shipment_id"`
+	ShippingLabelID string                   `json:"shipping_label_id"`
+	TrackingCode    string                   `json:"tracking_code"`
+	Status          string                   `json:"status"`
+	Substatus       *string                  `json:"substatus"`
+	TrackingEvents  []shipping.TrackingEvent `json:"tracking_events"`
+}
+
+func payloadOf(l *shipping.Label, events []shipping.TrackingEvent) labelPayload {
+	if events == nil {
+		events = []shipping.TrackingEvent{}
+	}
+	return labelPayload{ShipmentID: l.ShipmentID, ShippingLabelID: l.ID, TrackingCode: l.TrackingCode,
+		Status: l.Status, Substatus: l.Substatus, TrackingEvents: events}
+}
+
+// BuyLabel buys rateID for the shipment in one transaction: the shipment becomes
+// SHIPPING_LABEL_PURCHASED with the rate's carrier, the PRE_TRANSIT label is stored, and a
+// LABEL_PURCHASED event is written. The rate must be the shipment's (else ErrNotFound) and the
+// shipment OPEN (else shipping.ErrInvalidState). With idem, the first request under the key is
+// executed and its answer stored in the same transaction; a later one with the same
+// fingerprint gets that answer back (replayed true) and buys nothing, one with another
+// fingerprint gets ErrIdempotencyKeyReused. Any failure leaves nothing written.
+func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string, idem *Idempotency, buy PurchaseFunc) (s *shipping.Shipment, replayed bool, err error) {
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		if idem != nil {
+			// Claiming the key first serializes retries: on PostgreSQL a concurrent insert of
+			// the same key waits for this transaction and then finds the stored answer.
+			res, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint,
+				shipment_id, response, created_at) VALUES ($1, $2, $3, $4, '', $5)
+				ON CONFLICT (account_id, idempotency_key) DO NOTHING`, accountID, idem.Key, idem.Fingerprint, shipmentID, now)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				if err != nil {
+					return err
+				}
+				s, err = replay(ctx, tx, accountID, idem)
+				replayed = err == nil
+				return err
+			}
+		}
+		var err error
+		if s, err = db.shipmentIn(ctx, tx, accountID, shipmentID); err != nil {
+			return err
+		}
+		var rate *shipping.Rate
+		for i := range s.ShippingRates {
+			if s.ShippingRates[i].ID == rateID {
+				rate = &s.ShippingRates[i]
+			}
+		}
+		if rate == nil {
+			return ErrNotFound
+		}
+		if err := shipping.CanBuy(s.Status); err != nil {
+			return err
+		}
+		// The conditional update is the claim: of two concurrent buyers only one changes the row.
+		res, err := tx.ExecContext(ctx, `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3
+			WHERE account_id = $4 AND id = $5 AND status = $6`,
+			shipping.StatusPurchased, rate.Carrier, now, accountID, shipmentID, shipping.StatusOpen)
+		if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("%w: shipment is no longer OPEN", shipping.ErrInvalidState)
+		} else if err != nil {
+			return err
+		}
+		labelID := db.NewID()
+		code, err := buy(ctx, s, *rate, labelID)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
+			service, tracking_code, status, substatus, label_format, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10)`,
+			labelID, accountID, shipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, now)
+		if err != nil {
+			return err
+		}
+		if s, err = db.shipmentIn(ctx, tx, accountID, shipmentID); err != nil {
+			return err
+		}
+		if err := db.emitEvent(ctx, tx, accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
+			return err
+		}
+		if idem != nil {
+			answer, err := json.Marshal(s)
+			if err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE idempotency_keys SET response = $1 WHERE account_id = $2 AND idempotency_key = $3`,
+				string(answer), accountID, idem.Key)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return s, replayed, nil
+}
+
+// replay returns the answer stored under an idempotency key.
+func replay(ctx context.Context, tx *sql.Tx, accountID string, idem *Idempotency) (*shipping.Shipment, error) {
+	var fingerprint, answer string
+	err := tx.QueryRowContext(ctx, `SELECT fingerprint, response FROM idempotency_keys
+		WHERE account_id = $1 AND idempotency_key = $2`, accountID, idem.Key).Scan(&fingerprint, &answer)
+	if err != nil {
+		return nil, err
+	}
+	if fingerprint != idem.Fingerprint {
+		return nil, ErrIdempotencyKeyReused
+	}
+	var s shipping.Shipment
+	if err := json.Unmarshal([]byte(answer), &s); err != nil {
+		return nil, fmt.Errorf("idempotency key %s: stored answer: %w", idem.Key, err)
+	}
+	s.AccountID = accountID
+	return &s, nil
+}
+
+// VoidFunc voids a label with its carrier inside the cancel transaction.
+type VoidFunc func(ctx context.Context, l *shipping.Label) error
+
+// CancelShipment cancels the shipment in one transaction (shipping.Cancel decides): an OPEN
+// shipment becomes CANCELLED; a purchased one whose label is PRE_TRANSIT too, its label voided
+// with the carrier (void) and VOIDED, with a LABEL_VOIDED event; a CANCELLED one stays as it is.
+func (db *DB) CancelShipment(ctx context.Context, accountID, shipmentID string, void VoidFunc) (*shipping.Shipment, error) {
+	var s *shipping.Shipment
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if s, err = db.shipmentIn(ctx, tx, accountID, shipmentID); err != nil {
+			return err
+		}
+		labelStatus := ""
+		if s.ShippingLabel != nil {
+			labelStatus = s.ShippingLabel.Status
+		}
+		action, err := shipping.Cancel(s.Status, labelStatus)
+		if err != nil || action == shipping.CancelNothing {
+			return err
+		}
+		now := db.now()
+		res, err := tx.ExecContext(ctx, `UPDATE shipments SET status = $1, updated_at = $2
+			WHERE account_id = $3 AND id = $4 AND status = $5`, shipping.StatusCancelled, now, accountID, shipmentID, s.Status)
+		if err := rowsOrNotFound(res, err); err != nil {
+			return err
+		}
+		if action == shipping.CancelAndVoid {
+			l := s.ShippingLabel
+			if err := void(ctx, l); err != nil {
+				return err
+			}
+			res, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = NULL, updated_at = $2
+				WHERE account_id = $3 AND id = $4 AND status = $5`, shipping.LabelVoided, now, accountID, l.ID, shipping.LabelPreTransit)
+			if err := rowsOrNotFound(res, err); err != nil {
+				return err
+			}
+			l.Status, l.Substatus = shipping.LabelVoided, nil
+			events, err := trackingEvents(ctx, tx, accountID, l.ID)
+			if err != nil {
+				return err
+			}
+			if err := db.emitEvent(ctx, tx, accountID, "LABEL_VOIDED", payloadOf(l, events)); err != nil {
+				return err
+			}
+		}
+		s, err = db.shipmentIn(ctx, tx, accountID, shipmentID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Label returns one of the account's labels with its rate.
+func (db *DB) Label(ctx context.Context, accountID, id string) (*shipping.Label, error) {
+	l, err := db.scanLabel(db.r.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
+		WHERE account_id = $1 AND id = $2`, accountID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return l, attachRates(ctx, db.r, accountID, []*shipping.Label{l})
+}
+
+// LabelFilter narrows a label list; empty fields do not filter.
+type LabelFilter struct {
+	Status, TrackingCode string
+}
+
+// ListLabels lists the account's labels, newest first, with their rates.
+func (db *DB) ListLabels(ctx context.Context, accountID string, f LabelFilter, p Page) (List[*shipping.Label], error) {
+	args := []any{accountID}
+	where := "shipping_labels WHERE account_id = $1"
+	if f.Status != "" {
+		args = append(args, f.Status)
+		where += " AND status = $" + strconv.Itoa(len(args))
+	}
+	if f.TrackingCode != "" {
+		args = append(args, f.TrackingCode)
+		where += " AND tracking_code = $" + strconv.Itoa(len(args))
+	}
+	l, err := OffsetList(ctx, db.r, Query[*shipping.Label]{
+		Columns: labelColumns,
+		From:    where,
+		Args:    args,
+		Scan:    func(rows *sql.Rows) (*shipping.Label, error) { return db.scanLabel(rows) },
+	}, "created_at DESC, id DESC", p)
+	if err != nil {
+		return l, err
+	}
+	return l, attachRates(ctx, db.r, accountID, l.Items)
+}
+
+// LabelDocument returns what the label's document is drawn from: the label and its shipment.
+func (db *DB) LabelDocument(ctx context.Context, accountID, labelID string) (*shipping.Label, *shipping.Shipment, error) {
+	l, err := db.scanLabel(db.r.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
+		WHERE account_id = $1 AND id = $2`, accountID, labelID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := scanShipment(db.r.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM shipments
+		WHERE account_id = $1 AND id = $2`, accountID, l.ShipmentID))
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, s, nil
+}
+
+const trackingEventColumns = `id, status, substatus, status_detail, message, occurred_at, source, location, created_at`
+
+func scanTrackingEvent(row rowScanner) (shipping.TrackingEvent, error) {
+	var e shipping.TrackingEvent
+	var substatus, detail, location sql.NullString
+	var occurred, created int64
+	if err := row.Scan(&e.ID, &e.Status, &substatus, &detail, &e.Message, &occurred, &e.Source, &location, &created); err != nil {
+		return e, err
+	}
+	if substatus.Valid {
+		e.Substatus = &substatus.String
+	}
+	if detail.Valid {
+		e.StatusDetail = &detail.String
+	}
+	if location.Valid {
+		e.TrackingLocation = &shipping.Location{}
+		if err := json.Unmarshal([]byte(location.String), e.TrackingLocation); err != nil {
+			return e, err
+		}
+	}
+	e.OccurredAt, e.CreatedAt = Time(occurred), Time(created)
+	return e, nil
+}
+
+// trackingEvents returns all of a label's events, oldest first.
+func trackingEvents(ctx context.Context, q querier, accountID, labelID string) ([]shipping.TrackingEvent, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+trackingEventColumns+` FROM tracking_events
+		WHERE account_id = $1 AND label_id = $2 ORDER BY occurred_at, id`, accountID, labelID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	events := []shipping.TrackingEvent{}
+	for rows.Next() {
+		e, err := scanTrackingEvent(rows)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, e)
+	}
+	return events, rows.Err()
+}
+
+// ListTrackingEvents lists the events of one of the account's labels, oldest first.
+func (db *DB) ListTrackingEvents(ctx context.Context, accountID, labelID string, p Page) (List[shipping.TrackingEvent], error) {
+	var n int
+	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM shipping_labels WHERE account_id = $1 AND id = $2`,
+		accountID, labelID).Scan(&n); err != nil {
+		return List[shipping.TrackingEvent]{}, err
+	}
+	if n == 0 {
+		return List[shipping.TrackingEvent]{}, ErrNotFound
+	}
+	return OffsetList(ctx, db.r, Query[shipping.TrackingEvent]{
+		Columns: trackingEventColumns,
+		From:    "tracking_events WHERE account_id = $1 AND label_id = $2",
+		Args:    []any{accountID, labelID},
+		Scan:    func(rows *sql.Rows) (shipping.TrackingEvent, error) { return scanTrackingEvent(rows) },
+	}, "occurred_at ASC, id ASC", p)
+}
+
+// AddTrackingEvent records an event for the label with the tracking code, whichever account
+// it belongs to (the operator feed), in one transaction with its effects: the label follows
+// the latest event (shipping.ApplyTrackingEvent), LABEL_TRACKING_UPDATED is emitted, and
+// LABEL_IN_TRANSIT on the first in-network event; a label that finishes is billed. An event
+// already recorded (same occurred_at, status and message) changes nothing and is returned
+// with created false. An unknown code is ErrNotFound; a VOIDED label shipping.ErrInvalidState.
+func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		var account string
+		l, err := db.scanLabelAccount(tx.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
+			WHERE tracking_code = $1`, trackingCode), &account)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if l.Status == shipping.LabelVoided {
+			return fmt.Errorf("%w: label %s is VOIDED", shipping.ErrInvalidState, trackingCode)
+		}
+		now := db.now()
+		var location sql.NullString
+		if e.TrackingLocation != nil {
+			b, err := json.Marshal(e.TrackingLocation)
+			if err != nil {
+				return err
+			}
+			location = sql.NullString{String: string(b), Valid: true}
+		}
+		e.ID, e.CreatedAt = db.NewID(), Time(now)
+		res, err := tx.ExecContext(ctx, `INSERT INTO tracking_events (id, account_id, label_id, status, substatus,
+			status_detail, message, occurred_at, source, location, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+			ON CONFLICT (label_id, occurred_at, status, message) DO NOTHING`,
+			e.ID, account, l.ID, e.Status, e.Substatus, e.StatusDetail, e.Message, Micros(e.OccurredAt), e.Source, location, now)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err != nil {
+				return err
+			}
+			ev, err = scanTrackingEvent(tx.QueryRowContext(ctx, `SELECT `+trackingEventColumns+` FROM tracking_events
+				WHERE account_id = $1 AND label_id = $2 AND occurred_at = $3 AND status = $4 AND message = $5`,
+				account, l.ID, Micros(e.OccurredAt), e.Status, e.Message))
+			return err
+		}
+		ev, created = e, true
+		effect, err := shipping.ApplyTrackingEvent(l, e)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = $2, last_event_at = $3,
+			first_carrier_scan_at = $4, delivered_at = $5, finished_at = $6, updated_at = $7
+			WHERE account_id = $8 AND id = $9`,
+			l.Status, l.Substatus, nullMicros(l.LastEventAt), nullMicros(l.FirstCarrierScanAt), nullMicros(l.DeliveredAt),
+			nullMicros(l.FinishedAt), now, account, l.ID)
+		if err != nil {
+			return err
+		}
+		events, err := trackingEvents(ctx, tx, account, l.ID)
+		if err != nil {
+			return err
+		}
+		payload := payloadOf(l, events)
+		if effect.EnteredNetwork {
+			if err := db.emitEvent(ctx, tx, account, "LABEL_IN_TRANSIT", payload); err != nil {
+				return err
+			}
+		}
+		if err := db.emitEvent(ctx, tx, account, "LABEL_TRACKING_UPDATED", payload); err != nil {
+			return err
+		}
+		if effect.Finished {
+			// The label row already shows its final status, which billing records.
+			return db.billFinishedLabel(ctx, tx, l.ID, Micros(*l.FinishedAt))
+		}
+		return nil
+	})
+	return ev, created, err
 }

@@ -6,7 +6,7 @@ CREATE TABLE shipping_labels (
     shipping_rate_id      TEXT NOT NULL REFERENCES shipping_rates (id),
     carrier               TEXT NOT NULL,
     service               TEXT NOT NULL,
-    tracking_code         TEXT NOT NULL UNIQUE,
+    tracking_code         TEXT NOT NULL UNIQUE,  -- also backs the tracking_code filter and the event feed
     status                TEXT NOT NULL,
     substatus             TEXT,
     label_format          TEXT NOT NULL,
@@ -35,3 +35,15 @@ CREATE TABLE tracking_events (
     UNIQUE (label_id, occurred_at, status, message)
 );
 CREATE INDEX tracking_events_label ON tracking_events (label_id, occurred_at, id);
+
+-- Idempotency-Key of label purchases: the key, what the request was (a fingerprint of shipment,
+-- rate and options) and the answer, written in the purchase's transaction.
+CREATE TABLE idempotency_keys (
+    account_id      TEXT NOT NULL REFERENCES accounts (id),
+    idempotency_key TEXT NOT NULL,
+    fingerprint     TEXT NOT NULL,
+    shipment_id     TEXT NOT NULL,
+    response        TEXT NOT NULL,    -- JSON: the purchased shipment as answered
+    created_at      BIGINT NOT NULL,
+    PRIMARY KEY (account_id, idempotency_key)
+);
