@@ -132,9 +132,7 @@ func (p parser) order(doc map[string]any) Order {
 		o.ShippingAddress = &a
 	}
 	fos, present := p.array(doc, "", "fulfillmentOrders")
-	if !present {
-		p.errs.Add("fulfillmentOrders", "required", "at least one fulfillment order is required")
-	} else if len(fos) == 0 {
+	if len(fos) == 0 && (present || missing(doc, "fulfillmentOrders")) {
 		p.errs.Add("fulfillmentOrders", "required", "at least one fulfillment order is required")
 	}
 	o.FulfillmentOrders = []FulfillmentOrder{}
@@ -173,7 +171,7 @@ func (p parser) fulfillmentOrder(m map[string]any, path string) FulfillmentOrder
 		fo.Incoterm = p.str(duties, join(path, "internationalDuties"), "incoterm")
 	}
 	items, present := p.array(m, path, "lineItems")
-	if !present || len(items) == 0 {
+	if len(items) == 0 && (present || missing(m, "lineItems")) {
 		p.errs.Add(join(path, "lineItems"), "required", "at least one line item is required")
 	}
 	fo.LineItems = []LineItem{}
@@ -409,17 +407,15 @@ func (p parser) address(m map[string]any, path string, destination bool) Address
 		p.boolean(m, path, "coordinatesValidated")
 		return a
 	}
-	for _, f := range []struct{ key, value string }{
-		{"address1", a.Street1}, {"city", a.City}, {"zip", a.Zip}, {"countryCode", a.Country},
-	} {
-		if f.value == "" {
-			p.errs.Add(join(path, f.key), "required", "is required")
+	for _, key := range []string{"address1", "city", "zip", "countryCode"} {
+		if missing(m, key) {
+			p.errs.Add(join(path, key), "required", "is required")
 		}
 	}
-	if a.Country == "US" && a.State == "" {
+	if a.Country == "US" && missing(m, "province") && missing(m, "provinceCode") {
 		p.errs.Add(join(path, "province"), "required", "is required for US addresses")
 	}
-	if a.Name == "" && a.Company == "" {
+	if missing(m, "firstName") && missing(m, "lastName") && missing(m, "company") {
 		p.errs.Add(join(path, "lastName"), "required", "a name (firstName, lastName) or company is required")
 	}
 	return a
@@ -430,6 +426,18 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// missing reports whether m lacks key: absent, null or a blank string. A value of another
+// type is not missing; its accessor reports it.
+func missing(m map[string]any, key string) bool {
+	switch x := m[key].(type) {
+	case nil:
+		return true
+	case string:
+		return strings.TrimSpace(x) == ""
+	}
+	return false
 }
 
 // The accessors below read one field of m. An absent or null field is "not present"; a field
