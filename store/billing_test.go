@@ -1,0 +1,485 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/waybill/waybill/billing"
+)
+
+// billingDB is a test database with a settable clock and sequential ids.
+type billingDB struct {
+	*DB
+	t   *testing.T
+	mu  sync.Mutex
+	now time.Time
+	seq int
+}
+
+func newBillingDB(t *testing.T, start time.Time) *billingDB {
+	b := &billingDB{DB: openTest(t), t: t, now: start}
+	b.DB.Now = func() time.Time { b.mu.Lock(); defer b.mu.Unlock(); return b.now }
+	b.DB.NewID = func() string {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.seq++
+		return fmt.Sprintf("00000000-0000-7000-8000-%012x", b.seq)
+	}
+	return b
+}
+
+func (b *billingDB) setClock(t time.Time) { b.mu.Lock(); b.now = t; b.mu.Unlock() }
+
+func (b *billingDB) account(name string) string {
+	b.t.Helper()
+	a, err := b.CreateAccount(context.Background(), name, "")
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return a.ID
+}
+
+// label is a purchased label inserted straight into the tables the labels work owns.
+type label struct {
+	status                              string
+	purchased                           time.Time
+	postage, surcharges, total, retail int64
+}
+
+func (b *billingDB) seedLabel(accountID string, l label) string {
+	b.t.Helper()
+	ctx := context.Background()
+	shipment, rate, id := b.NewID(), b.NewID(), b.NewID()
+	at := Micros(l.purchased)
+	err := b.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
+			rate_shopping_profile, rate_shopping_strategy, label_format, request, created_at, updated_at)
+			VALUES ($1, $2, 'SHIPPING_LABEL_PURCHASED', '', 'ACME', '2026-11-01', 'default', 'ALL', 'PDF', $3, $4, $4)`,
+			shipment, accountID, `{"origin":{"zip":"10001"},"destination":{"zip":"94103"},"parcel":{"weight":12,"weight_unit":"OZ"}}`, at); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service, currency,
+			postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days, estimated_delivery_date,
+			rate_metadata, position, created_at) VALUES ($1, $2, $3, 'ACME', 'REGEA', 'USD', $4, $5, $6, $7, 3,
+			'2026-11-04T00:00:00Z', $8, 0, $9)`,
+			rate, accountID, shipment, l.postage, l.surcharges, l.total, l.retail,
+			`{"zone":5,"billable_weight_oz":12,"surcharges":[{"type":"FUEL","amount":0.45}]}`, at); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
+			service, tracking_code, status, label_format, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, 'ACME', 'REGEA', $5, $6, 'PDF', $7, $7)`,
+			id, accountID, shipment, rate, "TRK"+id[24:], l.status, at)
+		return err
+	})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return id
+}
+
+// finish marks a label finished and bills it, as the tracking work does in one transaction.
+func (b *billingDB) finish(labelID, status string, at time.Time) error {
+	ctx := context.Background()
+	return b.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, finished_at = $2 WHERE id = $3`,
+			status, Micros(at), labelID); err != nil {
+			return err
+		}
+		return b.billFinishedLabel(ctx, tx, labelID, Micros(at))
+	})
+}
+
+// bill calls billFinishedLabel alone (a repeated or racing call).
+func (b *billingDB) bill(labelID string, at time.Time) error {
+	ctx := context.Background()
+	return b.Tx(ctx, func(tx *sql.Tx) error { return b.billFinishedLabel(ctx, tx, labelID, Micros(at)) })
+}
+
+func (b *billingDB) invoices(accountID string) []billing.Invoice {
+	b.t.Helper()
+	l, err := b.Invoices(context.Background(), accountID, InvoiceFilter{}, Page{Number: 1, Size: 250})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return l.Items
+}
+
+func (b *billingDB) items(accountID, invoiceID string) []billing.LineItem {
+	b.t.Helper()
+	_, _, items, _, err := b.InvoiceWithItems(context.Background(), accountID, invoiceID, 0)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return items
+}
+
+var nov22 = time.Date(2026, 11, 22, 3, 42, 3, 123456000, time.UTC)
+
+func TestCreateAccountMakesBillingProfile(t *testing.T) {
+	b := newBillingDB(t, nov22)
+	acct := b.account("acme")
+	p, err := b.BillingProfile(context.Background(), acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := billing.DefaultProfile(acct); p != want {
+		t.Errorf("BillingProfile = %+v; want %+v", p, want)
+	}
+	if got := b.seq; got != 2 {
+		t.Errorf("CreateAccount used %d ids; want 2 (the profile takes none)", got)
+	}
+}
+
+func TestBillFinishedLabel(t *testing.T) {
+	b := newBillingDB(t, nov22)
+	acct := b.account("acme")
+	id := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: nov22.Add(-72 * time.Hour), postage: 700, surcharges: 45, total: 745, retail: 990})
+	if err := b.finish(id, "DELIVERED", nov22); err != nil {
+		t.Fatal(err)
+	}
+	invs := b.invoices(acct)
+	if len(invs) != 1 {
+		t.Fatalf("%d invoices; want 1", len(invs))
+	}
+	inv := invs[0]
+	if inv.Status != billing.Draft || inv.PeriodStart != "2026-11-01" || inv.PeriodEnd != "2026-11-30" || inv.TotalCents != 745 ||
+		inv.Number != "INV-2026-000001" {
+		t.Errorf("invoice = %+v; want the November DRAFT INV-2026-000001 of 745 cents", inv)
+	}
+	items := b.items(acct, inv.ID)
+	if len(items) != 1 {
+		t.Fatalf("%d line items; want 1", len(items))
+	}
+	it := items[0]
+	got, _ := json.Marshal(it)
+	want := fmt.Sprintf(`{"id":"%s","invoice_id":"%s","type":"POSTAGE","carrier":"ACME","service":"REGEA","tracking_code":"TRK%s",`+
+		`"description":"Postage ACME REGEA TRK%s","postage_cents":700,"surcharges_cents":45,"total_cents":745,"retail_cents":990,`+
+		`"purchased_at":"2026-11-19T03:42:03.123456Z","shipping_label_status":"DELIVERED",`+
+		`"shipment_request_parameters":{"origin":{"zip":"10001"},"destination":{"zip":"94103"},"parcel":{"weight":12,"weight_unit":"OZ"}},`+
+		`"shipping_rate_metadata":{"zone":5,"billable_weight_oz":12,"surcharges":[{"type":"FUEL","amount":0.45}]},`+
+		`"created_at":"2026-11-22T03:42:03.123456Z"}`, it.ID, inv.ID, id[24:], id[24:])
+	if string(got) != want {
+		t.Errorf("line item =\n%s\nwant\n%s", got, want)
+	}
+
+	// A second call, and a later RETURN_TO_SENDER, bill nothing more.
+	if err := b.bill(id, nov22.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.finish(id, "RETURN_TO_SENDER", nov22.Add(48*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if items := b.items(acct, inv.ID); len(items) != 1 {
+		t.Errorf("after billing again: %d line items; want 1", len(items))
+	}
+	if invs := b.invoices(acct); len(invs) != 1 || invs[0].TotalCents != 745 {
+		t.Errorf("after billing again: invoices = %+v; want one of 745 cents", invs)
+	}
+}
+
+func TestBillFinishedLabelVoidedAndUnknown(t *testing.T) {
+	b := newBillingDB(t, nov22)
+	acct := b.account("acme")
+	id := b.seedLabel(acct, label{status: "VOIDED", purchased: nov22, postage: 700, total: 700, retail: 800})
+	if err := b.bill(id, nov22); err != nil {
+		t.Fatal(err)
+	}
+	if invs := b.invoices(acct); len(invs) != 0 {
+		t.Errorf("a VOIDED label made invoices %+v; want none", invs)
+	}
+	if err := b.bill("00000000-0000-7000-8000-ffffffffffff", nov22); !errors.Is(err, ErrNotFound) {
+		t.Errorf("billing an unknown label = %v; want ErrNotFound", err)
+	}
+}
+
+// TestBillAfterFinalize: a label that finishes in a period whose invoice is already finalized
+// is billed on the next DRAFT; with none, a DRAFT for the following period is created.
+func TestBillAfterFinalize(t *testing.T) {
+	ctx := context.Background()
+	b := newBillingDB(t, nov22)
+	acct := b.account("acme")
+	nov, _, err := b.OpenDraftInvoice(ctx, acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.TransitionInvoice(ctx, acct, nov.ID, billing.Finalize); err != nil {
+		t.Fatal(err)
+	}
+	first := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: nov22, postage: 500, total: 500, retail: 600})
+	if err := b.finish(first, "DELIVERED", nov22.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	invs := b.invoices(acct)
+	if len(invs) != 2 || invs[0].PeriodStart != "2026-12-01" || invs[0].Status != billing.Draft || invs[0].TotalCents != 500 {
+		t.Fatalf("invoices = %+v; want a December DRAFT of 500 cents first", invs)
+	}
+	if invs[1].TotalCents != 0 {
+		t.Errorf("the finalized November invoice changed: %+v", invs[1])
+	}
+	// Another one lands on the same December DRAFT.
+	second := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: nov22, postage: 300, total: 300, retail: 400})
+	if err := b.finish(second, "RETURN_TO_SENDER", nov22.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if invs := b.invoices(acct); len(invs) != 2 || invs[0].TotalCents != 800 {
+		t.Errorf("invoices = %+v; want the December DRAFT at 800 cents", invs)
+	}
+}
+
+func TestWeeklyPeriods(t *testing.T) {
+	ctx := context.Background()
+	b := newBillingDB(t, nov22)
+	acct := b.account("acme")
+	if err := b.SetBillingPeriod(ctx, acct, billing.Weekly); err != nil {
+		t.Fatal(err)
+	}
+	inv, created, err := b.OpenDraftInvoice(ctx, acct)
+	if err != nil || !created {
+		t.Fatalf("OpenDraftInvoice = %+v, %v, %v", inv, created, err)
+	}
+	// 2026-11-22 is a Sunday: the week began on Monday the 16th.
+	if inv.PeriodStart != "2026-11-16" || inv.PeriodEnd != "2026-11-22" {
+		t.Errorf("weekly period = %s..%s; want 2026-11-16..2026-11-22", inv.PeriodStart, inv.PeriodEnd)
+	}
+	if err := b.SetBillingPeriod(ctx, acct, billing.Monthly); !errors.Is(err, billing.ErrInvalidState) {
+		t.Errorf("SetBillingPeriod with invoices = %v; want ErrInvalidState", err)
+	}
+}
+
+func TestDeferredCents(t *testing.T) {
+	ctx := context.Background()
+	b := newBillingDB(t, nov22)
+	acct := b.account("acme")
+	other := b.account("other")
+	inTransit := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), postage: 700, surcharges: 45, total: 745, retail: 900})
+	_ = inTransit
+	b.seedLabel(acct, label{status: "PRE_TRANSIT", purchased: time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC), postage: 500, total: 500, retail: 600})
+	b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), postage: 111, total: 111, retail: 200}) // after period_end
+	b.seedLabel(acct, label{status: "VOIDED", purchased: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), postage: 222, total: 222, retail: 300})
+	b.seedLabel(other, label{status: "IN_TRANSIT", purchased: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), postage: 333, total: 333, retail: 400})
+	delivered := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC), postage: 444, total: 444, retail: 500})
+	if err := b.finish(delivered, "DELIVERED", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	invs := b.invoices(acct)
+	if len(invs) != 1 {
+		t.Fatalf("%d invoices; want 1", len(invs))
+	}
+	b.setClock(time.Date(2026, 12, 1, 0, 0, 5, 0, time.UTC))
+	due, err := b.EndedDrafts(ctx, 10)
+	if err != nil || len(due) != 1 || due[0].ID != invs[0].ID {
+		t.Fatalf("EndedDrafts = %v, %v; want the November invoice", due, err)
+	}
+	inv, err := b.TransitionInvoice(ctx, acct, invs[0].ID, billing.Finalize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv.DeferredCents != 745+500 || inv.TotalCents != 444 || inv.InvoiceDate != "2026-12-01" || inv.DueDate != "2026-12-16" {
+		t.Errorf("finalized invoice = %+v; want deferred 1245, total 444, dated 2026-12-01 due 2026-12-16", inv)
+	}
+	if due, err := b.EndedDrafts(ctx, 10); err != nil || len(due) != 0 {
+		t.Errorf("EndedDrafts after finalizing = %v, %v; want none", due, err)
+	}
+}
+
+// TestFinalizeOnce races finalizations of one invoice: exactly one wins.
+func TestFinalizeOnce(t *testing.T) {
+	ctx := context.Background()
+	b := newBillingDB(t, nov22)
+	acct := b.account("acme")
+	inv, _, err := b.OpenDraftInvoice(ctx, acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = b.TransitionInvoice(ctx, acct, inv.ID, billing.Finalize)
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, billing.ErrInvalidState):
+			t.Errorf("TransitionInvoice = %v; want nil or ErrInvalidState", err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d finalizations succeeded; want exactly 1", won)
+	}
+}
+
+// TestBillingInvariants drives random sequences of fee adds, soft deletes, label billing
+// (repeated, voided, racing with finalization) and finalizations, and checks after every step
+// that each invoice's total is the sum of its live line items, that it matches a model of what
+// should be there, and that every finished label is billed exactly once and a voided one never.
+func TestBillingInvariants(t *testing.T) {
+	seeds := []uint64{1, 2, 3, 42, 2026}
+	steps := 120
+	if testing.Short() {
+		seeds, steps = seeds[:2], 60
+	}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			runInvariants(t, rand.New(rand.NewPCG(seed, seed*7919)), steps)
+		})
+	}
+}
+
+func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
+	ctx := context.Background()
+	b := newBillingDB(t, nov22)
+	acct := b.account("acme")
+	other := b.account("other")
+	liveItems := map[string]int64{} // line item id → amount, for live items
+	type lbl struct {
+		id             string
+		total          int64
+		voided, billed bool
+	}
+	var labels []*lbl
+	clock := nov22
+	for step := 0; step < steps; step++ {
+		switch op := rnd.IntN(10); {
+		case op < 3: // add a fee or credit to the current DRAFT
+			inv, _, err := b.OpenDraftInvoice(ctx, acct)
+			if err != nil {
+				t.Fatal(err)
+			}
+			amount := rnd.Int64N(20000) - 5000
+			if amount == 0 {
+				amount = 1
+			}
+			it, err := b.AddFee(ctx, acct, inv.ID, "fee", amount)
+			if err != nil {
+				t.Fatalf("step %d: AddFee: %v", step, err)
+			}
+			liveItems[it.ID] = amount
+		case op < 5: // soft-delete a random item, live or not
+			ids := allItemIDs(t, b.DB, acct)
+			if len(ids) == 0 {
+				continue
+			}
+			id := ids[rnd.IntN(len(ids))]
+			err := b.DeleteLineItem(ctx, acct, id)
+			_, live := liveItems[id]
+			switch {
+			case err == nil && live:
+				delete(liveItems, id)
+			case errors.Is(err, ErrNotFound) && !live:
+			case errors.Is(err, billing.ErrInvalidState) && live:
+			default:
+				t.Fatalf("step %d: DeleteLineItem(live=%v) = %v", step, live, err)
+			}
+		case op < 7: // a new label, maybe voided
+			total := rnd.Int64N(3000) + 1
+			l := &lbl{total: total, voided: rnd.IntN(5) == 0}
+			status := "IN_TRANSIT"
+			if l.voided {
+				status = "VOIDED"
+			}
+			l.id = b.seedLabel(acct, label{status: status, purchased: clock, postage: total, total: total, retail: total + 100})
+			labels = append(labels, l)
+			b.seedLabel(other, label{status: "IN_TRANSIT", purchased: clock, postage: 1, total: 1, retail: 1})
+		case op < 9: // a label finishes (or a duplicate billing call arrives)
+			if len(labels) == 0 {
+				continue
+			}
+			l := labels[rnd.IntN(len(labels))]
+			var err error
+			if l.voided {
+				err = b.bill(l.id, clock)
+			} else {
+				err = b.finish(l.id, []string{"DELIVERED", "RETURN_TO_SENDER"}[rnd.IntN(2)], clock)
+			}
+			if err != nil {
+				t.Fatalf("step %d: billing: %v", step, err)
+			}
+			if !l.voided && !l.billed {
+				l.billed = true
+				var id string
+				if err := b.r.QueryRowContext(ctx, `SELECT id FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&id); err != nil {
+					t.Fatalf("step %d: label %s not billed: %v", step, l.id, err)
+				}
+				liveItems[id] = l.total
+			}
+		default: // time passes; now and then the period closes
+			clock = clock.Add(time.Duration(rnd.IntN(96)) * time.Hour)
+			b.setClock(clock)
+			due, err := b.EndedDrafts(ctx, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ref := range due {
+				if _, err := b.TransitionInvoice(ctx, ref.AccountID, ref.ID, billing.Finalize); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		checkInvariants(t, b, acct, step, liveItems)
+	}
+	for _, l := range labels {
+		var n int
+		if err := b.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 1, false: 0}[l.billed]; n != want {
+			t.Errorf("label %s (voided %v) billed %d times; want %d", l.id, l.voided, n, want)
+		}
+	}
+}
+
+func allItemIDs(t *testing.T, db *DB, accountID string) []string {
+	rows, err := db.r.Query(`SELECT id FROM billing_line_items WHERE account_id = $1 ORDER BY id`, accountID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		rows.Scan(&id)
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func checkInvariants(t *testing.T, b *billingDB, acct string, step int, live map[string]int64) {
+	t.Helper()
+	seen := 0
+	for _, inv := range b.invoices(acct) {
+		items := b.items(acct, inv.ID)
+		if sum := billing.Total(items); sum != inv.TotalCents {
+			t.Fatalf("step %d: invoice %s total %d; its live items sum to %d", step, inv.Number, inv.TotalCents, sum)
+		}
+		var model int64
+		for _, it := range items {
+			amount, ok := live[it.ID]
+			if !ok {
+				t.Fatalf("step %d: item %s is live but should not be", step, it.ID)
+			}
+			model += amount
+		}
+		if model != inv.TotalCents {
+			t.Fatalf("step %d: invoice %s total %d; model says %d", step, inv.Number, inv.TotalCents, model)
+		}
+		seen += len(items)
+	}
+	if seen != len(live) {
+		t.Fatalf("step %d: %d live items; model says %d", step, seen, len(live))
+	}
+}
