@@ -48,8 +48,8 @@ func (b *billingDB) account(name string) string {
 
 // label is a purchased label inserted straight into the tables the labels work owns.
 type label struct {
-	status                              string
-	purchased                           time.Time
+	status                             string
+	purchased                          time.Time
 	postage, surcharges, total, retail int64
 }
 
