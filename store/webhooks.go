@@ -54,9 +54,10 @@ func (db *DB) emit(ctx context.Context, tx *sql.Tx, accountID *string, topic str
 		return fmt.Errorf("emit %s: %w", topic, err)
 	}
 	f, args = filter(4)
+	// The casts type the select list's parameters for PostgreSQL, which would read them as text.
 	_, err = tx.ExecContext(ctx, `INSERT INTO webhook_events
 		(id, subscription_id, account_id, topic, url, payload, happened_at, status, next_attempt_at, created_at)
-		SELECT $1, id, account_id, topic, url, $2, $3, '`+webhook.StatusPending+`', $3, $3 `+f,
+		SELECT $1, id, account_id, topic, url, $2, CAST($3 AS BIGINT), '`+webhook.StatusPending+`', CAST($3 AS BIGINT), CAST($3 AS BIGINT) `+f,
 		append([]any{db.NewID(), string(body), db.now()}, args...)...)
 	if err != nil {
 		return fmt.Errorf("emit %s: %w", topic, err)
