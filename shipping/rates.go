@@ -136,7 +136,11 @@ func (s *Shopper) Carrier(name string) (Carrier, bool) {
 // service, filtered by strategy; or a *RateError with each carrier's reason.
 func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shipDate time.Time) ([]Rate, error) {
 	if sr.Origin.Country != "US" || sr.Destination.Country != "US" {
-		return nil, &RateError{Code: CodeNoRates, Message: "the built-in carriers serve US domestic routes only"}
+		reasons := make([]Reason, 0, len(p.Carriers))
+		for _, name := range p.Carriers {
+			reasons = append(reasons, Reason{Carrier: name, Message: "serves US domestic routes only"})
+		}
+		return nil, &RateError{Code: CodeNoRates, Message: "no carrier serves routes outside the US", Reasons: reasons}
 	}
 	dest := zip3Index(sr.Destination.Zip)
 	req := RateRequest{Origin: *sr.Origin, Destination: *sr.Destination, ShipDate: shipDate.Format(time.DateOnly)}

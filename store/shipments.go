@@ -237,8 +237,9 @@ type OptionalString struct {
 // the shipment.
 func (db *DB) UpdateShipmentReferences(ctx context.Context, accountID, id string, ref1, ref2 OptionalString) (*shipping.Shipment, error) {
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		sets := []string{"updated_at = $3"}
-		args := []any{accountID, id, db.now()}
+		// Placeholders are numbered in order of appearance: the SET list, then the WHERE.
+		sets := []string{"updated_at = $1"}
+		args := []any{db.now()}
 		for _, r := range []struct {
 			column string
 			v      OptionalString
@@ -248,8 +249,10 @@ func (db *DB) UpdateShipmentReferences(ctx context.Context, accountID, id string
 				sets = append(sets, r.column+" = $"+strconv.Itoa(len(args)))
 			}
 		}
+		n := len(args)
+		args = append(args, accountID, id)
 		res, err := tx.ExecContext(ctx, `UPDATE shipments SET `+strings.Join(sets, ", ")+`
-			WHERE account_id = $1 AND id = $2`, args...)
+			WHERE account_id = $`+strconv.Itoa(n+1)+` AND id = $`+strconv.Itoa(n+2), args...)
 		return rowsOrNotFound(res, err)
 	})
 	if err != nil {
