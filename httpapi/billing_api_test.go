@@ -16,9 +16,9 @@ import (
 
 type invoiceAnswer struct {
 	Data struct {
-		ID                   string `json:"id"`
-		Status               string `json:"status"`
-		TotalCents           int64  `json:"total_cents"`
+		ID                   string           `json:"id"`
+		Status               string           `json:"status"`
+		TotalCents           int64            `json:"total_cents"`
 		LineItems            []lineItemAnswer `json:"line_items"`
 		LineItemsHasNextPage bool             `json:"line_items_has_next_page"`
 	} `json:"data"`
