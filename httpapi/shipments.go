@@ -312,6 +312,9 @@ func (a *API) putProfile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	a.ship.mu.Lock()
+	delete(a.ship.profiles, p.Key)
+	a.ship.mu.Unlock()
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated

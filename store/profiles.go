@@ -82,13 +82,19 @@ func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile) (created bool
 	}
 	err = db.Tx(ctx, func(tx *sql.Tx) error {
 		now := db.now()
-		p.UpdatedAt = Time(now)
 		var old string
-		err := tx.QueryRowContext(ctx, `SELECT body FROM rate_shopping_profiles WHERE profile_key = $1`, p.Key).Scan(&old)
+		var oldUpdated int64
+		err := tx.QueryRowContext(ctx, `SELECT body, updated_at FROM rate_shopping_profiles WHERE profile_key = $1`, p.Key).Scan(&old, &oldUpdated)
 		created = errors.Is(err, sql.ErrNoRows)
 		if err != nil && !created {
 			return err
 		}
+		// updated_at is the version cached copies are checked against: it must move forward even
+		// when the clock has not.
+		if !created && now <= oldUpdated {
+			now = oldUpdated + 1
+		}
+		p.UpdatedAt = Time(now)
 		coverageChanged := created
 		if !created {
 			var prev shipping.ProfileInput
