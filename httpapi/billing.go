@@ -298,3 +298,39 @@ func (a *API) invoiceAction(action string) handlerFunc {
 		return nil
 	}
 }
+
+// billingProfileJSON is an account's billing profile as the ADMIN endpoints show it.
+type billingProfileJSON struct {
+	AccountID    string         `json:"account_id"`
+	Currency     string         `json:"currency"`
+	Period       billing.Period `json:"period"`
+	NetTermsDays int            `json:"net_terms_days"`
+}
+
+// getBillingProfile: GET /admin/accounts/{id}/billing_profile.
+func (a *API) getBillingProfile(w http.ResponseWriter, r *http.Request) error {
+	p, err := a.db.BillingProfile(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, billingProfileJSON(p))
+	return nil
+}
+
+// updateBillingProfile: PATCH /admin/accounts/{id}/billing_profile {period}. Invoice periods
+// never overlap, so the period can change only before the account's first invoice (409 after).
+func (a *API) updateBillingProfile(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Period billing.Period `json:"period"`
+	}
+	if err := readJSON(w, r, &body); err != nil {
+		return err
+	}
+	if !body.Period.Valid() {
+		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "period", Code: "invalid", Message: "must be MONTHLY or WEEKLY"}}}
+	}
+	if err := a.db.SetBillingPeriod(r.Context(), r.PathValue("id"), body.Period); err != nil {
+		return err
+	}
+	return a.getBillingProfile(w, r)
+}

@@ -61,6 +61,8 @@ func (a *API) routes() {
 	a.handle("POST /admin/accounts/{id}/ingest_secret/rotate", ScopeAdmin, a.rotateIngestSecret)
 	a.handle("PUT /admin/rate_shopping_profiles/{key}", ScopeAdmin, a.putProfile)
 	a.handle("POST /admin/tracking_events", ScopeAdmin, a.postTrackingEvent)
+	a.handle("GET /admin/accounts/{id}/billing_profile", ScopeAdmin, a.getBillingProfile)
+	a.handle("PATCH /admin/accounts/{id}/billing_profile", ScopeAdmin, a.updateBillingProfile)
 	a.handle("POST /admin/billing/invoices", ScopeAdmin, a.openDraftInvoice)
 	a.handle("POST /admin/billing/invoices/{id}/line_items", ScopeAdmin, a.addInvoiceFee)
 	a.handle("DELETE /admin/billing/line_items/{id}", ScopeAdmin, a.deleteLineItem)
