@@ -2,38 +2,358 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
 	"net/http"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
 )
 
-type labelState struct{}
-
-func (a *API) setupLabels() error { return nil }
-
-func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
-
-func (a *API) cancelShipment(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
-
-func (a *API) listLabels(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
-
-func (a *API) getLabel(w http.ResponseWriter, r *http.Request) error { return errNotImplemented }
-
-func (a *API) getLabelDocument(w http.ResponseWriter, r *http.Request) error {
-	return errNotImplemented
+// labelState is the labels side of the API. Labels need no state of their own beyond the
+// store and the carriers (shippingState); the documents are drawn on demand.
+type labelState struct {
+	// maxEventSkew is how far in the future a tracking event's occurred_at may lie (clock
+	// skew between the carrier feed and us).
+	maxEventSkew time.Duration
 }
 
-func (a *API) listTrackingEvents(w http.ResponseWriter, r *http.Request) error {
-	return errNotImplemented
+func (a *API) setupLabels() error {
+	a.labels = &labelState{maxEventSkew: 24 * time.Hour}
+	// Labels read from the store carry label_url under this API's base URL.
+	a.db.BaseURL = a.baseURL
+	return nil
 }
 
-func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
-	return errNotImplemented
+// maxIdempotencyKey bounds the Idempotency-Key header.
+const maxIdempotencyKey = 255
+
+// buyRate: POST /shipments/{id}/rates/{rate_id}, body optional {"inline_label": bool}, or
+// ?inline_label=true; Idempotency-Key header optional. Answers 200 with the purchased shipment
+// (the shipment is not created here, so not 201); a replay carries Idempotent-Replayed: true.
+func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
+	inline, err := boolParam(r, "inline_label")
+	if err != nil {
+		return err
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		var req struct {
+			InlineLabel *bool `json:"inline_label"`
+		}
+		if err := decodeStrict(body, &req); err != nil {
+			return err
+		}
+		if req.InlineLabel != nil {
+			inline = inline || *req.InlineLabel
+		}
+	}
+	key := r.Header.Get("Idempotency-Key")
+	if r.Header.Values("Idempotency-Key") != nil && !validIdempotencyKey(key) {
+		return invalidParameter("Idempotency-Key", "Idempotency-Key must be 1 to 255 printable ASCII characters")
+	}
+	s, replayed, err := a.buy(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("rate_id"), inline, key)
+	if err != nil {
+		return err
+	}
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeData(w, http.StatusOK, s)
+	return nil
+}
+
+func validIdempotencyKey(k string) bool {
+	if k == "" || len(k) > maxIdempotencyKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// boolParam reads an optional true/false query parameter.
+func boolParam(r *http.Request, name string) (bool, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return false, nil
+	}
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, invalidParameter(name, name+" must be true or false")
+	}
+	return v, nil
 }
 
 // purchaseRate buys rateID for the shipment (the buy endpoint, and POST /shipments with
 // buy_cheapest_rate) and returns the purchased shipment. idempotencyKey may be empty.
-// (Filled in by the labels work.)
 func (a *API) purchaseRate(ctx context.Context, accountID, shipmentID, rateID string, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, error) {
-	return nil, errNotImplemented
+	s, _, err := a.buy(ctx, accountID, shipmentID, rateID, inlineLabel, idempotencyKey)
+	return s, err
+}
+
+// buy is purchaseRate that also reports whether the answer is an idempotent replay.
+func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, bool, error) {
+	var idem *store.Idempotency
+	if idempotencyKey != "" {
+		// The fingerprint is what the request asked for; the same key must ask the same.
+		sum := sha256.Sum256([]byte("buy\x00" + shipmentID + "\x00" + rateID + "\x00" + strconv.FormatBool(inlineLabel)))
+		idem = &store.Idempotency{Key: idempotencyKey, Fingerprint: hex.EncodeToString(sum[:])}
+	}
+	s, replayed, err := a.db.BuyLabel(ctx, accountID, shipmentID, rateID, idem, a.purchaseFromCarrier)
+	if errors.Is(err, store.ErrIdempotencyKeyReused) {
+		return nil, false, &Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
+			Message: "this Idempotency-Key was already used for a different request"}
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if inlineLabel && s.ShippingLabel != nil {
+		doc, _, err := labelDocument(s, s.ShippingLabel).Render(s.ShippingLabel.LabelFormat)
+		if err != nil {
+			return nil, false, err
+		}
+		s.ShippingLabel.LabelFile = base64.StdEncoding.EncodeToString(doc)
+	}
+	return s, replayed, nil
+}
+
+// errCarrier is the answer when a carrier fails to buy or void a label; the carrier's own
+// message goes to the log only.
+func errCarrier(carrier, action string) *Error {
+	return &Error{Status: http.StatusBadGateway, Code: "carrier_error", Message: "carrier " + carrier + " could not " + action + " the label; try again later"}
+}
+
+// purchaseFromCarrier buys the label from the rate's carrier (store.PurchaseFunc).
+func (a *API) purchaseFromCarrier(ctx context.Context, s *shipping.Shipment, rate shipping.Rate, labelID string) (string, error) {
+	c, ok := a.carrier(rate.Carrier)
+	if !ok {
+		a.log.Error("buy: carrier not configured", "carrier", rate.Carrier, "shipment", s.ID)
+		return "", errCarrier(rate.Carrier, "buy")
+	}
+	code, err := c.Purchase(ctx, shipping.PurchaseRequest{LabelID: labelID, ShipmentID: s.ID, Service: rate.Service, ShipDate: s.ShipDate})
+	if err != nil {
+		a.log.Error("buy: carrier refused", "carrier", rate.Carrier, "shipment", s.ID, "err", err)
+		return "", errCarrier(rate.Carrier, "buy")
+	}
+	if !validTrackingCode(code) {
+		a.log.Error("buy: carrier returned an unusable tracking code", "carrier", rate.Carrier, "shipment", s.ID, "length", len(code))
+		return "", errCarrier(rate.Carrier, "buy")
+	}
+	return code, nil
+}
+
+// validTrackingCode accepts what a label can print as a Code 128 barcode and a URL can carry:
+// 4 to 64 letters, digits and dashes.
+func validTrackingCode(code string) bool {
+	if len(code) < 4 || len(code) > 64 {
+		return false
+	}
+	return !strings.ContainsFunc(code, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r == '-')
+	})
+}
+
+// labelDocument is what the label of shipment s shows.
+func labelDocument(s *shipping.Shipment, l *shipping.Label) shipping.LabelDocument {
+	ref := ""
+	if s.CustomReference1 != nil {
+		ref = *s.CustomReference1
+	}
+	return shipping.LabelDocument{From: s.ReturnAddress, To: s.Destination, Carrier: l.Carrier, Service: l.Service,
+		ShipDate: s.ShipDate, TrackingCode: l.TrackingCode, Weight: shipping.FormatWeight(s.Parcel), Reference: ref, LabelID: l.ID}
+}
+
+// cancelShipment: PUT /shipments/{id}/cancel, no body required. Cancelling a CANCELLED
+// shipment answers 200 again.
+func (a *API) cancelShipment(w http.ResponseWriter, r *http.Request) error {
+	if err := readOptionalEmpty(w, r); err != nil {
+		return err
+	}
+	s, err := a.db.CancelShipment(r.Context(), accountID(r), r.PathValue("id"), func(ctx context.Context, l *shipping.Label) error {
+		c, ok := a.carrier(l.Carrier)
+		if !ok {
+			a.log.Error("void: carrier not configured", "carrier", l.Carrier, "label", l.ID)
+			return errCarrier(l.Carrier, "void")
+		}
+		if err := c.Void(ctx, l.TrackingCode); err != nil {
+			a.log.Error("void: carrier refused", "carrier", l.Carrier, "label", l.ID, "err", err)
+			return errCarrier(l.Carrier, "void")
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, s)
+	return nil
+}
+
+// readOptionalEmpty accepts no body or an empty JSON object; anything else is answered as a
+// body with unknown fields.
+func readOptionalEmpty(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(w, r)
+	if err != nil || body == nil {
+		return err
+	}
+	return decodeStrict(body, &struct{}{})
+}
+
+// listLabels: GET /shipping_labels?status=&tracking_code=&page=&page_size=, newest first.
+func (a *API) listLabels(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f := store.LabelFilter{Status: q.Get("status"), TrackingCode: q.Get("tracking_code")}
+	if f.Status != "" && !shipping.ValidLabelStatus(f.Status) {
+		return invalidParameter("status", "status must be one of "+strings.Join(shipping.LabelStatuses, ", "))
+	}
+	if len(f.TrackingCode) > 64 {
+		return invalidParameter("tracking_code", "tracking_code must be at most 64 characters")
+	}
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
+	l, err := a.db.ListLabels(r.Context(), accountID(r), f, p)
+	if err != nil {
+		return err
+	}
+	writeList(w, l.Items, offsetMeta(p, l))
+	return nil
+}
+
+// getLabel: GET /shipping_labels/{id}.
+func (a *API) getLabel(w http.ResponseWriter, r *http.Request) error {
+	l, err := a.db.Label(r.Context(), accountID(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, l)
+	return nil
+}
+
+// getLabelDocument: GET /shipping_labels/{id}/label — the PDF or ZPL document, drawn from
+// the stored label and shipment each time (the same data always gives the same bytes).
+func (a *API) getLabelDocument(w http.ResponseWriter, r *http.Request) error {
+	l, s, err := a.db.LabelDocument(r.Context(), accountID(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	doc, contentType, err := labelDocument(s, l).Render(l.LabelFormat)
+	if err != nil {
+		return err
+	}
+	ext := ".pdf"
+	if l.LabelFormat == shipping.LabelFormatZPL {
+		ext = ".zpl"
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Disposition", `inline; filename="label-`+l.TrackingCode+ext+`"`)
+	w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(doc)
+	return nil
+}
+
+// listTrackingEvents: GET /shipping_labels/{id}/tracking_events, oldest first.
+func (a *API) listTrackingEvents(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	l, err := a.db.ListTrackingEvents(r.Context(), accountID(r), r.PathValue("id"), p)
+	if err != nil {
+		return err
+	}
+	writeList(w, l.Items, offsetMeta(p, l))
+	return nil
+}
+
+// trackingEventRequest is the body of POST /admin/tracking_events.
+type trackingEventRequest struct {
+	TrackingCode string             `json:"tracking_code"`
+	Status       string             `json:"status"`
+	Substatus    *string            `json:"substatus"`
+	StatusDetail *string            `json:"status_detail"`
+	Message      string             `json:"message"`
+	OccurredAt   string             `json:"occurred_at"`
+	Location     *shipping.Location `json:"location"`
+}
+
+// postTrackingEvent: POST /admin/tracking_events, the operator feed of the built-in carriers.
+// A new event answers 201; an event already recorded (same label, occurred_at, status and
+// message) answers 200 with the recorded one and changes nothing.
+func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
+	var req trackingEventRequest
+	if err := readJSON(w, r, &req); err != nil {
+		return err
+	}
+	e := shipping.TrackingEvent{Status: req.Status, Substatus: nonEmpty(req.Substatus), StatusDetail: nonEmpty(req.StatusDetail),
+		Message: strings.TrimSpace(req.Message), Source: "admin", TrackingLocation: req.Location}
+	var v shipping.ValidationError
+	req.TrackingCode = strings.TrimSpace(req.TrackingCode)
+	if req.TrackingCode == "" {
+		v.Add("tracking_code", "required", "is required")
+	} else if len(req.TrackingCode) > 64 {
+		v.Add("tracking_code", "too_long", "must be at most 64 characters")
+	}
+	var badTime *shipping.FieldError
+	if req.OccurredAt != "" {
+		at, err := time.Parse(time.RFC3339Nano, req.OccurredAt)
+		switch {
+		case err != nil:
+			badTime = &shipping.FieldError{Field: "occurred_at", Code: "invalid", Message: "must be an RFC 3339 timestamp"}
+		case at.After(a.db.Now().Add(a.labels.maxEventSkew)):
+			badTime = &shipping.FieldError{Field: "occurred_at", Code: "in_future", Message: "must not be more than 24 hours in the future"}
+		default:
+			e.OccurredAt = at.UTC().Truncate(time.Microsecond)
+		}
+	}
+	var ve *shipping.ValidationError
+	if errors.As(shipping.ValidateTrackingEvent(&e), &ve) {
+		for _, f := range ve.Fields {
+			// A bad occurred_at is reported as such, not as missing.
+			if f.Field != "occurred_at" || badTime == nil {
+				v.Fields = append(v.Fields, f)
+			}
+		}
+	}
+	if badTime != nil {
+		v.Fields = append(v.Fields, *badTime)
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	ev, created, err := a.db.AddTrackingEvent(r.Context(), req.TrackingCode, e)
+	if errors.Is(err, store.ErrNotFound) {
+		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no shipping label has tracking code " + req.TrackingCode}
+	}
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeData(w, status, ev)
+	return nil
+}
+
+// nonEmpty treats an empty string like an absent one.
+func nonEmpty(s *string) *string {
+	if s == nil || strings.TrimSpace(*s) == "" {
+		return nil
+	}
+	t := strings.TrimSpace(*s)
+	return &t
 }

@@ -1,8 +1,10 @@
 package shipping
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -108,7 +110,7 @@ func ValidateTrackingEvent(e *TrackingEvent) error {
 		case e.Status != LabelDeliveryException:
 			v.Add("substatus", "invalid", "is only allowed with status DELIVERY_EXCEPTION")
 		case !slices.Contains(LabelSubstatuses, *e.Substatus):
-			v.Add("substatus", "invalid", fmt.Sprintf("must be one of %v", LabelSubstatuses))
+			v.Add("substatus", "invalid", "must be one of "+strings.Join(LabelSubstatuses, ", "))
 		}
 	}
 	if e.Message == "" {
@@ -219,4 +221,45 @@ func CanBuy(shipmentStatus string) error {
 		return fmt.Errorf("%w: shipment is %s; only an OPEN shipment can buy a rate", ErrInvalidState, shipmentStatus)
 	}
 	return nil
+}
+
+// microsLayout is how the API writes timestamps: RFC 3339 in UTC with exactly six fractional
+// digits (DESIGN §3), where time.Time's own JSON drops trailing zeros.
+const microsLayout = "2006-01-02T15:04:05.000000Z07:00"
+
+// micros is a time.Time written in microsLayout.
+type micros time.Time
+
+func (m micros) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Time(m).UTC().Format(microsLayout) + `"`), nil
+}
+
+func microsPtr(t *time.Time) *micros {
+	if t == nil {
+		return nil
+	}
+	m := micros(*t)
+	return &m
+}
+
+// MarshalJSON writes the label with its timestamps in microsLayout.
+func (l Label) MarshalJSON() ([]byte, error) {
+	type plain Label
+	return json.Marshal(struct {
+		plain
+		DeliveredAt        *micros `json:"delivered_at"`
+		FirstCarrierScanAt *micros `json:"first_carrier_scan_at"`
+		CreatedAt          micros  `json:"created_at"`
+		UpdatedAt          micros  `json:"updated_at"`
+	}{plain(l), microsPtr(l.DeliveredAt), microsPtr(l.FirstCarrierScanAt), micros(l.CreatedAt), micros(l.UpdatedAt)})
+}
+
+// MarshalJSON writes the event with its timestamps in microsLayout.
+func (e TrackingEvent) MarshalJSON() ([]byte, error) {
+	type plain TrackingEvent
+	return json.Marshal(struct {
+		plain
+		OccurredAt micros `json:"occurred_at"`
+		CreatedAt  micros `json:"created_at"`
+	}{plain(e), micros(e.OccurredAt), micros(e.CreatedAt)})
 }

@@ -1,7 +1,9 @@
 package shipping
 
 import (
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -236,6 +238,31 @@ func TestCanBuy(t *testing.T) {
 		}
 		if err != nil && !errors.Is(err, ErrInvalidState) {
 			t.Errorf("CanBuy(%q) = %v; want ErrInvalidState", s, err)
+		}
+	}
+}
+
+func TestLabelJSONTimestamps(t *testing.T) {
+	at := time.Date(2026, 11, 22, 9, 0, 0, 0, time.FixedZone("EST", -5*3600))
+	b, err := json.Marshal(Label{ID: "l1", Status: LabelInTransit, FirstCarrierScanAt: &at, CreatedAt: at, UpdatedAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"first_carrier_scan_at":"2026-11-22T14:00:00.000000Z"`, `"delivered_at":null`,
+		`"created_at":"2026-11-22T14:00:00.000000Z"`, `"id":"l1"`, `"status":"IN_TRANSIT"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("json.Marshal(Label) = %s; want it to contain %s", b, want)
+		}
+	}
+	// The JSON reads back into a Label (idempotent replays do).
+	var l Label
+	if err := json.Unmarshal(b, &l); err != nil || !l.FirstCarrierScanAt.Equal(at) || l.ID != "l1" {
+		t.Errorf("json.Unmarshal = %+v, %v; want the label back", l, err)
+	}
+	b, _ = json.Marshal(TrackingEvent{ID: "e1", OccurredAt: at, CreatedAt: at.Add(1500 * time.Nanosecond)})
+	for _, want := range []string{`"occurred_at":"2026-11-22T14:00:00.000000Z"`, `"created_at":"2026-11-22T14:00:00.000001Z"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("json.Marshal(TrackingEvent) = %s; want it to contain %s", b, want)
 		}
 	}
 }
