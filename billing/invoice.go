@@ -171,7 +171,9 @@ type Timestamp struct{ time.Time }
 
 // MarshalJSON writes t in TimeLayout.
 func (t Timestamp) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + t.UTC().Format(TimeLayout) + `"`), nil
+	b := make([]byte, 0, len(TimeLayout)+2)
+	b = append(t.UTC().AppendFormat(append(b, '"'), TimeLayout), '"')
+	return b, nil
 }
 
 // Stamp converts an optional time.

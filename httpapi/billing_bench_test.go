@@ -1,0 +1,95 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/waybill/waybill/billing"
+)
+
+// benchInvoice gives acme a DRAFT invoice of n fees, added through the store for speed, and
+// returns its id.
+func benchInvoice(b *testing.B, e *testEnv, n int) string {
+	b.Helper()
+	ctx := context.Background()
+	acct := e.accounts["acme"].ID
+	inv, _, err := e.db.OpenDraftInvoice(ctx, acct)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		if _, err := e.db.AddFee(ctx, acct, inv.ID, "Fee", int64(i+1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return inv.ID
+}
+
+func authed(method, url, bearer string) *http.Request {
+	r, _ := http.NewRequest(method, url, nil)
+	r.Header.Set("Authorization", "Bearer "+bearer)
+	return r
+}
+
+// BenchmarkGetInvoice: GET /billing/invoices/{id} inlining the full 250 line items.
+func BenchmarkGetInvoice(b *testing.B) {
+	e := newEnv(b)
+	id := benchInvoice(b, e, 300)
+	tok := e.tokens["read_billing"]
+	benchVsBare(b, e.api, http.StatusOK, func(base string, i int) *http.Request {
+		return authed("GET", base+"/billing/invoices/"+id, tok)
+	})
+}
+
+// BenchmarkListLineItems: GET /billing/invoices/{id}/line_items at page 40 of 50-item pages of a
+// 2,500-item invoice (offset pagination, as the interface specifies for line items).
+func BenchmarkListLineItems(b *testing.B) {
+	e := newEnv(b)
+	id := benchInvoice(b, e, 2500)
+	tok := e.tokens["read_billing"]
+	benchVsBare(b, e.api, http.StatusOK, func(base string, i int) *http.Request {
+		return authed("GET", base+"/billing/invoices/"+id+"/line_items?page=40", tok)
+	})
+}
+
+// BenchmarkListInvoices: GET /billing/invoices with a status filter and a search, over three
+// years of monthly invoices.
+func BenchmarkListInvoices(b *testing.B) {
+	e := newEnv(b)
+	ctx := context.Background()
+	acct := e.accounts["acme"].ID
+	at := time.Date(2024, 1, 15, 0, 0, 0, 0, time.UTC)
+	for range 36 {
+		e.setClock(at)
+		inv, _, err := e.db.OpenDraftInvoice(ctx, acct)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.db.TransitionInvoice(ctx, acct, inv.ID, billing.Finalize); err != nil {
+			b.Fatal(err)
+		}
+		at = at.AddDate(0, 1, 0)
+	}
+	tok := e.tokens["read_billing"]
+	benchVsBare(b, e.api, http.StatusOK, func(base string, i int) *http.Request {
+		return authed("GET", base+"/billing/invoices?status=OPEN&search=inv-2025", tok)
+	})
+}
+
+// BenchmarkAddFee: POST /admin/billing/invoices/{id}/line_items, a write transaction that also
+// keeps the invoice total.
+func BenchmarkAddFee(b *testing.B) {
+	e := newEnv(b)
+	id := benchInvoice(b, e, 0)
+	tok := e.tokens["admin"]
+	benchVsBare(b, e.api, http.StatusCreated, func(base string, i int) *http.Request {
+		r, _ := http.NewRequest("POST", base+"/admin/billing/invoices/"+id+"/line_items",
+			strings.NewReader(`{"description": "Fee", "amount_cents": 125}`))
+		r.Header.Set("Authorization", "Bearer "+tok)
+		r.Header.Set("Content-Type", "application/json")
+		return r
+	})
+}
