@@ -131,7 +131,8 @@ func encodeCursor(k store.Key) string {
 
 // decodeCursor accepts only what encodeCursor makes.
 func decodeCursor(s string) (store.Key, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
+	// Strict: a cursor whose unused trailing bits are set is not one encodeCursor made.
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil || len(s) > 128 {
 		return store.Key{}, errInvalidCursor
 	}
