@@ -267,8 +267,7 @@ func (db *DB) draftInvoiceFor(ctx context.Context, tx *sql.Tx, accountID string,
 		accountID, billing.Date(start)).Scan(&id, &status)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		id, err = db.createInvoice(ctx, tx, prof, start, end)
-		return id, err == nil, err
+		return db.createInvoice(ctx, tx, prof, start, end)
 	case err != nil:
 		return "", false, err
 	case status == billing.Draft:
@@ -288,25 +287,31 @@ func (db *DB) draftInvoiceFor(ctx context.Context, tx *sql.Tx, accountID string,
 		return "", false, err
 	}
 	start, end = prof.Period.Bounds(last.AddDate(0, 0, 1))
-	id, err = db.createInvoice(ctx, tx, prof, start, end)
-	return id, err == nil, err
+	return db.createInvoice(ctx, tx, prof, start, end)
 }
 
 // createInvoice creates a DRAFT invoice for the period, numbering it from the year's invoice
-// sequence in the same transaction.
-func (db *DB) createInvoice(ctx context.Context, tx *sql.Tx, prof billing.Profile, start, end time.Time) (string, error) {
+// sequence in the same transaction. Should a concurrent transaction have created the period's
+// invoice first (PostgreSQL), that one is returned and created is false.
+func (db *DB) createInvoice(ctx context.Context, tx *sql.Tx, prof billing.Profile, start, end time.Time) (id string, created bool, err error) {
 	var seq int64
-	err := tx.QueryRowContext(ctx, `INSERT INTO invoice_sequences (year, last_seq) VALUES ($1, 1)
+	err = tx.QueryRowContext(ctx, `INSERT INTO invoice_sequences (year, last_seq) VALUES ($1, 1)
 		ON CONFLICT (year) DO UPDATE SET last_seq = invoice_sequences.last_seq + 1 RETURNING last_seq`, start.Year()).Scan(&seq)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	id, now := db.NewID(), db.now()
-	_, err = tx.ExecContext(ctx, `INSERT INTO invoices (id, account_id, status, currency, invoice_number, period_start, period_end,
-		total_cents, deferred_cents, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, $8, $8)`,
-		id, prof.AccountID, string(billing.Draft), prof.Currency, billing.Number(start.Year(), seq),
-		billing.Date(start), billing.Date(end), now)
-	return id, err
+	now := db.now()
+	err = tx.QueryRowContext(ctx, `INSERT INTO invoices (id, account_id, status, currency, invoice_number, period_start, period_end,
+		total_cents, deferred_cents, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, $8, $8)
+		ON CONFLICT (account_id, period_start) DO NOTHING RETURNING id`,
+		db.NewID(), prof.AccountID, string(billing.Draft), prof.Currency, billing.Number(start.Year(), seq),
+		billing.Date(start), billing.Date(end), now).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = tx.QueryRowContext(ctx, `SELECT id FROM invoices WHERE account_id = $1 AND period_start = $2`,
+			prof.AccountID, billing.Date(start)).Scan(&id)
+		return id, false, err
+	}
+	return id, err == nil, err
 }
 
 // addToDraft adds cents to a DRAFT invoice's total; an invoice in another status is
@@ -330,6 +335,8 @@ func (db *DB) addToDraft(ctx context.Context, tx *sql.Tx, accountID, invoiceID s
 // the DRAFT invoice draftInvoiceFor picks. Call it after the label row has its finishing
 // status (the line item records it). Calling it again for the same label does nothing: a label
 // is billed at most once (billing_line_items.label_id is UNIQUE). VOIDED labels are never billed.
+// The label is looked up by its id alone (the caller's own row); every later query is scoped to
+// the label's account.
 func (db *DB) billFinishedLabel(ctx context.Context, tx *sql.Tx, labelID string, finishedAt int64) error {
 	var accountID, carrier, service, tracking, status, request, meta string
 	var postage, surcharges, total, retail, purchased int64
@@ -351,9 +358,21 @@ func (db *DB) billFinishedLabel(ctx context.Context, tx *sql.Tx, labelID string,
 		accountID, labelID).Scan(&billed); err != nil || billed > 0 {
 		return err
 	}
-	invoiceID, _, err := db.draftInvoiceFor(ctx, tx, accountID, finishedAt)
-	if err != nil {
-		return err
+	// The invoice's total is updated (in PostgreSQL: the row locked) before the item is written,
+	// so a finalize cannot slip in between. Should one have finalized the chosen invoice first,
+	// the charge goes to the next DRAFT, chosen again.
+	var invoiceID string
+	for attempt := 1; ; attempt++ {
+		if invoiceID, _, err = db.draftInvoiceFor(ctx, tx, accountID, finishedAt); err != nil {
+			return err
+		}
+		err = db.addToDraft(ctx, tx, accountID, invoiceID, total)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, billing.ErrInvalidState) || attempt == 3 {
+			return err
+		}
 	}
 	var itemID string
 	err = tx.QueryRowContext(ctx, `INSERT INTO billing_line_items (id, account_id, invoice_id, type, label_id, carrier, service,
@@ -365,12 +384,10 @@ func (db *DB) billFinishedLabel(ctx context.Context, tx *sql.Tx, labelID string,
 		billing.PostageDescription(carrier, service, tracking), postage, surcharges, total, retail, purchased,
 		status, request, meta, db.now()).Scan(&itemID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil // billed concurrently
+		// Billed concurrently: take the charge back off the total.
+		return db.addToDraft(ctx, tx, accountID, invoiceID, -total)
 	}
-	if err != nil {
-		return err
-	}
-	return db.addToDraft(ctx, tx, accountID, invoiceID, total)
+	return err
 }
 
 // AddFee adds a FEE line item (a credit when amountCents is negative) to a DRAFT invoice.
