@@ -1,0 +1,338 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// shipmentBody is a POST /shipments body from Los Angeles to New York.
+func shipmentBody(strategy, format string) string {
+	return `{"origin": {"name": "Acme Warehouse", "street1": "1 Main St", "city": "Los Angeles", "state": "CA", "zip": "90058", "country": "US"},
+	 "destination": {"name": "Jane Doe", "street1": "5 Broadway", "city": "New York", "state": "NY", "zip": "10001", "country": "US"},
+	 "parcel": {"length": 10, "width": 8, "height": 4, "length_unit": "IN", "weight": 20, "weight_unit": "OZ"},
+	 "rate_shopping_strategy": "` + strategy + `", "label_format": "` + format + `"}`
+}
+
+type shipmentAnswer struct {
+	Data struct {
+		ID            string `json:"id"`
+		Status        string `json:"status"`
+		ShippingRates []struct {
+			ID      string `json:"id"`
+			Carrier string `json:"carrier"`
+		} `json:"shipping_rates"`
+		ShippingLabel *struct {
+			ID           string `json:"id"`
+			Status       string `json:"status"`
+			TrackingCode string `json:"tracking_code"`
+			Carrier      string `json:"carrier"`
+			LabelFile    string `json:"label_file"`
+			LabelURL     string `json:"label_url"`
+		} `json:"shipping_label"`
+	} `json:"data"`
+}
+
+func (e *testEnv) createShipment(t *testing.T, strategy, format string) shipmentAnswer {
+	t.Helper()
+	return decode[shipmentAnswer](t, e.do("POST", "/shipments", "all", shipmentBody(strategy, format)), http.StatusCreated)
+}
+
+// countLabels counts the shipment's labels straight from the database.
+func (e *testEnv) countLabels(t *testing.T, shipmentID string) int {
+	t.Helper()
+	var n int
+	if err := e.db.Reader().QueryRow(`SELECT COUNT(*) FROM shipping_labels WHERE shipment_id = $1`, shipmentID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// buyRequest sends a buy with an optional Idempotency-Key.
+func (e *testEnv) buyRequest(path, key string) (int, http.Header, []byte) {
+	req := httptest.NewRequest("POST", path, nil)
+	req.Header.Set("Authorization", "Bearer "+e.tokens["all"])
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	w := httptest.NewRecorder()
+	e.api.ServeHTTP(w, req)
+	return w.Code, w.Header(), w.Body.Bytes()
+}
+
+// TestBuyConcurrent races buyers of every rate of one shipment: exactly one buys, the others
+// get 409, and the shipment has exactly one label.
+func TestBuyConcurrent(t *testing.T) {
+	e := newEnv(t)
+	s := e.createShipment(t, "ALL", "PDF")
+	if len(s.Data.ShippingRates) < 2 {
+		t.Fatalf("want several rates to race on; got %d", len(s.Data.ShippingRates))
+	}
+	const buyers = 24
+	codes := make([]int, buyers)
+	var wg sync.WaitGroup
+	for i := range buyers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rate := s.Data.ShippingRates[i%len(s.Data.ShippingRates)].ID
+			codes[i], _, _ = e.buyRequest("/shipments/"+s.Data.ID+"/rates/"+rate, "")
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for i, c := range codes {
+		switch c {
+		case http.StatusOK:
+			won++
+		case http.StatusConflict:
+		default:
+			t.Errorf("buyer %d got %d; want 200 or 409", i, c)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d buyers succeeded; want exactly 1", won)
+	}
+	if n := e.countLabels(t, s.Data.ID); n != 1 {
+		t.Errorf("shipment has %d labels; want 1", n)
+	}
+}
+
+// TestBuyConcurrentIdempotent races retries of one request under one Idempotency-Key: every
+// one answers 200 with the same label, all but one as replays, and one label exists.
+func TestBuyConcurrentIdempotent(t *testing.T) {
+	e := newEnv(t)
+	s := e.createShipment(t, "ALL", "PDF")
+	path := "/shipments/" + s.Data.ID + "/rates/" + s.Data.ShippingRates[0].ID
+	const retries = 16
+	type result struct {
+		code     int
+		replayed bool
+		body     []byte
+	}
+	results := make([]result, retries)
+	var wg sync.WaitGroup
+	for i := range retries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, h, body := e.buyRequest(path, "retry-key-1")
+			results[i] = result{code, h.Get("Idempotent-Replayed") == "true", body}
+		}()
+	}
+	wg.Wait()
+	replays := 0
+	for i, r := range results {
+		if r.code != http.StatusOK {
+			t.Fatalf("retry %d got %d: %s", i, r.code, r.body)
+		}
+		if !bytes.Equal(r.body, results[0].body) {
+			t.Errorf("retry %d answered\n%s\nwant the same as retry 0:\n%s", i, r.body, results[0].body)
+		}
+		if r.replayed {
+			replays++
+		}
+	}
+	if replays != retries-1 {
+		t.Errorf("%d answers were replays; want %d", replays, retries-1)
+	}
+	if n := e.countLabels(t, s.Data.ID); n != 1 {
+		t.Errorf("shipment has %d labels; want 1", n)
+	}
+}
+
+// TestTrackingCodes checks the codes the built-in carriers give bought labels: prefixed by the
+// carrier, derived from the label id with a check digit, and unique.
+func TestTrackingCodes(t *testing.T) {
+	e := newEnv(t)
+	seen := map[string]bool{}
+	carriers := map[string]bool{}
+	for range 3 {
+		s := e.createShipment(t, "ALL", "PDF")
+		for _, r := range s.Data.ShippingRates {
+			if carriers[r.Carrier] {
+				continue
+			}
+			carriers[r.Carrier] = true
+			b := decode[shipmentAnswer](t, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+r.ID, "all", nil), http.StatusOK)
+			l := b.Data.ShippingLabel
+			if l == nil {
+				t.Fatal("bought shipment has no label")
+			}
+			code := l.TrackingCode
+			if !shipping.ValidTrackingCode(code) {
+				t.Errorf("%s tracking code %q is not well formed (prefix, 16 digits, check digit)", l.Carrier, code)
+			}
+			if want := shipping.TrackingCode(code[:2], l.ID); code != want {
+				t.Errorf("tracking code %q; want %q, derived from label id %s", code, want, l.ID)
+			}
+			if seen[code] {
+				t.Errorf("tracking code %q issued twice", code)
+			}
+			seen[code] = true
+			break
+		}
+	}
+	prefixes := map[string]string{}
+	for code := range seen {
+		prefixes[code[:2]] = code
+	}
+	if len(prefixes) != len(seen) {
+		t.Errorf("carriers share tracking prefixes: %v", seen)
+	}
+}
+
+// TestInlineLabelIsTheDocument: label_file decodes to exactly what label_url serves, for both
+// formats, and the document shows the tracking code.
+func TestInlineLabelIsTheDocument(t *testing.T) {
+	for _, format := range []string{"PDF", "ZPL"} {
+		t.Run(format, func(t *testing.T) {
+			e := newEnv(t)
+			s := e.createShipment(t, "CHEAPEST", format)
+			b := decode[shipmentAnswer](t, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[0].ID+"?inline_label=true", "all", nil), http.StatusOK)
+			l := b.Data.ShippingLabel
+			inline, err := base64.StdEncoding.DecodeString(l.LabelFile)
+			if err != nil {
+				t.Fatalf("label_file is not base64: %v", err)
+			}
+			path := strings.TrimPrefix(l.LabelURL, e.url)
+			w := e.do("GET", path, "all", nil)
+			if w.Code != http.StatusOK {
+				t.Fatalf("GET %s = %d", path, w.Code)
+			}
+			if !bytes.Equal(w.Body.Bytes(), inline) {
+				t.Errorf("label_file differs from the served document")
+			}
+			want := []byte("(TRACKING # " + l.TrackingCode + ")")
+			if format == "ZPL" {
+				want = []byte("^BCN,200,N,N,N,A^FD" + l.TrackingCode + "^FS")
+			}
+			if !bytes.Contains(inline, want) {
+				t.Errorf("%s document lacks %s", format, want)
+			}
+			// Drawn again from the stored data, the document is the same bytes.
+			if again := e.do("GET", path, "all", nil); !bytes.Equal(again.Body.Bytes(), inline) {
+				t.Error("the document changed between two requests")
+			}
+		})
+	}
+}
+
+// failingCarrier is a built-in carrier whose purchases or voids fail.
+type failingCarrier struct {
+	shipping.Carrier
+	purchase, void bool
+}
+
+func (c failingCarrier) Purchase(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
+	if c.purchase {
+		return "", errors.New("carrier API down: secret-account-number 12345")
+	}
+	return c.Carrier.Purchase(ctx, req)
+}
+
+func (c failingCarrier) Void(ctx context.Context, code string) error {
+	if c.void {
+		return errors.New("carrier API down")
+	}
+	return c.Carrier.Void(ctx, code)
+}
+
+// apiWithCarriers is a second API over the env's database whose carriers fail as told.
+func (e *testEnv) apiWithCarriers(t *testing.T, purchase, void bool) *API {
+	var carriers []shipping.Carrier
+	for _, c := range shipping.BuiltinCarriers() {
+		carriers = append(carriers, failingCarrier{c, purchase, void})
+	}
+	api, err := New(Config{DB: e.db, BaseURL: e.url, Carriers: carriers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api
+}
+
+// TestBuyCarrierFailure: a carrier that fails to buy leaves nothing behind — the shipment
+// stays OPEN without a label, no LABEL_PURCHASED event, and the Idempotency-Key stays unused,
+// so a retry under it buys. The carrier's message is not shown.
+func TestBuyCarrierFailure(t *testing.T) {
+	e := newEnv(t)
+	hook := decode[struct{ Data struct{ ID string } }](t, e.do("POST", "/webhooks", "all",
+		`{"url": "https://hooks.example.com/bought", "topic": "LABEL_PURCHASED"}`), http.StatusCreated)
+	s := e.createShipment(t, "CHEAPEST", "PDF")
+	path := "/shipments/" + s.Data.ID + "/rates/" + s.Data.ShippingRates[0].ID
+
+	broken := e.apiWithCarriers(t, true, false)
+	req := httptest.NewRequest("POST", path, nil)
+	req.Header.Set("Authorization", "Bearer "+e.tokens["all"])
+	req.Header.Set("Idempotency-Key", "k1")
+	w := httptest.NewRecorder()
+	broken.ServeHTTP(w, req)
+	if w.Code != http.StatusBadGateway || !strings.Contains(w.Body.String(), `"carrier_error"`) || strings.Contains(w.Body.String(), "secret") {
+		t.Fatalf("buy with a failing carrier = %d %s; want 502 carrier_error without the carrier's message", w.Code, w.Body)
+	}
+	got := decode[shipmentAnswer](t, e.do("GET", "/shipments/"+s.Data.ID, "all", nil), http.StatusOK)
+	if got.Data.Status != shipping.StatusOpen || got.Data.ShippingLabel != nil || e.countLabels(t, s.Data.ID) != 0 {
+		t.Fatalf("after a failed buy the shipment is %s with label %v; want OPEN without one", got.Data.Status, got.Data.ShippingLabel)
+	}
+	events := decode[struct{ Data []any }](t, e.do("GET", "/webhooks/"+hook.Data.ID+"/events", "all", nil), http.StatusOK)
+	if len(events.Data) != 0 {
+		t.Errorf("a failed buy emitted %d events; want none", len(events.Data))
+	}
+	code, h, body := e.buyRequest(path, "k1")
+	if code != http.StatusOK || h.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("retry under the same key = %d (replayed %q) %s; want a fresh 200", code, h.Get("Idempotent-Replayed"), body)
+	}
+	events = decode[struct{ Data []any }](t, e.do("GET", "/webhooks/"+hook.Data.ID+"/events", "all", nil), http.StatusOK)
+	if len(events.Data) != 1 {
+		t.Errorf("the buy emitted %d LABEL_PURCHASED events; want 1", len(events.Data))
+	}
+}
+
+// TestCancelVoidFailure: a carrier that fails to void leaves the shipment purchased and the
+// label PRE_TRANSIT.
+func TestCancelVoidFailure(t *testing.T) {
+	e := newEnv(t)
+	s := e.createShipment(t, "CHEAPEST", "PDF")
+	decode[shipmentAnswer](t, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[0].ID, "all", nil), http.StatusOK)
+	broken := e.apiWithCarriers(t, false, true)
+	req := httptest.NewRequest("PUT", "/shipments/"+s.Data.ID+"/cancel", nil)
+	req.Header.Set("Authorization", "Bearer "+e.tokens["all"])
+	w := httptest.NewRecorder()
+	broken.ServeHTTP(w, req)
+	if w.Code != http.StatusBadGateway {
+		t.Fatalf("cancel with a failing void = %d %s; want 502", w.Code, w.Body)
+	}
+	got := decode[shipmentAnswer](t, e.do("GET", "/shipments/"+s.Data.ID, "all", nil), http.StatusOK)
+	if got.Data.Status != shipping.StatusPurchased || got.Data.ShippingLabel.Status != shipping.LabelPreTransit {
+		t.Errorf("after a failed void: shipment %s, label %s; want SHIPPING_LABEL_PURCHASED, PRE_TRANSIT",
+			got.Data.Status, got.Data.ShippingLabel.Status)
+	}
+}
+
+// TestTrackingEventsAcrossAccounts: the operator feed finds any account's label by tracking
+// code, and only that account sees the result.
+func TestTrackingEventsAcrossAccounts(t *testing.T) {
+	e := newEnv(t)
+	w := e.do("POST", "/shipments", "other", shipmentBody("CHEAPEST", "PDF"))
+	s := decode[shipmentAnswer](t, w, http.StatusCreated)
+	b := decode[shipmentAnswer](t, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[0].ID, "other", nil), http.StatusOK)
+	l := b.Data.ShippingLabel
+	body := fmt.Sprintf(`{"tracking_code": %q, "status": "IN_TRANSIT", "message": "Picked up", "occurred_at": "2026-11-22T09:00:00Z"}`, l.TrackingCode)
+	decode[any](t, e.do("POST", "/admin/tracking_events", "admin", body), http.StatusCreated)
+	list := decode[struct{ Data []any }](t, e.do("GET", "/shipping_labels/"+l.ID+"/tracking_events", "other", nil), http.StatusOK)
+	if len(list.Data) != 1 {
+		t.Errorf("owner sees %d events; want 1", len(list.Data))
+	}
+	if w := e.do("GET", "/shipping_labels/"+l.ID+"/tracking_events", "all", nil); w.Code != http.StatusNotFound {
+		t.Errorf("another account reading the events = %d; want 404", w.Code)
+	}
+}
