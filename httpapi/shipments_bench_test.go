@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/waybill/waybill/store"
+)
+
+// BenchmarkCreateShipment measures POST /shipments (validate, rate shop across every built-in
+// carrier, store the shipment and its rates in one transaction) beside a bare net/http handler.
+func BenchmarkCreateShipment(b *testing.B) {
+	e := newEnv(b)
+	token := e.tokens["all"]
+	benchVsBare(b, e.api, http.StatusCreated, func(base string, i int) *http.Request {
+		req, _ := http.NewRequest("POST", base+"/shipments", strings.NewReader(fuzzShipmentBody))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		return req
+	})
+}
+
+// benchDepth is how many shipments BenchmarkListShipmentsCursor seeds.
+const benchDepth = 100_000
+
+// BenchmarkListShipmentsCursor measures GET /shipments?first=50&after=… with the cursor at the
+// newest shipment (depth 0) and 99,900 shipments deep in a table of 100,000: keyset pagination
+// should cost the same at both.
+func BenchmarkListShipmentsCursor(b *testing.B) {
+	e := newEnv(b)
+	acct := e.accounts["acme"].ID
+	keys := seedShipments(b, e.db, acct, benchDepth)
+	token := e.tokens["all"]
+	for _, depth := range []int{0, benchDepth - 100} {
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			after := url.QueryEscape(encodeCursor(keys[depth]))
+			benchVsBare(b, e.api, http.StatusOK, func(base string, i int) *http.Request {
+				req, _ := http.NewRequest("GET", base+"/shipments?first=50&after="+after, nil)
+				req.Header.Set("Authorization", "Bearer "+token)
+				return req
+			})
+		})
+	}
+}
+
+// seedShipments bulk-inserts n shipments with two rates each for the account, in one
+// transaction with prepared statements, and returns their keys newest first.
+func seedShipments(b *testing.B, db *store.DB, accountID string, n int) []store.Key {
+	b.Helper()
+	const request = `{"origin":{"name":"A","street1":"1 Main St","city":"Los Angeles","state":"CA","zip":"90058","country":"US"},` +
+		`"destination":{"name":"B","street1":"5 Broadway","city":"New York","state":"NY","zip":"10001","country":"US"},` +
+		`"return_address":{"name":"A","street1":"1 Main St","city":"Los Angeles","state":"CA","zip":"90058","country":"US"},` +
+		`"parcel":{"length":10,"width":8,"height":4,"length_unit":"IN","weight":20,"weight_unit":"OZ"}}`
+	const meta = `{"zone":8,"billable_weight_oz":31,"surcharges":[{"type":"FUEL","amount":0.19}]}`
+	start := store.Micros(testStart) - int64(n)*1000
+	keys := make([]store.Key, n)
+	err := db.Tx(context.Background(), func(tx *sql.Tx) error {
+		ship, err := tx.Prepare(`INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date, rate_shopping_profile,
+			rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request, created_at, updated_at)
+			VALUES ($1, $2, 'OPEN', 'Acme', NULL, '2026-11-22', 'default', 'ALL', 'PDF', NULL, NULL, $3, $4, $4)`)
+		if err != nil {
+			return err
+		}
+		defer ship.Close()
+		rate, err := tx.Prepare(`INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service, currency,
+			postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days, estimated_delivery_date,
+			rate_metadata, position, created_at)
+			VALUES ($1, $2, $3, $4, $5, 'USD', 928, 19, 947, 1184, 5, '2026-11-27T00:00:00Z', $6, $7, $8)`)
+		if err != nil {
+			return err
+		}
+		defer rate.Close()
+		for i := 0; i < n; i++ {
+			id := fmt.Sprintf("00000000-0000-7000-9000-%012x", i)
+			at := start + int64(i)*1000
+			if _, err := ship.Exec(id, accountID, request, at); err != nil {
+				return err
+			}
+			for p, svc := range []string{"GROUND_ADVANTAGE", "PRIORITY"} {
+				rid := fmt.Sprintf("00000000-0000-7000-a%03x-%012x", p, i)
+				if _, err := rate.Exec(rid, accountID, id, "POSTLINE", svc, meta, p, at); err != nil {
+					return err
+				}
+			}
+			keys[n-1-i] = store.Key{CreatedAt: at, ID: id}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return keys
+}
