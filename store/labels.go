@@ -318,6 +318,15 @@ type VoidFunc func(ctx context.Context, l *shipping.Label) error
 func (db *DB) CancelShipment(ctx context.Context, accountID, shipmentID string, void VoidFunc) (*shipping.Shipment, error) {
 	var s *shipping.Shipment
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		// Lock the shipment and its label before reading them, so that a tracking event
+		// cannot move the label between the check and the void (PostgreSQL row locks; SQLite
+		// transactions are serial anyway). A no-op UPDATE is the portable SELECT … FOR UPDATE.
+		if err := lockRows(ctx, tx, `UPDATE shipments SET updated_at = updated_at WHERE account_id = $1 AND id = $2`, accountID, shipmentID); err != nil {
+			return err
+		}
+		if err := lockRows(ctx, tx, `UPDATE shipping_labels SET updated_at = updated_at WHERE account_id = $1 AND shipment_id = $2`, accountID, shipmentID); err != nil {
+			return err
+		}
 		var err error
 		if s, err = db.shipmentIn(ctx, tx, accountID, shipmentID); err != nil {
 			return err
@@ -343,7 +352,9 @@ func (db *DB) CancelShipment(ctx context.Context, accountID, shipmentID string, 
 			}
 			res, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = NULL, updated_at = $2
 				WHERE account_id = $3 AND id = $4 AND status = $5`, shipping.LabelVoided, now, accountID, l.ID, shipping.LabelPreTransit)
-			if err := rowsOrNotFound(res, err); err != nil {
+			if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
+				return fmt.Errorf("%w: the label is no longer PRE_TRANSIT", shipping.ErrInvalidState)
+			} else if err != nil {
 				return err
 			}
 			l.Status, l.Substatus = shipping.LabelVoided, nil
@@ -362,6 +373,12 @@ func (db *DB) CancelShipment(ctx context.Context, accountID, shipmentID string, 
 		return nil, err
 	}
 	return s, nil
+}
+
+// lockRows runs a no-op UPDATE to take the row locks of the rows it matches.
+func lockRows(ctx context.Context, tx *sql.Tx, stmt string, args ...any) error {
+	_, err := tx.ExecContext(ctx, stmt, args...)
+	return err
 }
 
 // Label returns one of the account's labels with its rate.
@@ -494,6 +511,10 @@ func (db *DB) ListTrackingEvents(ctx context.Context, accountID, labelID string,
 // with created false. An unknown code is ErrNotFound; a VOIDED label shipping.ErrInvalidState.
 func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
 	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		// Events of one label apply one after the other: lock its row first.
+		if err := lockRows(ctx, tx, `UPDATE shipping_labels SET updated_at = updated_at WHERE tracking_code = $1`, trackingCode); err != nil {
+			return err
+		}
 		var account string
 		l, err := db.scanLabelAccount(tx.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
 			WHERE tracking_code = $1`, trackingCode), &account)
