@@ -289,10 +289,21 @@ func (db *DB) LeaseWebhookEvents(ctx context.Context, cs []webhook.Candidate, no
 	return out, err
 }
 
-// FinishWebhookDelivery implements webhook.Store: it records the attempt unless the lease
-// was lost (the record was redelivered, or the lease ran out and another worker took it), and
-// on 410 Gone deactivates the subscription in the same transaction.
-func (db *DB) FinishWebhookDelivery(ctx context.Context, r webhook.Result) error {
+// FinishWebhookDeliveries implements webhook.Store: in one transaction it records each
+// attempt unless its lease was lost (the record was redelivered, or the lease ran out and
+// another worker took it), and on 410 Gone deactivates the subscription.
+func (db *DB) FinishWebhookDeliveries(ctx context.Context, rs []webhook.Result) error {
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		for _, r := range rs {
+			if err := db.finishDelivery(ctx, tx, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (db *DB) finishDelivery(ctx context.Context, tx *sql.Tx, r webhook.Result) error {
 	var next, respStatus sql.NullInt64
 	if r.NextAttemptAt != nil {
 		next = sql.NullInt64{Int64: Micros(*r.NextAttemptAt), Valid: true}
@@ -301,20 +312,18 @@ func (db *DB) FinishWebhookDelivery(ctx context.Context, r webhook.Result) error
 		respStatus = sql.NullInt64{Int64: int64(*r.ResponseStatus), Valid: true}
 	}
 	at := Micros(r.At)
-	return db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE webhook_events SET status = $1, attempts = attempts + 1,
-				last_attempt_at = $2, next_attempt_at = $3, last_response_status = $4, last_response_body = $5,
-				last_error = $6, lease_until = NULL, lease_token = NULL
-			WHERE account_id = $7 AND subscription_id = $8 AND id = $9 AND lease_token = $10`,
-			r.Status, at, next, respStatus, r.ResponseBody, r.Error, r.AccountID, r.SubscriptionID, r.ID, r.Lease)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 || !r.Deactivate {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE webhook_subscriptions SET is_active = $1, updated_at = $2
-			WHERE account_id = $3 AND id = $4`, false, at, r.AccountID, r.SubscriptionID)
+	res, err := tx.ExecContext(ctx, `UPDATE webhook_events SET status = $1, attempts = attempts + 1,
+			last_attempt_at = $2, next_attempt_at = $3, last_response_status = $4, last_response_body = $5,
+			last_error = $6, lease_until = NULL, lease_token = NULL
+		WHERE account_id = $7 AND subscription_id = $8 AND id = $9 AND lease_token = $10`,
+		r.Status, at, next, respStatus, r.ResponseBody, r.Error, r.AccountID, r.SubscriptionID, r.ID, r.Lease)
+	if err != nil {
 		return err
-	})
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 || !r.Deactivate {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE webhook_subscriptions SET is_active = $1, updated_at = $2
+		WHERE account_id = $3 AND id = $4`, false, at, r.AccountID, r.SubscriptionID)
+	return err
 }

@@ -101,4 +101,3 @@ func containsField(header, sig string) bool {
 	}
 	return false
 }
-

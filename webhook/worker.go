@@ -52,8 +52,9 @@ type Store interface {
 	// LeaseWebhookEvents leases the candidates that are still due and free until until under
 	// a fresh lease, returning them.
 	LeaseWebhookEvents(ctx context.Context, cs []Candidate, now, until time.Time) ([]Delivery, error)
-	// FinishWebhookDelivery records an attempt's result if the lease is still held.
-	FinishWebhookDelivery(ctx context.Context, r Result) error
+	// FinishWebhookDeliveries records attempts' results, in one transaction, each only if its
+	// lease is still held.
+	FinishWebhookDeliveries(ctx context.Context, rs []Result) error
 }
 
 // Defaults of the Worker's tunables.
@@ -90,6 +91,17 @@ type Worker struct {
 
 	initOnce sync.Once
 	wake     chan struct{}
+
+	// Results wait here while a batch is being written (group commit): one transaction
+	// records every attempt that finished meanwhile.
+	finishMu  sync.Mutex
+	finishing bool
+	toFinish  []pendingResult
+}
+
+type pendingResult struct {
+	r    Result
+	done chan error
 }
 
 // Init fills in the defaults; Run and Drain call it.
@@ -286,7 +298,7 @@ func (w *Worker) Drain(ctx context.Context) error {
 // deliver makes one attempt and records its result.
 func (w *Worker) deliver(ctx context.Context, d Delivery) {
 	res := w.attempt(ctx, d)
-	if err := w.Store.FinishWebhookDelivery(ctx, res); err != nil {
+	if err := w.finish(ctx, res); err != nil {
 		// The lease runs out and the record is tried again: at least once.
 		w.Log.Error("webhook worker: recording a delivery", "event_id", d.ID, "webhook_subscription_id", d.SubscriptionID, "err", err)
 		return
@@ -304,6 +316,39 @@ func (w *Worker) deliver(ctx context.Context, d Delivery) {
 	} else {
 		w.Log.Warn("webhook delivery failed", args...)
 	}
+}
+
+// finish records r together with whatever other results are waiting.
+func (w *Worker) finish(ctx context.Context, r Result) error {
+	done := make(chan error, 1)
+	w.finishMu.Lock()
+	w.toFinish = append(w.toFinish, pendingResult{r, done})
+	lead := !w.finishing
+	w.finishing = true
+	w.finishMu.Unlock()
+	if lead {
+		// This goroutine writes batches until none is waiting.
+		for {
+			w.finishMu.Lock()
+			batch := w.toFinish
+			w.toFinish = nil
+			if len(batch) == 0 {
+				w.finishing = false
+				w.finishMu.Unlock()
+				break
+			}
+			w.finishMu.Unlock()
+			rs := make([]Result, len(batch))
+			for i, f := range batch {
+				rs[i] = f.r
+			}
+			err := w.Store.FinishWebhookDeliveries(context.WithoutCancel(ctx), rs)
+			for _, f := range batch {
+				f.done <- err
+			}
+		}
+	}
+	return <-done
 }
 
 // attempt POSTs the record once and decides what happens next.
