@@ -53,3 +53,25 @@ func BenchmarkOrderImportProcessing(b *testing.B) {
 		b.Fatalf("%d orders after processing %d imports (%v)", l.Total, b.N, err)
 	}
 }
+
+// BenchmarkOrderImportCommit measures the inbox commit alone (one write transaction per
+// import, the single SQLite writer), to see whether the endpoint is bound by it: if commits
+// run far faster than the endpoint accepts imports, grouping commits would not pay.
+func BenchmarkOrderImportCommit(b *testing.B) {
+	e := newEnv(b)
+	ctx := context.Background()
+	acme := e.accounts["acme"]
+	var seq atomic.Int64
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			body := []byte(orderBody(fmt.Sprintf("C-%d", seq.Add(1))))
+			if _, _, err := e.db.EnqueueImport(ctx, acme.ID, body, nil); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "commits/s")
+}

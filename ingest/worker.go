@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -19,10 +20,17 @@ type Queue interface {
 	// had one), oldest first: each becomes PROCESSING with its attempts counted up, held until
 	// now+lease.
 	ClaimImports(ctx context.Context, lease time.Duration, limit int) ([]Claim, error)
-	// CompleteImport ends a claimed import, in one transaction with the order's upsert: with
-	// an order it is PROCESSED, otherwise FAILED with errs. A claim no longer held is
-	// ErrStaleClaim and changes nothing.
-	CompleteImport(ctx context.Context, c Claim, order *Order, errs []shipping.FieldError) error
+	// CompleteImports ends claimed imports in one transaction with their orders' upserts: one
+	// with an order is PROCESSED, one without is FAILED with its errors. A claim no longer held
+	// (ErrStaleClaim) is skipped and counted in stale; it changes nothing.
+	CompleteImports(ctx context.Context, done []Completion) (stale int, err error)
+}
+
+// Completion is the outcome of processing a claimed import: its order, or its errors.
+type Completion struct {
+	Claim  Claim
+	Order  *Order
+	Errors []shipping.FieldError
 }
 
 // Claim is an import a worker holds the lease of.
@@ -75,7 +83,10 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // Drain processes every import that is due now, then returns.
 func (w *Worker) Drain(ctx context.Context) error {
-	lease, batch := w.Lease, w.Batch
+	lease, batch, maxAttempts := w.Lease, w.Batch, w.MaxAttempts
+	if maxAttempts <= 0 {
+		maxAttempts = 10
+	}
 	if lease <= 0 {
 		lease = 10 * time.Second
 	}
@@ -87,27 +98,40 @@ func (w *Worker) Drain(ctx context.Context) error {
 		if err != nil || len(claims) == 0 {
 			return err
 		}
-		for _, c := range claims {
-			if err := w.process(ctx, c); err != nil {
-				return err
-			}
+		// Processing is pure computation; the batch's outcomes then commit together, which
+		// costs one write transaction instead of one per import.
+		done := make([]Completion, len(claims))
+		for i, c := range claims {
+			order, errs := Process(c, maxAttempts)
+			done[i] = Completion{Claim: c, Order: order, Errors: errs}
+		}
+		stale, err := w.Queue.CompleteImports(ctx, done)
+		if err != nil && len(done) > 1 && ctx.Err() == nil {
+			// One import must not hold the others back: complete them one by one.
+			stale, err = w.completeEach(ctx, done)
+		}
+		if err != nil {
+			return err
+		}
+		if stale > 0 {
+			// Their leases expired; the workers that claimed them again complete them.
+			w.log().Warn("order import claims went stale", "count", stale)
 		}
 	}
 }
 
-func (w *Worker) process(ctx context.Context, c Claim) error {
-	maxAttempts := w.MaxAttempts
-	if maxAttempts <= 0 {
-		maxAttempts = 10
+// completeEach completes imports one transaction each, returning the first error after trying
+// them all.
+func (w *Worker) completeEach(ctx context.Context, done []Completion) (stale int, err error) {
+	for _, d := range done {
+		n, e := w.Queue.CompleteImports(ctx, []Completion{d})
+		stale += n
+		if e != nil {
+			w.log().Error("order import completion", "import_id", d.Claim.ID, "err", e)
+			err = cmp.Or(err, e)
+		}
 	}
-	order, errs := Process(c, maxAttempts)
-	err := w.Queue.CompleteImport(ctx, c, order, errs)
-	if errors.Is(err, ErrStaleClaim) {
-		// Another worker holds the import now and completes it.
-		w.log().Warn("order import claim went stale", "import_id", c.ID)
-		return nil
-	}
-	return err
+	return stale, err
 }
 
 // Process turns a claimed import into its order, or into the errors it fails with.

@@ -131,62 +131,87 @@ func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) 
 	return claims, nil
 }
 
-// CompleteImport ends a claimed import and upserts its order in one transaction
-// (ingest.Queue). The claim's attempts fence it: if the lease expired and the import was
-// claimed again, nothing changes and the answer is ingest.ErrStaleClaim. An order whose
-// stored content comes from a newer import is left alone; the import is PROCESSED all the same.
+// CompleteImport ends a claimed import and upserts its order in one transaction. The claim's
+// attempts fence it: if the lease expired and the import was claimed again, nothing changes and
+// the answer is ingest.ErrStaleClaim. An order whose stored content comes from a newer import
+// is left alone; the import is PROCESSED all the same.
 func (db *DB) CompleteImport(ctx context.Context, c ingest.Claim, o *ingest.Order, errs []shipping.FieldError) error {
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		return db.completeImport(ctx, tx, ingest.Completion{Claim: c, Order: o, Errors: errs})
+	})
+}
+
+// CompleteImports is CompleteImport for a batch, in one transaction (ingest.Queue): stale
+// claims are skipped and counted, the others all commit or none does.
+func (db *DB) CompleteImports(ctx context.Context, done []ingest.Completion) (stale int, err error) {
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		stale = 0
+		for _, d := range done {
+			err := db.completeImport(ctx, tx, d)
+			if errors.Is(err, ingest.ErrStaleClaim) {
+				stale++
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return stale, err
+}
+
+func (db *DB) completeImport(ctx context.Context, tx *sql.Tx, d ingest.Completion) error {
+	c, o := d.Claim, d.Order
 	now := db.now()
 	status, errsJSON := ingest.StatusProcessed, sql.NullString{}
 	if o == nil {
 		status = ingest.StatusFailed
-		b, err := json.Marshal(errs)
+		b, err := json.Marshal(d.Errors)
 		if err != nil {
 			return err
 		}
 		errsJSON = sql.NullString{String: string(b), Valid: true}
 	}
-	return db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE order_imports
-			SET status = $1, errors = $2, processed_at = $3, claimed_until = 0
-			WHERE account_id = $4 AND id = $5 AND attempts = $6 AND status = $7`,
-			status, errsJSON, now, c.AccountID, c.ID, c.Attempts, ingest.StatusProcessing)
-		if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
-			return ingest.ErrStaleClaim
-		} else if err != nil {
-			return err
-		}
-		if o == nil {
-			return nil
-		}
-		tags, err := json.Marshal(o.Tags)
-		if err != nil {
-			return err
-		}
-		var addr sql.NullString
-		if o.ShippingAddress != nil {
-			b, err := json.Marshal(o.ShippingAddress)
-			if err != nil {
-				return err
-			}
-			addr = sql.NullString{String: string(b), Valid: true}
-		}
-		fos, err := json.Marshal(o.FulfillmentOrders)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO orders (id, account_id, order_id, name, tags, shipping_address,
-				fulfillment_orders, import_id, import_received_at, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
-			ON CONFLICT (account_id, order_id) DO UPDATE SET name = excluded.name, tags = excluded.tags,
-				shipping_address = excluded.shipping_address, fulfillment_orders = excluded.fulfillment_orders,
-				import_id = excluded.import_id, import_received_at = excluded.import_received_at,
-				updated_at = excluded.updated_at
-			WHERE orders.import_received_at < excluded.import_received_at
-				OR (orders.import_received_at = excluded.import_received_at AND orders.import_id < excluded.import_id)`,
-			db.NewID(), c.AccountID, o.OrderID, o.Name, string(tags), addr, string(fos), c.ID, Micros(c.ReceivedAt), now)
+	res, err := tx.ExecContext(ctx, `UPDATE order_imports
+		SET status = $1, errors = $2, processed_at = $3, claimed_until = 0
+		WHERE account_id = $4 AND id = $5 AND attempts = $6 AND status = $7`,
+		status, errsJSON, now, c.AccountID, c.ID, c.Attempts, ingest.StatusProcessing)
+	if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
+		return ingest.ErrStaleClaim
+	} else if err != nil {
 		return err
-	})
+	}
+	if o == nil {
+		return nil
+	}
+	tags, err := json.Marshal(o.Tags)
+	if err != nil {
+		return err
+	}
+	var addr sql.NullString
+	if o.ShippingAddress != nil {
+		b, err := json.Marshal(o.ShippingAddress)
+		if err != nil {
+			return err
+		}
+		addr = sql.NullString{String: string(b), Valid: true}
+	}
+	fos, err := json.Marshal(o.FulfillmentOrders)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO orders (id, account_id, order_id, name, tags, shipping_address,
+			fulfillment_orders, import_id, import_received_at, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+		ON CONFLICT (account_id, order_id) DO UPDATE SET name = excluded.name, tags = excluded.tags,
+			shipping_address = excluded.shipping_address, fulfillment_orders = excluded.fulfillment_orders,
+			import_id = excluded.import_id, import_received_at = excluded.import_received_at,
+			updated_at = excluded.updated_at
+		WHERE orders.import_received_at < excluded.import_received_at
+			OR (orders.import_received_at = excluded.import_received_at AND orders.import_id < excluded.import_id)`,
+		db.NewID(), c.AccountID, o.OrderID, o.Name, string(tags), addr, string(fos), c.ID, Micros(c.ReceivedAt), now)
+	return err
 }
 
 // Order returns one order of the account by waybill's id.
