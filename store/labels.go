@@ -47,9 +47,12 @@ func (db *DB) scanLabelAccount(row rowScanner, account *string) (*shipping.Label
 	}
 	l.LastEventAt, l.FirstCarrierScanAt, l.DeliveredAt, l.FinishedAt = NullTime(lastEvent), NullTime(firstScan), NullTime(delivered), NullTime(finished)
 	l.CreatedAt, l.UpdatedAt = Time(created), Time(updated)
-	l.LabelURL = db.BaseURL + "/shipping_labels/" + l.ID + "/label"
+	l.LabelURL = db.labelURL(l.ID)
 	return &l, nil
 }
+
+// labelURL is where the label's document is served.
+func (db *DB) labelURL(id string) string { return db.BaseURL + "/shipping_labels/" + id + "/label" }
 
 func nullMicros(t *time.Time) sql.NullInt64 {
 	if t == nil {
@@ -267,9 +270,12 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		if err != nil {
 			return err
 		}
-		if s, err = db.shipmentIn(ctx, tx, accountID, shipmentID); err != nil {
-			return err
-		}
+		// The answer is what was just written; no need to read it back.
+		at, r := Time(now), *rate
+		s.Status, s.Carrier, s.UpdatedAt = shipping.StatusPurchased, rate.Carrier, at
+		s.ShippingLabel = &shipping.Label{ID: labelID, ShipmentID: shipmentID, Status: shipping.LabelPreTransit,
+			LabelURL: db.labelURL(labelID), LabelFormat: s.LabelFormat, TrackingCode: code,
+			Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: at, UpdatedAt: at}
 		if err := db.emitEvent(ctx, tx, accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
 			return err
 		}
