@@ -21,13 +21,39 @@ type labelState struct {
 	// maxEventSkew is how far in the future a tracking event's occurred_at may lie (clock
 	// skew between the carrier feed and us).
 	maxEventSkew time.Duration
+	// keyRetention is how long an Idempotency-Key replays its answer at least; the pruner
+	// runs every pruneEvery.
+	keyRetention, pruneEvery time.Duration
 }
 
 func (a *API) setupLabels() error {
-	a.labels = &labelState{maxEventSkew: 24 * time.Hour}
+	a.labels = &labelState{maxEventSkew: 24 * time.Hour, keyRetention: 24 * time.Hour, pruneEvery: time.Hour}
 	// Labels read from the store carry label_url under this API's base URL.
 	a.db.BaseURL = a.baseURL
+	a.workers = append(a.workers, worker{name: "idempotency-key pruner", run: a.runKeyPruner, drain: a.pruneKeys})
 	return nil
+}
+
+// runKeyPruner forgets expired idempotency keys every pruneEvery until ctx ends.
+func (a *API) runKeyPruner(ctx context.Context) error {
+	t := time.NewTicker(a.labels.pruneEvery)
+	defer t.Stop()
+	for {
+		if err := a.pruneKeys(ctx); err != nil && ctx.Err() == nil {
+			a.log.Error("idempotency-key pruner", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// pruneKeys forgets the idempotency keys older than keyRetention, once.
+func (a *API) pruneKeys(ctx context.Context) error {
+	_, err := a.db.PruneIdempotencyKeys(ctx, a.db.Now().Add(-a.labels.keyRetention))
+	return err
 }
 
 // maxIdempotencyKey bounds the Idempotency-Key header.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/waybill/waybill/shipping"
 )
@@ -334,5 +335,29 @@ func TestTrackingEventsAcrossAccounts(t *testing.T) {
 	}
 	if w := e.do("GET", "/shipping_labels/"+l.ID+"/tracking_events", "all", nil); w.Code != http.StatusNotFound {
 		t.Errorf("another account reading the events = %d; want 404", w.Code)
+	}
+}
+
+// TestIdempotencyKeyRetention: a key replays for 24 hours; once the pruner forgets it, a retry
+// is executed again and, the shipment being bought already, answers 409 — never a second label.
+func TestIdempotencyKeyRetention(t *testing.T) {
+	e := newEnv(t)
+	s := e.createShipment(t, "CHEAPEST", "PDF")
+	path := "/shipments/" + s.Data.ID + "/rates/" + s.Data.ShippingRates[0].ID
+	if code, _, body := e.buyRequest(path, "k"); code != http.StatusOK {
+		t.Fatalf("buy = %d %s", code, body)
+	}
+	e.setClock(testStart.Add(23 * time.Hour))
+	e.drain()
+	if code, h, _ := e.buyRequest(path, "k"); code != http.StatusOK || h.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("retry after 23 h = %d (replayed %q); want the 200 replay", code, h.Get("Idempotent-Replayed"))
+	}
+	e.setClock(testStart.Add(25 * time.Hour))
+	e.drain()
+	if code, _, body := e.buyRequest(path, "k"); code != http.StatusConflict {
+		t.Errorf("retry after 25 h = %d %s; want 409 (key forgotten, shipment already bought)", code, body)
+	}
+	if n := e.countLabels(t, s.Data.ID); n != 1 {
+		t.Errorf("shipment has %d labels; want 1", n)
 	}
 }

@@ -296,6 +296,22 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	return s, replayed, nil
 }
 
+// PruneIdempotencyKeys forgets the idempotency keys recorded before cutoff, of every account
+// (a maintenance pass). A retry under a forgotten key is executed again, which cannot buy twice:
+// its shipment is no longer OPEN.
+func (db *DB) PruneIdempotencyKeys(ctx context.Context, cutoff time.Time) (int64, error) {
+	var n int64
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, Micros(cutoff))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
 // replay returns the answer stored under an idempotency key.
 func replay(ctx context.Context, tx *sql.Tx, accountID string, idem *Idempotency) (*shipping.Shipment, error) {
 	var fingerprint, answer string

@@ -47,3 +47,4 @@ CREATE TABLE idempotency_keys (
     created_at      BIGINT NOT NULL,
     PRIMARY KEY (account_id, idempotency_key)
 );
+CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
