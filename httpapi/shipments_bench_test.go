@@ -48,7 +48,10 @@ func BenchmarkListShipmentsCursor(b *testing.B) {
 	}
 }
 
-// seedShipments bulk-inserts n shipments with two rates each for the account, in one
+// rateServices are the seeded rates of each shipment: as many as an ALL quote has.
+var rateServices = []string{"S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9"}
+
+// seedShipments bulk-inserts n shipments with nine rates each for the account, in one
 // transaction with prepared statements, and returns their keys newest first.
 func seedShipments(b *testing.B, db *store.DB, accountID string, n int) []store.Key {
 	b.Helper()
@@ -81,7 +84,7 @@ func seedShipments(b *testing.B, db *store.DB, accountID string, n int) []store.
 			if _, err := ship.Exec(id, accountID, request, at); err != nil {
 				return err
 			}
-			for p, svc := range []string{"GROUND_ADVANTAGE", "PRIORITY"} {
+			for p, svc := range rateServices {
 				rid := fmt.Sprintf("00000000-0000-7000-a%03x-%012x", p, i)
 				if _, err := rate.Exec(rid, accountID, id, "POSTLINE", svc, meta, p, at); err != nil {
 					return err
@@ -92,6 +95,10 @@ func seedShipments(b *testing.B, db *store.DB, accountID string, n int) []store.
 		return nil
 	})
 	if err != nil {
+		b.Fatal(err)
+	}
+	// Fold the seeded rows into the database file so both depths read it the same way.
+	if _, err := db.Reader().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		b.Fatal(err)
 	}
 	return keys
