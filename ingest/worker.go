@@ -105,11 +105,15 @@ func (w *Worker) Drain(ctx context.Context) error {
 			order, errs := Process(c, maxAttempts)
 			done[i] = Completion{Claim: c, Order: order, Errors: errs}
 		}
-		stale, err := w.Queue.CompleteImports(ctx, done)
-		if err != nil && len(done) > 1 && ctx.Err() == nil {
+		// Claims already made are completed even when ctx ends meanwhile (a graceful shutdown),
+		// so they need not wait for their leases to expire after a restart.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lease/2)
+		stale, err := w.Queue.CompleteImports(cctx, done)
+		if err != nil && len(done) > 1 {
 			// One import must not hold the others back: complete them one by one.
-			stale, err = w.completeEach(ctx, done)
+			stale, err = w.completeEach(cctx, done)
 		}
+		cancel()
 		if err != nil {
 			return err
 		}
