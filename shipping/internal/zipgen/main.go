@@ -108,8 +108,16 @@ func zip3Table(codesJS []byte) ([]byte, error) {
 		n        int
 		states   map[string]int
 	}
+	// Sum in ZIP order: float addition is not associative, and the output must not depend on
+	// map iteration order.
+	zips := make([]string, 0, len(codes))
+	for z := range codes {
+		zips = append(zips, z)
+	}
+	sort.Strings(zips)
 	byZip3 := map[string]*acc{}
-	for _, c := range codes {
+	for _, z := range zips {
+		c := codes[z]
 		if c.Country != "US" || len(c.Zip) != 5 || c.State == "" {
 			continue
 		}
