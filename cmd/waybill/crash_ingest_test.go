@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -302,4 +303,55 @@ func countOrders(t *testing.T, base, token string) int {
 	}
 	getJSON(t, base+"/orders?page_size=1", token, &l)
 	return l.Metadata.TotalCount
+}
+
+// TestGracefulStopDuringOrderImport: on SIGTERM the server stops accepting, and the worker
+// completes what it has claimed, so after a restart nothing waits for a lease to expire.
+func TestGracefulStopDuringOrderImport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and stops server processes")
+	}
+	dbPath := filepath.Join(t.TempDir(), "waybill.db")
+	ctx := context.Background()
+	out := &bytes.Buffer{}
+	if err := run(ctx, []string{"account", "create", "Graceful", "-db", dbPath}, env(nil), nil, out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var acct map[string]string
+	if err := json.Unmarshal(out.Bytes(), &acct); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run(ctx, []string{"token", "create", "--account", acct["id"], "--scopes", "READ_ORDERS", "-db", dbPath}, env(nil), nil, out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	token := strings.TrimSpace(out.String())
+	s := &importSender{org: acct["organization_id"], secret: acct["ingest_secret"],
+		client: &http.Client{Timeout: 10 * time.Second}, accepted: map[int]string{}, statuses: map[int]int{}}
+
+	base, cmd := startChild(t, dbPath)
+	lost := s.burst(t, base, 0, 300, 150, func() { cmd.Process.Signal(syscall.SIGTERM) })
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the server exited with %v after SIGTERM; want 0", err)
+	}
+	t.Logf("stopped with %d accepted, %d refused or unanswered", s.count(), len(lost))
+	if claimed := claimedImports(t, dbPath); len(claimed) > 0 {
+		t.Errorf("%d imports still claimed after a graceful stop; want 0", len(claimed))
+	}
+	base, cmd = startChild(t, dbPath)
+	for _, i := range lost {
+		if ok, err := s.send(base, i); !ok || err != nil {
+			t.Fatalf("retry of order %d: ok %v, %v", i, ok, err)
+		}
+	}
+	// Well within the 10 s lease: nothing is left claimed by the stopped process.
+	deadline := time.Now().Add(5 * time.Second)
+	for countOrders(t, base, token) < 300 {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 5 s only %d of 300 orders are processed", countOrders(t, base, token))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
 }
