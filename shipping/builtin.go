@@ -115,6 +115,12 @@ func (c *TableCarrier) Rates(ctx context.Context, req RateRequest) ([]Quote, err
 		return nil, fmt.Errorf("no zone %d", req.Zone)
 	}
 	sides := [3]float64{req.LengthIn, req.WidthIn, req.HeightIn}
+	for _, v := range [...]float64{sides[0], sides[1], sides[2], req.WeightOz} {
+		// Also rejects NaN and absurd sizes, which would overflow the billable weight.
+		if !(v > 0 && v < 1e6) {
+			return nil, errors.New("parcel dimensions and weight must be positive")
+		}
+	}
 	longest := max(sides[0], sides[1], sides[2])
 	girth := 2 * (sides[0] + sides[1] + sides[2] - longest)
 	switch {

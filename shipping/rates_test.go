@@ -206,6 +206,9 @@ func TestLimits(t *testing.T) {
 		{"REGIONALX", 14, 14, 14, 8, "", []string{"REGEA", "REGWE"}}, // 265 oz dimensional is above REGSL's 16
 		{"PARCELCO", 100, 2, 2, 150 * 16, "", []string{"GROUND", "TWO_DAY", "OVERNIGHT"}},
 		{"POSTLINE", 100, 10, 10, 16, "length plus girth exceeds 130 in", nil},
+		{"POSTLINE", 1, 1, 1, 0, "must be positive", nil},
+		{"POSTLINE", math.Inf(1), 1, 1, 1, "must be positive", nil},
+		{"POSTLINE", 1, math.NaN(), 1, 1, "must be positive", nil},
 	}
 	for _, tt := range tests {
 		quotes, err := carrierByName(t, tt.carrier).Rates(context.Background(),
