@@ -160,7 +160,7 @@ func ScanRate(row rowScanner) (shipping.Rate, error) {
 	if r.EstimatedDeliveryDate, err = time.Parse(time.RFC3339, edd); err != nil {
 		return r, err
 	}
-	err = json.Unmarshal([]byte(meta), &r.RateMetadata)
+	err = decodeRateMetadata(meta, &r.RateMetadata)
 	return r, err
 }
 
