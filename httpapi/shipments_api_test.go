@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -58,6 +61,67 @@ func TestCreateShipmentsConcurrently(t *testing.T) {
 	for _, r := range s.Data.ShippingRates {
 		if r.Carrier != "POSTLINE" && r.Carrier != "PARCELCO" {
 			t.Errorf("rate from %s after the profile dropped it", r.Carrier)
+		}
+	}
+}
+
+// TestShipmentsHostileInput sends malformed and hostile requests to the shipment and profile
+// endpoints: each gets its DESIGN error code, never a 500.
+func TestShipmentsHostileInput(t *testing.T) {
+	e := newEnv(t)
+	created := decode[struct{ Data shipping.Shipment }](t, e.do("POST", "/shipments", "all", fuzzShipmentBody), http.StatusCreated)
+	var brands []string
+	for i := 0; i <= maxFilterValues; i++ {
+		brands = append(brands, fmt.Sprint("b", i))
+	}
+	many := strings.Join(brands, ",")
+	deep := strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100)
+	huge := `{"name": "` + strings.Repeat("x", 1<<20) + `"}`
+	tests := []struct {
+		method, path, token string
+		body                any
+		status              int
+		code                string
+	}{
+		{"GET", "/shipments?statuses=%ff", "all", nil, 400, "invalid_parameter"},
+		{"GET", "/shipments?brands=" + many, "all", nil, 400, "invalid_parameter"},
+		{"GET", "/shipments?after=", "all", nil, 400, "invalid_cursor"},
+		{"GET", "/shipments?before=%00%01", "all", nil, 400, "invalid_cursor"},
+		{"GET", "/shipments?first=99999999999999999999", "all", nil, 400, "invalid_parameter"},
+		{"GET", "/shipments?page=-1", "all", nil, 400, "invalid_parameter"},
+		{"GET", "/shipments?start_date=2026-11-22T00:00:00Z", "all", nil, 400, "invalid_parameter"},
+		{"GET", "/shipments?brands=%27%20OR%201%3D1%20--", "all", nil, 200, ""},
+		{"GET", "/shipments/%27%20OR%201%3D1%20--", "all", nil, 404, "not_found"},
+		{"GET", "/shipments/" + strings.Repeat("a", 5000), "all", nil, 404, "not_found"},
+		{"POST", "/shipments", "all", deep, 400, "malformed_json"},
+		{"POST", "/shipments", "all", "\xff\xfe", 400, "malformed_json"},
+		{"POST", "/shipments", "all", `{"parcel": {"weight": 1e999}}`, 422, "validation_failed"},
+		{"POST", "/shipments", "all", `{"origin": "x"}`, 422, "validation_failed"},
+		{"POST", "/shipments", "all", `{"ship_date": 20261122}`, 422, "validation_failed"},
+		{"POST", "/shipments", "all", `{"buy_cheapest_rate": "yes"}`, 422, "validation_failed"},
+		{"POST", "/shipments", "all", huge, 413, "payload_too_large"},
+		{"POST", "/shipments", "all", strings.Replace(fuzzShipmentBody, `"parcel"`, `"rate_shopping_profile": "../../etc", "parcel"`, 1), 422, "unknown_rate_shopping_profile"},
+		{"PATCH", "/shipments/" + created.Data.ID, "all", `{"custom_reference_1": {"$ne": 1}}`, 422, "validation_failed"},
+		{"PATCH", "/shipments/" + created.Data.ID, "all", `{"custom_reference_1": "a\u0000b"}`, 422, "validation_failed"},
+		{"GET", "/rate_shopping_profiles/%00", "all", nil, 404, "not_found"},
+		{"GET", "/rate_shopping_profiles?page_size=0", "all", nil, 400, "invalid_parameter"},
+		{"PUT", "/admin/rate_shopping_profiles/" + strings.Repeat("k", 65), "admin", `{"name": "x", "carriers": ["POSTLINE"]}`, 422, "validation_failed"},
+		{"PUT", "/admin/rate_shopping_profiles/x", "admin", `{"name": "x", "carriers": ["POSTLINE"], "zip_coverage": {"POSTLINE": ["000-999", "-", "1-2", "999-"]}}`, 422, "validation_failed"},
+		{"PUT", "/admin/rate_shopping_profiles/x", "admin", `{"name": "x", "carriers": [null]}`, 422, "validation_failed"},
+		{"PUT", "/admin/rate_shopping_profiles/x", "admin", `{"name": "x", "carriers": ["POSTLINE"], "zone_tnt_mapping": [{"zone": 1e10}]}`, 422, "validation_failed"},
+	}
+	for _, tt := range tests {
+		w := e.do(tt.method, tt.path, tt.token, tt.body)
+		var got struct {
+			Errors struct{ Code string } `json:"errors"`
+		}
+		json.Unmarshal(w.Body.Bytes(), &got)
+		path := tt.path
+		if len(path) > 60 {
+			path = path[:60] + "…"
+		}
+		if w.Code != tt.status || got.Errors.Code != tt.code {
+			t.Errorf("%s %s = %d %s; want %d %s (%.200s)", tt.method, path, w.Code, got.Errors.Code, tt.status, tt.code, w.Body)
 		}
 	}
 }
