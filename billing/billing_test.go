@@ -245,12 +245,12 @@ func sampleInvoice(n int) (Invoice, []LineItem) {
 		retail := int64(900 + i)
 		it := LineItem{ID: "item-" + strconv.Itoa(i), Type: Postage, Carrier: str("ACME"), Service: str("REGEA"),
 			TrackingCode: str("1Z" + strconv.Itoa(100000+i)), Description: PostageDescription("ACME", "REGEA", "1Z"+strconv.Itoa(100000+i)),
-			PostageCents: 700, SurchargesCents: 45 + int64(i%3), RetailCents: &retail, PurchasedAt: &Timestamp{at}, ShippingLabelStatus: str("DELIVERED"),
-			CreatedAt: Timestamp{at.Add(time.Duration(i) * time.Minute)}}
+			PostageCents: 700, SurchargesCents: 45 + int64(i%3), RetailCents: &retail, PurchasedAt: &shipping.Timestamp{Time: at}, ShippingLabelStatus: str("DELIVERED"),
+			CreatedAt: shipping.Timestamp{Time: at.Add(time.Duration(i) * time.Minute)}}
 		it.TotalCents = it.PostageCents + it.SurchargesCents
 		if i%7 == 3 {
 			it = LineItem{ID: "item-" + strconv.Itoa(i), Type: Fee, Description: "=HYPERLINK(\"x\") platform fee",
-				TotalCents: -250, CreatedAt: Timestamp{at.Add(time.Duration(i) * time.Minute)}}
+				TotalCents: -250, CreatedAt: shipping.Timestamp{Time: at.Add(time.Duration(i) * time.Minute)}}
 		}
 		items = append(items, it)
 	}

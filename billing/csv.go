@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/waybill/waybill/shipping"
 )
 
 // CSVHeader is the header row of an invoice's CSV document.
@@ -46,9 +48,9 @@ func deref(s *string) string {
 	return *s
 }
 
-func stamp(t time.Time) string { return t.UTC().Format(TimeLayout) }
+func stamp(t time.Time) string { return shipping.FormatTime(t) }
 
-func stampPtr(t *Timestamp) string {
+func stampPtr(t *shipping.Timestamp) string {
 	if t == nil {
 		return ""
 	}

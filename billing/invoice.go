@@ -100,22 +100,22 @@ const (
 // LineItem is one charge on an invoice: a finished label's postage, or a fee (or credit) an
 // operator added. Fields that only postage has are nil on fees.
 type LineItem struct {
-	ID                        string          `json:"id"`
-	InvoiceID                 string          `json:"invoice_id"`
-	Type                      string          `json:"type"`
-	Carrier                   *string         `json:"carrier"`
-	Service                   *string         `json:"service"`
-	TrackingCode              *string         `json:"tracking_code"`
-	Description               string          `json:"description"`
-	PostageCents              int64           `json:"postage_cents"`
-	SurchargesCents           int64           `json:"surcharges_cents"`
-	TotalCents                int64           `json:"total_cents"`
-	RetailCents               *int64          `json:"retail_cents"`
-	PurchasedAt               *Timestamp      `json:"purchased_at"`
-	ShippingLabelStatus       *string         `json:"shipping_label_status"`
-	ShipmentRequestParameters json.RawMessage `json:"shipment_request_parameters"`
-	ShippingRateMetadata      json.RawMessage `json:"shipping_rate_metadata"`
-	CreatedAt                 Timestamp       `json:"created_at"`
+	ID                        string              `json:"id"`
+	InvoiceID                 string              `json:"invoice_id"`
+	Type                      string              `json:"type"`
+	Carrier                   *string             `json:"carrier"`
+	Service                   *string             `json:"service"`
+	TrackingCode              *string             `json:"tracking_code"`
+	Description               string              `json:"description"`
+	PostageCents              int64               `json:"postage_cents"`
+	SurchargesCents           int64               `json:"surcharges_cents"`
+	TotalCents                int64               `json:"total_cents"`
+	RetailCents               *int64              `json:"retail_cents"`
+	PurchasedAt               *shipping.Timestamp `json:"purchased_at"`
+	ShippingLabelStatus       *string             `json:"shipping_label_status"`
+	ShipmentRequestParameters json.RawMessage     `json:"shipment_request_parameters"`
+	ShippingRateMetadata      json.RawMessage     `json:"shipping_rate_metadata"`
+	CreatedAt                 shipping.Timestamp  `json:"created_at"`
 }
 
 // Total is the sum of the items' totals: an invoice's total is always Total of its live items.
@@ -161,25 +161,4 @@ func ValidateFee(description string, amountCents int64) error {
 // sequence number across all accounts, e.g. INV-2026-000042, so numbers are unique.
 func Number(year int, seq int64) string {
 	return fmt.Sprintf("INV-%04d-%06d", year, seq)
-}
-
-// TimeLayout is how billing timestamps are written: RFC 3339 in UTC with microseconds.
-const TimeLayout = "2006-01-02T15:04:05.000000Z07:00"
-
-// Timestamp is a time that marshals to JSON in TimeLayout, always with six fractional digits.
-type Timestamp struct{ time.Time }
-
-// MarshalJSON writes t in TimeLayout.
-func (t Timestamp) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(TimeLayout)+2)
-	b = append(t.UTC().AppendFormat(append(b, '"'), TimeLayout), '"')
-	return b, nil
-}
-
-// Stamp converts an optional time.
-func Stamp(t *time.Time) *Timestamp {
-	if t == nil {
-		return nil
-	}
-	return &Timestamp{*t}
 }

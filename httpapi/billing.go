@@ -65,29 +65,29 @@ func (a *API) closePeriods(ctx context.Context) error {
 
 // invoiceJSON is an invoice as the API shows it (interface 2.1).
 type invoiceJSON struct {
-	ID                string            `json:"id"`
-	Status            billing.Status    `json:"status"`
-	Currency          string            `json:"currency"`
-	InvoiceNumber     string            `json:"invoice_number"`
-	PeriodStart       string            `json:"period_start"`
-	PeriodEnd         string            `json:"period_end"`
-	TotalCents        int64             `json:"total_cents"`
-	DeferredCents     int64             `json:"deferred_cents"`
-	InvoiceDate       *string           `json:"invoice_date"`
-	DueDate           *string           `json:"due_date"`
-	PDFURL            *string           `json:"pdf_url"`
-	CSVURL            *string           `json:"csv_url"`
-	StatusTransitions statusTransitions `json:"status_transitions"`
-	CreatedAt         billing.Timestamp `json:"created_at"`
-	UpdatedAt         billing.Timestamp `json:"updated_at"`
+	ID                string             `json:"id"`
+	Status            billing.Status     `json:"status"`
+	Currency          string             `json:"currency"`
+	InvoiceNumber     string             `json:"invoice_number"`
+	PeriodStart       string             `json:"period_start"`
+	PeriodEnd         string             `json:"period_end"`
+	TotalCents        int64              `json:"total_cents"`
+	DeferredCents     int64              `json:"deferred_cents"`
+	InvoiceDate       *string            `json:"invoice_date"`
+	DueDate           *string            `json:"due_date"`
+	PDFURL            *string            `json:"pdf_url"`
+	CSVURL            *string            `json:"csv_url"`
+	StatusTransitions statusTransitions  `json:"status_transitions"`
+	CreatedAt         shipping.Timestamp `json:"created_at"`
+	UpdatedAt         shipping.Timestamp `json:"updated_at"`
 }
 
 // statusTransitions says when the invoice made each move (Stripe's status_transitions).
 type statusTransitions struct {
-	FinalizedAt           *billing.Timestamp `json:"finalized_at"`
-	PaidAt                *billing.Timestamp `json:"paid_at"`
-	MarkedUncollectibleAt *billing.Timestamp `json:"marked_uncollectible_at"`
-	VoidedAt              *billing.Timestamp `json:"voided_at"`
+	FinalizedAt           *shipping.Timestamp `json:"finalized_at"`
+	PaidAt                *shipping.Timestamp `json:"paid_at"`
+	MarkedUncollectibleAt *shipping.Timestamp `json:"marked_uncollectible_at"`
+	VoidedAt              *shipping.Timestamp `json:"voided_at"`
 }
 
 // invoiceWithItems is the single-invoice answer: the invoice and its first line items.
@@ -100,9 +100,9 @@ type invoiceWithItems struct {
 func (a *API) invoiceJSON(inv billing.Invoice) invoiceJSON {
 	j := invoiceJSON{ID: inv.ID, Status: inv.Status, Currency: inv.Currency, InvoiceNumber: inv.Number,
 		PeriodStart: inv.PeriodStart, PeriodEnd: inv.PeriodEnd, TotalCents: inv.TotalCents, DeferredCents: inv.DeferredCents,
-		StatusTransitions: statusTransitions{billing.Stamp(inv.FinalizedAt), billing.Stamp(inv.PaidAt),
-			billing.Stamp(inv.MarkedUncollectibleAt), billing.Stamp(inv.VoidedAt)},
-		CreatedAt: billing.Timestamp{Time: inv.CreatedAt}, UpdatedAt: billing.Timestamp{Time: inv.UpdatedAt}}
+		StatusTransitions: statusTransitions{shipping.Stamp(inv.FinalizedAt), shipping.Stamp(inv.PaidAt),
+			shipping.Stamp(inv.MarkedUncollectibleAt), shipping.Stamp(inv.VoidedAt)},
+		CreatedAt: shipping.Timestamp{Time: inv.CreatedAt}, UpdatedAt: shipping.Timestamp{Time: inv.UpdatedAt}}
 	if inv.InvoiceDate != "" {
 		j.InvoiceDate, j.DueDate = &inv.InvoiceDate, &inv.DueDate
 	}

@@ -342,7 +342,7 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 		case at.After(a.db.Now().Add(a.labels.maxEventSkew)):
 			badTime = &shipping.FieldError{Field: "occurred_at", Code: "in_future", Message: "must not be more than 24 hours in the future"}
 		default:
-			e.OccurredAt = at.UTC().Truncate(time.Microsecond)
+			e.OccurredAt = shipping.Timestamp{Time: at.UTC().Truncate(time.Microsecond)}
 		}
 	}
 	var ve *shipping.ValidationError

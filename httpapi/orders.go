@@ -3,7 +3,6 @@ package httpapi
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/waybill/waybill/ingest"
 	"github.com/waybill/waybill/shipping"
@@ -64,12 +63,10 @@ type orderView struct {
 }
 
 func newOrderView(o ingest.Order) orderView {
-	return orderView{Order: o, CreatedAt: orderStamp(o.CreatedAt), UpdatedAt: orderStamp(o.UpdatedAt)}
+	return orderView{Order: o, CreatedAt: shipping.FormatTime(o.CreatedAt), UpdatedAt: shipping.FormatTime(o.UpdatedAt)}
 }
 
 // orderStamp formats a timestamp as RFC 3339 UTC with microseconds.
-func orderStamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00") }
-
 // getOrderImport: GET /order_imports/{id}.
 func (a *API) getOrderImport(w http.ResponseWriter, r *http.Request) error {
 	imp, err := a.db.OrderImport(r.Context(), accountID(r), r.PathValue("id"))
@@ -77,9 +74,9 @@ func (a *API) getOrderImport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := orderImportView{ID: imp.ID, OrderID: imp.OrderID, Status: imp.Status, Errors: imp.Errors,
-		Attempts: imp.Attempts, ReceivedAt: orderStamp(imp.ReceivedAt)}
+		Attempts: imp.Attempts, ReceivedAt: shipping.FormatTime(imp.ReceivedAt)}
 	if imp.ProcessedAt != nil {
-		s := orderStamp(*imp.ProcessedAt)
+		s := shipping.FormatTime(*imp.ProcessedAt)
 		v.ProcessedAt = &s
 	}
 	writeData(w, http.StatusOK, v)

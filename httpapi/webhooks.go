@@ -44,7 +44,7 @@ type subscriptionJSON struct {
 
 func subscriptionView(s webhook.Subscription) subscriptionJSON {
 	return subscriptionJSON{ID: s.ID, URL: s.URL, Topic: s.Topic, IsActive: s.IsActive, Secret: s.Secret,
-		CreatedAt: webhook.FormatTime(s.CreatedAt), UpdatedAt: webhook.FormatTime(s.UpdatedAt)}
+		CreatedAt: shipping.FormatTime(s.CreatedAt), UpdatedAt: shipping.FormatTime(s.UpdatedAt)}
 }
 
 // eventJSON is an event record as the API shows it.
@@ -67,11 +67,11 @@ func eventView(e webhook.Event) eventJSON {
 		if t == nil {
 			return nil
 		}
-		s := webhook.FormatTime(*t)
+		s := shipping.FormatTime(*t)
 		return &s
 	}
 	return eventJSON{ID: e.ID, Topic: e.Topic, WebhookSubscriptionID: e.SubscriptionID, URL: e.URL,
-		HappenedAt: webhook.FormatTime(e.HappenedAt), Status: e.Status, Attempts: e.Attempts,
+		HappenedAt: shipping.FormatTime(e.HappenedAt), Status: e.Status, Attempts: e.Attempts,
 		LastAttemptAt: opt(e.LastAttemptAt), NextAttemptAt: opt(e.NextAttemptAt),
 		LastResponseStatus: e.LastResponseStatus, Payload: e.Payload}
 }

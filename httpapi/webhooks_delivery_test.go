@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/webhook"
 )
 
@@ -231,8 +232,8 @@ func TestWebhookRetries(t *testing.T) {
 			if ra != "90" {
 				want = want.Truncate(time.Second)
 			}
-			if ev.NextAttemptAt == nil || *ev.NextAttemptAt != webhook.FormatTime(want) {
-				t.Errorf("Retry-After %q: next_attempt_at = %v; want %s", ra, ev.NextAttemptAt, webhook.FormatTime(want))
+			if ev.NextAttemptAt == nil || *ev.NextAttemptAt != shipping.FormatTime(want) {
+				t.Errorf("Retry-After %q: next_attempt_at = %v; want %s", ra, ev.NextAttemptAt, shipping.FormatTime(want))
 			}
 		}
 	})

@@ -1,7 +1,6 @@
 package shipping
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,10 +41,10 @@ type Label struct {
 	Service            string     `json:"service"`
 	ShippingRateID     string     `json:"shipping_rate_id"`
 	ShippingRate       *Rate      `json:"shipping_rate"`
-	DeliveredAt        *time.Time `json:"delivered_at"`
-	FirstCarrierScanAt *time.Time `json:"first_carrier_scan_at"`
-	CreatedAt          time.Time  `json:"created_at"`
-	UpdatedAt          time.Time  `json:"updated_at"`
+	DeliveredAt        *Timestamp `json:"delivered_at"`
+	FirstCarrierScanAt *Timestamp `json:"first_carrier_scan_at"`
+	CreatedAt          Timestamp  `json:"created_at"`
+	UpdatedAt          Timestamp  `json:"updated_at"`
 
 	// LastEventAt is the occurred_at of the tracking event the status follows.
 	LastEventAt *time.Time `json:"-"`
@@ -68,10 +67,10 @@ type TrackingEvent struct {
 	Substatus        *string   `json:"substatus"`
 	StatusDetail     *string   `json:"status_detail"`
 	Message          string    `json:"message"`
-	OccurredAt       time.Time `json:"occurred_at"`
+	OccurredAt       Timestamp `json:"occurred_at"`
 	Source           string    `json:"source"`
 	TrackingLocation *Location `json:"tracking_location"`
-	CreatedAt        time.Time `json:"created_at"`
+	CreatedAt        Timestamp `json:"created_at"`
 }
 
 // ValidLabelStatus reports whether s is a label status.
@@ -156,7 +155,7 @@ func ApplyTrackingEvent(l *Label, e TrackingEvent) (TrackingEffect, error) {
 	if l.Status == LabelVoided {
 		return eff, fmt.Errorf("%w: label %s is VOIDED", ErrInvalidState, l.TrackingCode)
 	}
-	at := e.OccurredAt
+	at := e.OccurredAt.Time
 	if l.LastEventAt == nil || !at.Before(*l.LastEventAt) {
 		eff.StatusChanged = l.Status != e.Status || !sameString(l.Substatus, e.Substatus)
 		l.Status, l.Substatus, l.LastEventAt = e.Status, e.Substatus, &at
@@ -165,12 +164,12 @@ func ApplyTrackingEvent(l *Label, e TrackingEvent) (TrackingEffect, error) {
 		if l.FirstCarrierScanAt == nil {
 			eff.EnteredNetwork = true
 		}
-		if l.FirstCarrierScanAt == nil || at.Before(*l.FirstCarrierScanAt) {
-			l.FirstCarrierScanAt = &at
+		if l.FirstCarrierScanAt == nil || at.Before(l.FirstCarrierScanAt.Time) {
+			l.FirstCarrierScanAt = &Timestamp{at}
 		}
 	}
-	if e.Status == LabelDelivered && (l.DeliveredAt == nil || at.Before(*l.DeliveredAt)) {
-		l.DeliveredAt = &at
+	if e.Status == LabelDelivered && (l.DeliveredAt == nil || at.Before(l.DeliveredAt.Time)) {
+		l.DeliveredAt = &Timestamp{at}
 	}
 	if Finished(l.Status) && l.FinishedAt == nil {
 		eff.Finished = true
@@ -221,45 +220,4 @@ func CanBuy(shipmentStatus string) error {
 		return fmt.Errorf("%w: shipment is %s; only an OPEN shipment can buy a rate", ErrInvalidState, shipmentStatus)
 	}
 	return nil
-}
-
-// microsLayout is how the API writes timestamps: RFC 3339 in UTC with exactly six fractional
-// digits (DESIGN §3), where time.Time's own JSON drops trailing zeros.
-const microsLayout = "2006-01-02T15:04:05.000000Z07:00"
-
-// micros is a time.Time written in microsLayout.
-type micros time.Time
-
-func (m micros) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + time.Time(m).UTC().Format(microsLayout) + `"`), nil
-}
-
-func microsPtr(t *time.Time) *micros {
-	if t == nil {
-		return nil
-	}
-	m := micros(*t)
-	return &m
-}
-
-// MarshalJSON writes the label with its timestamps in microsLayout.
-func (l Label) MarshalJSON() ([]byte, error) {
-	type plain Label
-	return json.Marshal(struct {
-		plain
-		DeliveredAt        *micros `json:"delivered_at"`
-		FirstCarrierScanAt *micros `json:"first_carrier_scan_at"`
-		CreatedAt          micros  `json:"created_at"`
-		UpdatedAt          micros  `json:"updated_at"`
-	}{plain(l), microsPtr(l.DeliveredAt), microsPtr(l.FirstCarrierScanAt), micros(l.CreatedAt), micros(l.UpdatedAt)})
-}
-
-// MarshalJSON writes the event with its timestamps in microsLayout.
-func (e TrackingEvent) MarshalJSON() ([]byte, error) {
-	type plain TrackingEvent
-	return json.Marshal(struct {
-		plain
-		OccurredAt micros `json:"occurred_at"`
-		CreatedAt  micros `json:"created_at"`
-	}{plain(e), micros(e.OccurredAt), micros(e.CreatedAt)})
 }

@@ -27,7 +27,7 @@ type Profile struct {
 	ZipCoverage    map[string][]string          `json:"zip_coverage"`
 	ZipSurcharges  map[string]map[string]string `json:"zip_surcharges"`
 	ZoneTNTMapping []ZoneTNT                    `json:"zone_tnt_mapping"`
-	UpdatedAt      time.Time                    `json:"updated_at"`
+	UpdatedAt      Timestamp                    `json:"updated_at"`
 
 	index *profileIndex
 }
@@ -171,7 +171,7 @@ func NewProfile(key string, in ProfileInput, knownCarriers []string, updatedAt t
 		return nil, err
 	}
 	p := &Profile{Key: key, Name: in.Name, Carriers: in.Carriers, SortCenters: in.SortCenters, ZipCoverage: in.ZipCoverage,
-		ZipSurcharges: in.ZipSurcharges, ZoneTNTMapping: in.ZoneTNTMapping, UpdatedAt: updatedAt}
+		ZipSurcharges: in.ZipSurcharges, ZoneTNTMapping: in.ZoneTNTMapping, UpdatedAt: Timestamp{updatedAt}}
 	p.normalize()
 	p.index = p.buildIndex()
 	return p, nil
@@ -328,7 +328,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // LoadProfile returns a stored profile without validating it again.
 func LoadProfile(key string, in ProfileInput, updatedAt time.Time) *Profile {
 	p := &Profile{Key: key, Name: in.Name, Carriers: in.Carriers, SortCenters: in.SortCenters, ZipCoverage: in.ZipCoverage,
-		ZipSurcharges: in.ZipSurcharges, ZoneTNTMapping: in.ZoneTNTMapping, UpdatedAt: updatedAt}
+		ZipSurcharges: in.ZipSurcharges, ZoneTNTMapping: in.ZoneTNTMapping, UpdatedAt: Timestamp{updatedAt}}
 	p.normalize()
 	p.index = p.buildIndex()
 	return p

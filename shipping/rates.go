@@ -73,7 +73,7 @@ type Rate struct {
 	Carrier               string       `json:"carrier"`
 	Service               string       `json:"service"`
 	Price                 Money        `json:"price"`
-	EstimatedDeliveryDate time.Time    `json:"estimated_delivery_date"`
+	EstimatedDeliveryDate Timestamp    `json:"estimated_delivery_date"`
 	EstimatedDeliveryDays int          `json:"estimated_delivery_days"`
 	RateMetadata          RateMetadata `json:"rate_metadata"`
 
@@ -189,7 +189,7 @@ func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shi
 
 func rateOf(carrier string, q Quote, shipDate time.Time) Rate {
 	r := Rate{Carrier: carrier, Service: q.Service, EstimatedDeliveryDays: q.TransitDays,
-		EstimatedDeliveryDate: AddBusinessDays(shipDate, q.TransitDays),
+		EstimatedDeliveryDate: Timestamp{AddBusinessDays(shipDate, q.TransitDays)},
 		PostageCents:          q.PostageCents, SurchargesCents: q.SurchargesCents(), TotalCents: q.TotalCents(), RetailCents: q.RetailCents,
 		RateMetadata: RateMetadata{Zone: q.Zone, BillableWeightOz: q.BillableWeightOz, Surcharges: []SurchargeAmount{}}}
 	r.Price = USD(r.TotalCents)

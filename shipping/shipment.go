@@ -34,8 +34,8 @@ type Shipment struct {
 	CustomReference2     *string   `json:"custom_reference_2"`
 	ShippingRates        []Rate    `json:"shipping_rates"`
 	ShippingLabel        *Label    `json:"shipping_label,omitempty"`
-	CreatedAt            time.Time `json:"created_at"`
-	UpdatedAt            time.Time `json:"updated_at"`
+	CreatedAt            Timestamp `json:"created_at"`
+	UpdatedAt            Timestamp `json:"updated_at"`
 	// Carrier is the purchased rate's carrier; empty until a label is bought.
 	Carrier string `json:"-"`
 }

@@ -8,27 +8,27 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"github.com/waybill/waybill/shipping"
 	"strings"
-	"time"
 )
 
 // Account is a tenant: everything else belongs to exactly one account.
 type Account struct {
-	ID             string    `json:"id"`
-	Name           string    `json:"name"`
-	Brand          string    `json:"brand"`
-	OrganizationID string    `json:"organization_id"`
-	IngestSecret   string    `json:"ingest_secret"`
-	CreatedAt      time.Time `json:"created_at"`
+	ID             string             `json:"id"`
+	Name           string             `json:"name"`
+	Brand          string             `json:"brand"`
+	OrganizationID string             `json:"organization_id"`
+	IngestSecret   string             `json:"ingest_secret"`
+	CreatedAt      shipping.Timestamp `json:"created_at"`
 }
 
 // Token is an API token. Token (the bearer string) is known only when the token is created.
 type Token struct {
-	ID        string    `json:"id"`
-	AccountID string    `json:"account_id"`
-	Scopes    []string  `json:"scopes"`
-	Token     string    `json:"token,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	ID        string             `json:"id"`
+	AccountID string             `json:"account_id"`
+	Scopes    []string           `json:"scopes"`
+	Token     string             `json:"token,omitempty"`
+	CreatedAt shipping.Timestamp `json:"created_at"`
 }
 
 // Principal is who a request acts for.
@@ -45,10 +45,10 @@ func (db *DB) CreateAccount(ctx context.Context, name, brand string) (Account, e
 	if err != nil {
 		return Account{}, err
 	}
-	a := Account{ID: db.NewID(), Name: name, Brand: brand, OrganizationID: db.NewID(), IngestSecret: secret, CreatedAt: Time(db.now())}
+	a := Account{ID: db.NewID(), Name: name, Brand: brand, OrganizationID: db.NewID(), IngestSecret: secret, CreatedAt: stamp(db.now())}
 	err = db.Tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO accounts (id, name, brand, organization_id, ingest_secret, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6)`, a.ID, a.Name, a.Brand, a.OrganizationID, a.IngestSecret, Micros(a.CreatedAt))
+			VALUES ($1, $2, $3, $4, $5, $6)`, a.ID, a.Name, a.Brand, a.OrganizationID, a.IngestSecret, Micros(a.CreatedAt.Time))
 		if err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func (db *DB) accountWhere(ctx context.Context, column, value string) (Account, 
 	if errors.Is(err, sql.ErrNoRows) {
 		return Account{}, ErrNotFound
 	}
-	a.CreatedAt = Time(created)
+	a.CreatedAt = stamp(created)
 	return a, err
 }
 
@@ -117,7 +117,7 @@ func (db *DB) CreateToken(ctx context.Context, accountID string, scopes []string
 		return Token{}, err
 	}
 	t := Token{ID: db.NewID(), AccountID: accountID, Scopes: scopes,
-		Token: "wb_" + base64.RawURLEncoding.EncodeToString(raw), CreatedAt: Time(db.now())}
+		Token: "wb_" + base64.RawURLEncoding.EncodeToString(raw), CreatedAt: stamp(db.now())}
 	err = db.Tx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM accounts WHERE id = $1`, accountID).Scan(&n); err != nil {
@@ -127,7 +127,7 @@ func (db *DB) CreateToken(ctx context.Context, accountID string, scopes []string
 			return ErrNotFound
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (id, account_id, token_hash, scopes, created_at)
-			VALUES ($1, $2, $3, $4, $5)`, t.ID, accountID, tokenHash(t.Token), strings.Join(scopes, ","), Micros(t.CreatedAt))
+			VALUES ($1, $2, $3, $4, $5)`, t.ID, accountID, tokenHash(t.Token), strings.Join(scopes, ","), Micros(t.CreatedAt.Time))
 		return err
 	})
 	return t, err

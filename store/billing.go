@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/billing"
+	"github.com/waybill/waybill/shipping"
 )
 
 // createBillingProfile gives a new account its billing profile (USD, MONTHLY, net 15), inside
@@ -155,14 +156,14 @@ func scanLineItem(s billingRow) (billing.LineItem, error) {
 	if retail.Valid {
 		it.RetailCents = &retail.Int64
 	}
-	it.PurchasedAt = billing.Stamp(NullTime(purchased))
+	it.PurchasedAt = shipping.Stamp(NullTime(purchased))
 	if params.Valid {
 		it.ShipmentRequestParameters = json.RawMessage(params.String)
 	}
 	if meta.Valid {
 		it.ShippingRateMetadata = json.RawMessage(meta.String)
 	}
-	it.CreatedAt = billing.Timestamp{Time: Time(created)}
+	it.CreatedAt = shipping.Timestamp{Time: Time(created)}
 	return it, err
 }
 

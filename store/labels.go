@@ -45,8 +45,8 @@ func (db *DB) scanLabelAccount(row rowScanner, account *string) (*shipping.Label
 	if substatus.Valid {
 		l.Substatus = &substatus.String
 	}
-	l.LastEventAt, l.FirstCarrierScanAt, l.DeliveredAt, l.FinishedAt = NullTime(lastEvent), NullTime(firstScan), NullTime(delivered), NullTime(finished)
-	l.CreatedAt, l.UpdatedAt = Time(created), Time(updated)
+	l.LastEventAt, l.FirstCarrierScanAt, l.DeliveredAt, l.FinishedAt = NullTime(lastEvent), nullStamp(firstScan), nullStamp(delivered), NullTime(finished)
+	l.CreatedAt, l.UpdatedAt = stamp(created), stamp(updated)
 	l.LabelURL = db.labelURL(l.ID)
 	return &l, nil
 }
@@ -59,6 +59,13 @@ func nullMicros(t *time.Time) sql.NullInt64 {
 		return sql.NullInt64{}
 	}
 	return sql.NullInt64{Int64: Micros(*t), Valid: true}
+}
+
+func nullStampMicros(t *shipping.Timestamp) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return nullMicros(&t.Time)
 }
 
 // attachLabels sets the ShippingLabel of each shipment that has one, in one query. The label's
@@ -272,10 +279,10 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		}
 		// The answer is what was just written; no need to read it back.
 		at, r := Time(now), *rate
-		s.Status, s.Carrier, s.UpdatedAt = shipping.StatusPurchased, rate.Carrier, at
+		s.Status, s.Carrier, s.UpdatedAt = shipping.StatusPurchased, rate.Carrier, shipping.Timestamp{Time: at}
 		s.ShippingLabel = &shipping.Label{ID: labelID, ShipmentID: shipmentID, Status: shipping.LabelPreTransit,
 			LabelURL: db.labelURL(labelID), LabelFormat: s.LabelFormat, TrackingCode: code,
-			Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: at, UpdatedAt: at}
+			Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: shipping.Timestamp{Time: at}, UpdatedAt: shipping.Timestamp{Time: at}}
 		if err := db.emitEvent(ctx, tx, accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
 			return err
 		}
@@ -484,7 +491,7 @@ func scanTrackingEvent(row rowScanner) (shipping.TrackingEvent, error) {
 			return e, err
 		}
 	}
-	e.OccurredAt, e.CreatedAt = Time(occurred), Time(created)
+	e.OccurredAt, e.CreatedAt = stamp(occurred), stamp(created)
 	return e, nil
 }
 
@@ -558,12 +565,12 @@ func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipp
 			}
 			location = sql.NullString{String: string(b), Valid: true}
 		}
-		e.ID, e.CreatedAt = db.NewID(), Time(now)
+		e.ID, e.CreatedAt = db.NewID(), stamp(now)
 		res, err := tx.ExecContext(ctx, `INSERT INTO tracking_events (id, account_id, label_id, status, substatus,
 			status_detail, message, occurred_at, source, location, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 			ON CONFLICT (label_id, occurred_at, status, message) DO NOTHING`,
-			e.ID, account, l.ID, e.Status, e.Substatus, e.StatusDetail, e.Message, Micros(e.OccurredAt), e.Source, location, now)
+			e.ID, account, l.ID, e.Status, e.Substatus, e.StatusDetail, e.Message, Micros(e.OccurredAt.Time), e.Source, location, now)
 		if err != nil {
 			return err
 		}
@@ -573,7 +580,7 @@ func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipp
 			}
 			ev, err = scanTrackingEvent(tx.QueryRowContext(ctx, `SELECT `+trackingEventColumns+` FROM tracking_events
 				WHERE account_id = $1 AND label_id = $2 AND occurred_at = $3 AND status = $4 AND message = $5`,
-				account, l.ID, Micros(e.OccurredAt), e.Status, e.Message))
+				account, l.ID, Micros(e.OccurredAt.Time), e.Status, e.Message))
 			return err
 		}
 		ev, created = e, true
@@ -584,7 +591,7 @@ func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipp
 		_, err = tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = $2, last_event_at = $3,
 			first_carrier_scan_at = $4, delivered_at = $5, finished_at = $6, updated_at = $7
 			WHERE account_id = $8 AND id = $9`,
-			l.Status, l.Substatus, nullMicros(l.LastEventAt), nullMicros(l.FirstCarrierScanAt), nullMicros(l.DeliveredAt),
+			l.Status, l.Substatus, nullMicros(l.LastEventAt), nullStampMicros(l.FirstCarrierScanAt), nullStampMicros(l.DeliveredAt),
 			nullMicros(l.FinishedAt), now, account, l.ID)
 		if err != nil {
 			return err

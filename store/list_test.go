@@ -57,7 +57,7 @@ func tokenQuery(accountID string) Query[Token] {
 			var t Token
 			var at int64
 			err := rows.Scan(&t.ID, &at)
-			t.CreatedAt = Time(at)
+			t.CreatedAt = stamp(at)
 			return t, err
 		},
 	}
@@ -100,7 +100,7 @@ func TestKeysetList(t *testing.T) {
 	db := openTest(t)
 	acct, ids := seedTokens(t, db, 11)
 	ctx := context.Background()
-	key := func(tok Token) Key { return Key{Micros(tok.CreatedAt), tok.ID} }
+	key := func(tok Token) Key { return Key{Micros(tok.CreatedAt.Time), tok.ID} }
 	for _, asc := range []bool{true, false} {
 		want := slices.Clone(ids)
 		if !asc {

@@ -94,7 +94,7 @@ func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile) (created bool
 		if !created && now <= oldUpdated {
 			now = oldUpdated + 1
 		}
-		p.UpdatedAt = Time(now)
+		p.UpdatedAt = stamp(now)
 		coverageChanged := created
 		if !created {
 			var prev shipping.ProfileInput

@@ -32,7 +32,7 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) error {
 			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
 			created_at, updated_at) VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 			s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,
-			s.CustomReference1, s.CustomReference2, string(req), Micros(s.CreatedAt), Micros(s.UpdatedAt))
+			s.CustomReference1, s.CustomReference2, string(req), Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time))
 		if err != nil {
 			return err
 		}
@@ -51,7 +51,7 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) error {
 			}
 			_, err = stmt.ExecContext(ctx, r.ID, s.AccountID, s.ID, r.Carrier, r.Service, r.Price.Currency,
 				r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents, r.EstimatedDeliveryDays,
-				r.EstimatedDeliveryDate.Format(time.RFC3339), string(meta), i, Micros(s.CreatedAt))
+				r.EstimatedDeliveryDate.Format(time.RFC3339), string(meta), i, Micros(s.CreatedAt.Time))
 			if err != nil {
 				return err
 			}
@@ -87,7 +87,7 @@ func scanShipment(row rowScanner) (*shipping.Shipment, error) {
 	if ref2.Valid {
 		s.CustomReference2 = &ref2.String
 	}
-	s.CreatedAt, s.UpdatedAt = Time(created), Time(updated)
+	s.CreatedAt, s.UpdatedAt = stamp(created), stamp(updated)
 	s.ShippingRates = []shipping.Rate{}
 	return &s, nil
 }
@@ -157,7 +157,7 @@ func ScanRate(row rowScanner) (shipping.Rate, error) {
 	}
 	r.Price = shipping.USD(r.TotalCents)
 	r.Price.Currency = currency
-	if r.EstimatedDeliveryDate, err = time.Parse(time.RFC3339, edd); err != nil {
+	if r.EstimatedDeliveryDate.Time, err = time.Parse(time.RFC3339, edd); err != nil {
 		return r, err
 	}
 	err = decodeRateMetadata(meta, &r.RateMetadata)
@@ -211,7 +211,7 @@ func (db *DB) ListShipments(ctx context.Context, accountID string, f ShipmentFil
 	if k != nil {
 		k.Asc = f.Asc
 		l, err = KeysetList(ctx, db.r, q, *k, func(s *shipping.Shipment) Key {
-			return Key{CreatedAt: Micros(s.CreatedAt), ID: s.ID}
+			return Key{CreatedAt: Micros(s.CreatedAt.Time), ID: s.ID}
 		})
 	} else {
 		dir := "DESC"

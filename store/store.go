@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/waybill/waybill/shipping"
 )
 
 // ErrNotFound reports a missing row, or a row that belongs to another account.
@@ -128,6 +130,12 @@ func Time(us int64) time.Time {
 	}
 	return time.UnixMicro(us).UTC()
 }
+
+// stamp converts a stored timestamp to the API's timestamp type.
+func stamp(us int64) shipping.Timestamp { return shipping.Timestamp{Time: Time(us)} }
+
+// nullStamp converts a nullable stored timestamp to the API's timestamp type.
+func nullStamp(us sql.NullInt64) *shipping.Timestamp { return shipping.Stamp(NullTime(us)) }
 
 // NullTime converts a nullable stored timestamp.
 func NullTime(us sql.NullInt64) *time.Time {

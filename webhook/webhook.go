@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/waybill/waybill/shipping"
 )
 
 // Topics a subscription can name (interface §6).
@@ -71,12 +73,6 @@ type Event struct {
 	Payload            json.RawMessage
 }
 
-// TimeFormat is how timestamps are written: RFC 3339, UTC, always with microseconds.
-const TimeFormat = "2006-01-02T15:04:05.000000Z07:00"
-
-// FormatTime writes t in TimeFormat.
-func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
-
 // Body is the exact JSON body POSTed to a subscription: compact, fields in this order.
 func Body(e Event) []byte {
 	payload := e.Payload
@@ -89,6 +85,6 @@ func Body(e Event) []byte {
 		WebhookSubscriptionID string          `json:"webhook_subscription_id"`
 		HappenedAt            string          `json:"happened_at"`
 		Payload               json.RawMessage `json:"payload"`
-	}{e.ID, e.Topic, e.SubscriptionID, FormatTime(e.HappenedAt), payload})
+	}{e.ID, e.Topic, e.SubscriptionID, shipping.FormatTime(e.HappenedAt), payload})
 	return b
 }
