@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
@@ -79,15 +78,14 @@ func (db *DB) attachLabelsWith(ctx context.Context, q querier, accountID string,
 		return nil
 	}
 	byID := make(map[string]*shipping.Shipment, len(shipments))
-	args := []any{accountID}
-	var marks []string
+	var ids []string
 	for _, s := range shipments {
 		byID[s.ID] = s
-		args = append(args, s.ID)
-		marks = append(marks, "$"+strconv.Itoa(len(args)))
+		ids = append(ids, s.ID)
 	}
+	args := []any{accountID}
 	rows, err := q.QueryContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
-		WHERE account_id = $1 AND shipment_id IN (`+strings.Join(marks, ", ")+`)`, args...)
+		WHERE account_id = $1 AND shipment_id IN (`+placeholders(&args, ids)+`)`, args...)
 	if err != nil {
 		return err
 	}
@@ -126,17 +124,16 @@ func attachRates(ctx context.Context, q querier, accountID string, labels []*shi
 		return nil
 	}
 	byRate := make(map[string][]*shipping.Label, len(labels))
-	args := []any{accountID}
-	var marks []string
+	var ids []string
 	for _, l := range labels {
 		if _, seen := byRate[l.ShippingRateID]; !seen {
-			args = append(args, l.ShippingRateID)
-			marks = append(marks, "$"+strconv.Itoa(len(args)))
+			ids = append(ids, l.ShippingRateID)
 		}
 		byRate[l.ShippingRateID] = append(byRate[l.ShippingRateID], l)
 	}
+	args := []any{accountID}
 	rows, err := q.QueryContext(ctx, `SELECT `+rateColumns+` FROM shipping_rates
-		WHERE account_id = $1 AND id IN (`+strings.Join(marks, ", ")+`)`, args...)
+		WHERE account_id = $1 AND id IN (`+placeholders(&args, ids)+`)`, args...)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // maxCount is how many matching rows a list counts before it reports its totals as unknown.
@@ -134,6 +136,17 @@ func KeysetList[T any](ctx context.Context, db *sql.DB, q Query[T], k Keyset, ke
 		l.Items = []T{}
 	}
 	return l, nil
+}
+
+// placeholders appends values to args and returns the "$i, $j, …" that name them, for an IN
+// list.
+func placeholders(args *[]any, values []string) string {
+	marks := make([]string, len(values))
+	for i, v := range values {
+		*args = append(*args, v)
+		marks[i] = "$" + strconv.Itoa(len(*args))
+	}
+	return strings.Join(marks, ", ")
 }
 
 func collect[T any](ctx context.Context, db *sql.DB, stmt string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {

@@ -114,15 +114,14 @@ func (db *DB) completeShipments(ctx context.Context, accountID string, shipments
 		return nil
 	}
 	byID := make(map[string]*shipping.Shipment, len(shipments))
-	args := []any{accountID}
-	var marks []string
+	var ids []string
 	for _, s := range shipments {
 		byID[s.ID] = s
-		args = append(args, s.ID)
-		marks = append(marks, "$"+strconv.Itoa(len(args)))
+		ids = append(ids, s.ID)
 	}
+	args := []any{accountID}
 	rows, err := db.r.QueryContext(ctx, `SELECT `+rateColumns+` FROM shipping_rates
-		WHERE account_id = $1 AND shipment_id IN (`+strings.Join(marks, ", ")+`) ORDER BY shipment_id, position`, args...)
+		WHERE account_id = $1 AND shipment_id IN (`+placeholders(&args, ids)+`) ORDER BY shipment_id, position`, args...)
 	if err != nil {
 		return err
 	}
@@ -182,12 +181,7 @@ func (db *DB) ListShipments(ctx context.Context, accountID string, f ShipmentFil
 		if len(values) == 0 {
 			return
 		}
-		var marks []string
-		for _, v := range values {
-			args = append(args, v)
-			marks = append(marks, "$"+strconv.Itoa(len(args)))
-		}
-		where = append(where, column+" IN ("+strings.Join(marks, ", ")+")")
+		where = append(where, column+" IN ("+placeholders(&args, values)+")")
 	}
 	in("status", f.Statuses)
 	in("brand", f.Brands)

@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -121,20 +119,7 @@ func TestCrashDuringOrderImport(t *testing.T) {
 		t.Skip("crash test: starts and kills server processes")
 	}
 	dbPath := filepath.Join(t.TempDir(), "waybill.db")
-	ctx := context.Background()
-	out := &bytes.Buffer{}
-	if err := run(ctx, []string{"account", "create", "Crash", "-db", dbPath}, env(nil), nil, out, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	var acct map[string]string
-	if err := json.Unmarshal(out.Bytes(), &acct); err != nil {
-		t.Fatal(err)
-	}
-	out.Reset()
-	if err := run(ctx, []string{"token", "create", "--account", acct["id"], "--scopes", "READ_ORDERS", "-db", dbPath}, env(nil), nil, out, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	token := strings.TrimSpace(out.String())
+	acct, token := createAccount(t, dbPath, "Crash", "READ_ORDERS")
 	s := &importSender{org: acct["organization_id"], secret: acct["ingest_secret"],
 		client:   &http.Client{Timeout: 10 * time.Second},
 		accepted: map[int]string{}, statuses: map[int]int{}}
@@ -225,7 +210,7 @@ func TestCrashDuringOrderImport(t *testing.T) {
 	cmd.Wait()
 
 	// The database itself: one import per body, one order per order id, each from its import.
-	db, err := store.OpenSQLite(ctx, dbPath)
+	db, err := store.OpenSQLite(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +226,7 @@ func TestCrashDuringOrderImport(t *testing.T) {
 		{`SELECT COUNT(DISTINCT order_id) FROM orders`, &distinct},
 		{`SELECT COUNT(*) FROM orders o JOIN order_imports i ON i.id = o.import_id WHERE i.order_id <> o.order_id OR i.status <> 'PROCESSED'`, &mismatched},
 	} {
-		if err := r.QueryRowContext(ctx, q.sql).Scan(q.n); err != nil {
+		if err := r.QueryRowContext(context.Background(), q.sql).Scan(q.n); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -312,20 +297,7 @@ func TestGracefulStopDuringOrderImport(t *testing.T) {
 		t.Skip("starts and stops server processes")
 	}
 	dbPath := filepath.Join(t.TempDir(), "waybill.db")
-	ctx := context.Background()
-	out := &bytes.Buffer{}
-	if err := run(ctx, []string{"account", "create", "Graceful", "-db", dbPath}, env(nil), nil, out, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	var acct map[string]string
-	if err := json.Unmarshal(out.Bytes(), &acct); err != nil {
-		t.Fatal(err)
-	}
-	out.Reset()
-	if err := run(ctx, []string{"token", "create", "--account", acct["id"], "--scopes", "READ_ORDERS", "-db", dbPath}, env(nil), nil, out, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	token := strings.TrimSpace(out.String())
+	acct, token := createAccount(t, dbPath, "Graceful", "READ_ORDERS")
 	s := &importSender{org: acct["organization_id"], secret: acct["ingest_secret"],
 		client: &http.Client{Timeout: 10 * time.Second}, accepted: map[int]string{}, statuses: map[int]int{}}
 

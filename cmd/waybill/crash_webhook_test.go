@@ -2,14 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,7 +22,7 @@ func TestCrashDuringWebhookDelivery(t *testing.T) {
 		t.Skip("starts and kills a server process")
 	}
 	dbPath := filepath.Join(t.TempDir(), "waybill.db")
-	token := webhookCrashToken(t, dbPath)
+	_, token := createAccount(t, dbPath, "Crash", "READ_WEBHOOKS,WRITE_WEBHOOKS,ADMIN")
 
 	var slow atomic.Bool
 	slow.Store(true)
@@ -82,7 +80,11 @@ func TestCrashDuringWebhookDelivery(t *testing.T) {
 	restart := time.Now()
 	base, _ = startChild(t, dbPath, flags...)
 	webhookWaitFor(t, 45*time.Second, "every event DELIVERED after the restart", func() bool {
-		var l struct{ Metadata struct{ TotalCount int `json:"total_count"` } }
+		var l struct {
+			Metadata struct {
+				TotalCount int `json:"total_count"`
+			}
+		}
 		webhookCall(t, "GET", base+"/webhooks/"+sub.Data.ID+"/events?status=DELIVERED", token, nil, &l)
 		return l.Metadata.TotalCount == events
 	})
@@ -95,24 +97,6 @@ func TestCrashDuringWebhookDelivery(t *testing.T) {
 		t.Errorf("receiver acknowledged %d distinct events; want %d", len(delivered), events)
 	}
 	t.Logf("%d deliveries were in flight at the kill; all %d events delivered %v after the restart", inFlight, events, time.Since(restart).Round(time.Second))
-}
-
-// webhookCrashToken creates an account and a token with the scopes the test needs on dbPath.
-func webhookCrashToken(t *testing.T, dbPath string) string {
-	t.Helper()
-	var acct bytes.Buffer
-	if err := run(context.Background(), []string{"account", "create", "Crash", "-db", dbPath}, env(nil), nil, &acct, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	var a map[string]string
-	if err := json.Unmarshal(acct.Bytes(), &a); err != nil {
-		t.Fatal(err)
-	}
-	var tok bytes.Buffer
-	if err := run(context.Background(), []string{"token", "create", "--account", a["id"], "--scopes", "READ_WEBHOOKS,WRITE_WEBHOOKS,ADMIN", "-db", dbPath}, env(nil), nil, &tok, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(tok.String())
 }
 
 // webhookCall sends a JSON request and decodes the answer into out (when not nil).

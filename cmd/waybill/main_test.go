@@ -96,19 +96,7 @@ func TestServeFirstStartAndTokens(t *testing.T) {
 	}
 
 	// A READ_BILLING token made by the CLI is refused elsewhere with required_scope.
-	acctOut := &bytes.Buffer{}
-	if err := run(context.Background(), []string{"account", "create", "Globex", "--brand", "Globex", "-db", dbPath}, env(nil), nil, acctOut, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	var acct map[string]string
-	if err := json.Unmarshal(acctOut.Bytes(), &acct); err != nil || acct["id"] == "" || acct["organization_id"] == "" || acct["ingest_secret"] == "" {
-		t.Fatalf("account create printed %q (%v)", acctOut, err)
-	}
-	tokOut := &bytes.Buffer{}
-	if err := run(context.Background(), []string{"token", "create", "--account", acct["id"], "--scopes", "READ_BILLING", "-db", dbPath}, env(nil), nil, tokOut, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	tok := strings.TrimSpace(tokOut.String())
+	_, tok := createAccount(t, dbPath, "Globex", "READ_BILLING")
 	code, body := get(t, base+"/webhooks", tok)
 	errs, _ := body["errors"].(map[string]any)
 	if code != 403 || errs["required_scope"] != "READ_WEBHOOKS" {
@@ -134,6 +122,25 @@ func TestServeFirstStartAndTokens(t *testing.T) {
 	if stdout2.String() != "" {
 		t.Errorf("second start printed %q; want nothing", stdout2)
 	}
+}
+
+// createAccount runs `waybill account create NAME` and `waybill token create` on dbPath and
+// returns the printed account (id, organization_id, ingest_secret) and the token.
+func createAccount(t *testing.T, dbPath, name, scopes string) (map[string]string, string) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"account", "create", name, "--brand", name, "-db", dbPath}, env(nil), nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var acct map[string]string
+	if err := json.Unmarshal(out.Bytes(), &acct); err != nil || acct["id"] == "" || acct["organization_id"] == "" || acct["ingest_secret"] == "" {
+		t.Fatalf("account create printed %q (%v)", out.String(), err)
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"token", "create", "--account", acct["id"], "--scopes", scopes, "-db", dbPath}, env(nil), nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return acct, strings.TrimSpace(out.String())
 }
 
 func TestRunErrors(t *testing.T) {
