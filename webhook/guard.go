@@ -9,12 +9,16 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/waybill/waybill/shipping"
 )
 
 // MaxURLLength bounds a subscription URL.
 const MaxURLLength = 2048
+
+// lookupTimeout bounds the DNS lookup of CheckURL, so a slow resolver cannot stall a request.
+const lookupTimeout = 2 * time.Second
 
 // Resolver looks up a host's addresses; *net.Resolver is one, tests use a map.
 type Resolver interface {
@@ -87,7 +91,9 @@ func DialControl(network, address string, _ syscall.RawConn) error {
 
 // CheckURL validates a subscription URL: absolute http or https with a host, at most
 // MaxURLLength. Unless allowPrivate, the host must not be, or resolve (through r) to, a blocked
-// address. Problems are a *shipping.ValidationError on field.
+// address. A host that does not resolve now is accepted: DNS may be down or the name not yet
+// published, and DialControl refuses a blocked address whenever a delivery dials it. Problems
+// are a *shipping.ValidationError on field.
 func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resolver) error {
 	invalid := func(code, msg string) error {
 		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: field, Code: code, Message: msg}}}
@@ -105,7 +111,10 @@ func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resol
 	if allowPrivate {
 		return nil
 	}
-	host := u.Hostname()
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") { // RFC 6761: always loopback
+		return invalid("private_address", "must not point at a loopback, private, link-local or reserved address")
+	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		if Blocked(ip) {
 			return invalid("private_address", "must not point at a loopback, private, link-local or reserved address")
@@ -115,10 +124,9 @@ func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resol
 	if r == nil {
 		r = net.DefaultResolver
 	}
-	addrs, err := r.LookupNetIP(ctx, "ip", host)
-	if err != nil || len(addrs) == 0 {
-		return invalid("unresolvable_host", "host does not resolve")
-	}
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	addrs, _ := r.LookupNetIP(ctx, "ip", host)
 	for _, ip := range addrs {
 		if Blocked(ip) {
 			return invalid("private_address", "must not point at a loopback, private, link-local or reserved address")

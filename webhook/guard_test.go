@@ -100,6 +100,8 @@ func TestCheckURL(t *testing.T) {
 		{"https://", false, "invalid_url"},
 		{"https://hooks.example.com/" + strings.Repeat("a", MaxURLLength), false, "too_long"},
 		{"http://localhost:8080/", false, "private_address"},
+		{"http://LocalHost./", false, "private_address"},
+		{"http://api.localhost/", false, "private_address"},
 		{"http://127.0.0.1/", false, "private_address"},
 		{"http://[::1]/", false, "private_address"},
 		{"http://[::ffff:127.0.0.1]/", false, "private_address"},
@@ -109,7 +111,7 @@ func TestCheckURL(t *testing.T) {
 		{"http://[fe80::1%25eth0]/", false, "private_address"},
 		{"https://rebind.example/", false, "private_address"},
 		{"https://v6private.example/", false, "private_address"},
-		{"https://nowhere.example/", false, "unresolvable_host"},
+		{"https://nowhere.example/", false, ""}, // checked again when dialled
 		{"http://localhost:8080/", true, ""},
 		{"http://127.0.0.1/", true, ""},
 		{"ftp://127.0.0.1/", true, "invalid_url"},
