@@ -27,10 +27,6 @@ func TestBillingThroughTheAPI(t *testing.T) {
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			e := newEnv(t)
-			w := e.do("POST", "/shipments", "all", fmt.Sprintf(propertyShipment, 20))
-			if w.Code == http.StatusNotImplemented {
-				t.Skip("shipments are not built yet")
-			}
 			runBillingProperty(t, e, rand.New(rand.NewPCG(seed, 1)), steps)
 		})
 	}

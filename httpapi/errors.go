@@ -70,6 +70,3 @@ func writeError(w http.ResponseWriter, e *Error) {
 	body.Errors.Error = e
 	writeJSON(w, e.Status, body)
 }
-
-// errNotImplemented answers an endpoint that is routed but not built yet.
-var errNotImplemented = &Error{Status: http.StatusNotImplemented, Code: "not_implemented", Message: "not implemented yet"}
