@@ -77,12 +77,7 @@ func (db *DB) attachLabelsWith(ctx context.Context, q querier, accountID string,
 	if len(shipments) == 0 {
 		return nil
 	}
-	byID := make(map[string]*shipping.Shipment, len(shipments))
-	var ids []string
-	for _, s := range shipments {
-		byID[s.ID] = s
-		ids = append(ids, s.ID)
-	}
+	byID, ids := indexShipments(shipments)
 	args := []any{accountID}
 	rows, err := q.QueryContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
 		WHERE account_id = $1 AND shipment_id IN (`+placeholders(&args, ids)+`)`, args...)

@@ -108,17 +108,22 @@ func (db *DB) Shipment(ctx context.Context, accountID, id string) (*shipping.Shi
 	return s, nil
 }
 
+// indexShipments maps shipments by id and lists their ids.
+func indexShipments(shipments []*shipping.Shipment) (map[string]*shipping.Shipment, []string) {
+	byID := make(map[string]*shipping.Shipment, len(shipments))
+	ids := make([]string, len(shipments))
+	for i, s := range shipments {
+		byID[s.ID], ids[i] = s, s.ID
+	}
+	return byID, ids
+}
+
 // completeShipments loads the shipments' rates and labels, one query each.
 func (db *DB) completeShipments(ctx context.Context, accountID string, shipments []*shipping.Shipment) error {
 	if len(shipments) == 0 {
 		return nil
 	}
-	byID := make(map[string]*shipping.Shipment, len(shipments))
-	var ids []string
-	for _, s := range shipments {
-		byID[s.ID] = s
-		ids = append(ids, s.ID)
-	}
+	byID, ids := indexShipments(shipments)
 	args := []any{accountID}
 	rows, err := db.r.QueryContext(ctx, `SELECT `+rateColumns+` FROM shipping_rates
 		WHERE account_id = $1 AND shipment_id IN (`+placeholders(&args, ids)+`) ORDER BY shipment_id, position`, args...)
