@@ -50,7 +50,9 @@ var migrations embed.FS
 // OpenSQLite opens (creating if needed) the SQLite database at path and applies the
 // migrations. The caller must have registered the "sqlite3" driver (github.com/mattn/go-sqlite3).
 func OpenSQLite(ctx context.Context, path string) (*DB, error) {
-	params := "_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL"
+	// synchronous=FULL syncs the WAL at every commit, so a committed import, label or charge
+	// survives a power loss too, not only a process crash (NORMAL would lose the last commits).
+	params := "_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=FULL"
 	dsn := "file:" + url.PathEscape(path) + "?" + params
 	w, err := sql.Open("sqlite3", dsn+"&_txlock=immediate")
 	if err != nil {
