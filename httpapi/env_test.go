@@ -47,12 +47,18 @@ type testEnv struct {
 
 func newEnv(t testing.TB) *testEnv {
 	t.Helper()
-	e := &testEnv{t: t, now: testStart, url: "https://waybill.test", tokens: map[string]string{}, accounts: map[string]store.Account{}}
 	db, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "waybill.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newEnvWith(t, db)
+}
+
+// newEnvWith is newEnv over an opened database, which it closes when the test ends.
+func newEnvWith(t testing.TB, db *store.DB) *testEnv {
+	t.Helper()
 	t.Cleanup(func() { db.Close() })
+	e := &testEnv{t: t, now: testStart, url: "https://waybill.test", tokens: map[string]string{}, accounts: map[string]store.Account{}}
 	db.Now = e.clock
 	db.NewID = func() string { return fmt.Sprintf("00000000-0000-7000-8000-%012x", e.ids.Add(1)) }
 	db.Rand = rand.NewChaCha8([32]byte{'w', 'a', 'y', 'b', 'i', 'l', 'l'})

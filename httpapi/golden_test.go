@@ -46,18 +46,17 @@ func TestGolden(t *testing.T) {
 		name := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(file), "../testdata/"), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			runGolden(t, file)
+			runGolden(t, newEnv(t), file)
 		})
 	}
 }
 
-func runGolden(t *testing.T, file string) {
+func runGolden(t *testing.T, e *testEnv, file string) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ar := parseTxtar(data)
-	e := newEnv(t)
 	var answers []any
 	changed := false
 	for i := 0; i < len(ar.files); i++ {
