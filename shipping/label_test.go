@@ -94,7 +94,9 @@ func TestValidateTrackingEvent(t *testing.T) {
 // TestApplyTrackingEvent plays sequences of events, as they arrive, onto a new label.
 func TestApplyTrackingEvent(t *testing.T) {
 	at := func(h int) time.Time { return time.Date(2026, 11, 22, h, 0, 0, 0, time.UTC) }
-	ev := func(status string, h int) TrackingEvent { return TrackingEvent{Status: status, OccurredAt: Timestamp{at(h)}} }
+	ev := func(status string, h int) TrackingEvent {
+		return TrackingEvent{Status: status, OccurredAt: Timestamp{at(h)}}
+	}
 	type want struct {
 		status             string
 		substatus          string
