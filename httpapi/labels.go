@@ -28,8 +28,6 @@ type labelState struct {
 
 func (a *API) setupLabels() error {
 	a.labels = &labelState{maxEventSkew: 24 * time.Hour, keyRetention: 24 * time.Hour, pruneEvery: time.Hour}
-	// Labels read from the store carry label_url under this API's base URL.
-	a.db.BaseURL = a.baseURL
 	a.workers = append(a.workers, worker{name: "idempotency-key pruner", run: a.runKeyPruner, drain: a.pruneKeys})
 	return nil
 }
@@ -145,6 +143,7 @@ func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, inl
 	if err != nil {
 		return nil, false, err
 	}
+	a.linkShipments(s)
 	if inlineLabel && s.ShippingLabel != nil {
 		doc, _, err := labelDocument(s, s.ShippingLabel).Render(s.ShippingLabel.LabelFormat)
 		if err != nil {
@@ -153,6 +152,25 @@ func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, inl
 		s.ShippingLabel.LabelFile = base64.StdEncoding.EncodeToString(doc)
 	}
 	return s, replayed, nil
+}
+
+// linkShipments sets label_url on the shipments' labels: URLs are the API's, so the store
+// leaves them empty.
+func (a *API) linkShipments(ss ...*shipping.Shipment) {
+	for _, s := range ss {
+		if s != nil {
+			a.linkLabels(s.ShippingLabel)
+		}
+	}
+}
+
+// linkLabels sets label_url on labels.
+func (a *API) linkLabels(ls ...*shipping.Label) {
+	for _, l := range ls {
+		if l != nil {
+			l.LabelURL = a.baseURL + "/shipping_labels/" + l.ID + "/label"
+		}
+	}
 }
 
 // errCarrier is the answer when a carrier fails to buy or void a label; the carrier's own
@@ -222,6 +240,7 @@ func (a *API) cancelShipment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	a.linkShipments(s)
 	writeData(w, http.StatusOK, s)
 	return nil
 }
@@ -254,6 +273,7 @@ func (a *API) listLabels(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	a.linkLabels(l.Items...)
 	writeList(w, l.Items, offsetMeta(p, l))
 	return nil
 }
@@ -264,6 +284,7 @@ func (a *API) getLabel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	a.linkLabels(l)
 	writeData(w, http.StatusOK, l)
 	return nil
 }

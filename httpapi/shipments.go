@@ -209,6 +209,7 @@ func (a *API) listShipments(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		a.linkShipments(l.Items...)
 		writeList(w, l.Items, keysetMeta(k, l))
 		return nil
 	}
@@ -220,6 +221,7 @@ func (a *API) listShipments(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	a.linkShipments(l.Items...)
 	writeList(w, l.Items, offsetMeta(p, l))
 	return nil
 }
@@ -229,6 +231,7 @@ func (a *API) getShipment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	a.linkShipments(s)
 	writeData(w, http.StatusOK, s)
 	return nil
 }
@@ -273,6 +276,7 @@ func (a *API) updateShipment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	a.linkShipments(s)
 	writeData(w, http.StatusOK, s)
 	return nil
 }

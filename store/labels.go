@@ -46,12 +46,8 @@ func (db *DB) scanLabelAccount(row rowScanner, account *string) (*shipping.Label
 	}
 	l.LastEventAt, l.FirstCarrierScanAt, l.DeliveredAt, l.FinishedAt = NullTime(lastEvent), nullStamp(firstScan), nullStamp(delivered), NullTime(finished)
 	l.CreatedAt, l.UpdatedAt = stamp(created), stamp(updated)
-	l.LabelURL = db.labelURL(l.ID)
 	return &l, nil
 }
-
-// labelURL is where the label's document is served.
-func (db *DB) labelURL(id string) string { return db.BaseURL + "/shipping_labels/" + id + "/label" }
 
 func nullMicros(t *time.Time) sql.NullInt64 {
 	if t == nil {
@@ -273,7 +269,7 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		at, r := Time(now), *rate
 		s.Status, s.Carrier, s.UpdatedAt = shipping.StatusPurchased, rate.Carrier, shipping.Timestamp{Time: at}
 		s.ShippingLabel = &shipping.Label{ID: labelID, ShipmentID: shipmentID, Status: shipping.LabelPreTransit,
-			LabelURL: db.labelURL(labelID), LabelFormat: s.LabelFormat, TrackingCode: code,
+			LabelFormat: s.LabelFormat, TrackingCode: code,
 			Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: shipping.Timestamp{Time: at}, UpdatedAt: shipping.Timestamp{Time: at}}
 		if err := db.emitEvent(ctx, tx, accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
 			return err

@@ -39,9 +39,6 @@ type DB struct {
 	NewID func() string
 	Rand  io.Reader
 
-	// BaseURL is the API's externally visible root, without a trailing slash: the labels the
-	// store reads carry label_url = BaseURL + "/shipping_labels/{id}/label". httpapi.New sets it.
-	BaseURL string
 }
 
 //go:embed migrations/*.sql
