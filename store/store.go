@@ -38,7 +38,6 @@ type DB struct {
 	Now   func() time.Time
 	NewID func() string
 	Rand  io.Reader
-
 }
 
 //go:embed migrations/*.sql
