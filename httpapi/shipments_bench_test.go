@@ -62,7 +62,7 @@ func seedShipments(b *testing.B, db *store.DB, accountID string, n int) []store.
 	const meta = `{"zone":8,"billable_weight_oz":31,"surcharges":[{"type":"FUEL","amount":0.19}]}`
 	start := store.Micros(testStart) - int64(n)*1000
 	keys := make([]store.Key, n)
-	err := db.Tx(context.Background(), func(tx *sql.Tx) error {
+	err := db.Tx(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
 		ship, err := tx.Prepare(`INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date, rate_shopping_profile,
 			rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request, created_at, updated_at)
 			VALUES ($1, $2, 'OPEN', 'Acme', NULL, '2026-11-22', 'default', 'ALL', 'PDF', NULL, NULL, $3, $4, $4)`)

@@ -46,7 +46,7 @@ func (db *DB) CreateAccount(ctx context.Context, name, brand string) (Account, e
 		return Account{}, err
 	}
 	a := Account{ID: db.NewID(), Name: name, Brand: brand, OrganizationID: db.NewID(), IngestSecret: secret, CreatedAt: stamp(db.now())}
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO accounts (id, name, brand, organization_id, ingest_secret, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6)`, a.ID, a.Name, a.Brand, a.OrganizationID, a.IngestSecret, Micros(a.CreatedAt.Time))
 		if err != nil {
@@ -99,7 +99,7 @@ func (db *DB) RotateIngestSecret(ctx context.Context, accountID string) (Account
 	if err != nil {
 		return Account{}, err
 	}
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE accounts SET ingest_secret = $1 WHERE id = $2`, secret, accountID)
 		return rowsOrNotFound(res, err)
 	})
@@ -118,7 +118,7 @@ func (db *DB) CreateToken(ctx context.Context, accountID string, scopes []string
 	}
 	t := Token{ID: db.NewID(), AccountID: accountID, Scopes: scopes,
 		Token: "wb_" + base64.RawURLEncoding.EncodeToString(raw), CreatedAt: stamp(db.now())}
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM accounts WHERE id = $1`, accountID).Scan(&n); err != nil {
 			return err
@@ -144,7 +144,7 @@ func (db *DB) RevokeBearer(ctx context.Context, bearer string) error {
 }
 
 func (db *DB) revoke(ctx context.Context, column, value string) error {
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = $1 WHERE `+column+` = $2 AND revoked_at IS NULL`,
 			db.now(), value)
 		return rowsOrNotFound(res, err)

@@ -49,7 +49,7 @@ func (db *DB) SetBillingPeriod(ctx context.Context, accountID string, period bil
 	if !period.Valid() {
 		return fmt.Errorf("store: unknown billing period %q", period)
 	}
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM invoices WHERE account_id = $1`, accountID).Scan(&n); err != nil {
 			return err
@@ -238,7 +238,7 @@ func (db *DB) InvoiceWithItems(ctx context.Context, accountID, invoiceID string,
 // OpenDraftInvoice returns the account's DRAFT invoice that a charge made now would land on,
 // creating it if needed (see draftInvoiceFor); created reports whether it did.
 func (db *DB) OpenDraftInvoice(ctx context.Context, accountID string) (inv billing.Invoice, created bool, err error) {
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var id string
 		if id, created, err = db.draftInvoiceFor(ctx, tx, accountID, db.now()); err != nil {
 			return err
@@ -397,7 +397,7 @@ func (db *DB) AddFee(ctx context.Context, accountID, invoiceID, description stri
 		return billing.LineItem{}, err
 	}
 	var it billing.LineItem
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.addToDraft(ctx, tx, accountID, invoiceID, amountCents); err != nil {
 			return err
 		}
@@ -419,7 +419,7 @@ func (db *DB) AddFee(ctx context.Context, accountID, invoiceID, description stri
 // total. A deleted or unknown item is ErrNotFound; an item of a finalized invoice is
 // ErrInvalidState.
 func (db *DB) DeleteLineItem(ctx context.Context, accountID, itemID string) error {
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var invoiceID string
 		var total int64
 		err := tx.QueryRowContext(ctx, `SELECT invoice_id, total_cents FROM billing_line_items
@@ -444,7 +444,7 @@ func (db *DB) DeleteLineItem(ctx context.Context, accountID, itemID string) erro
 // update is conditional on the status read, so concurrent moves cannot both happen.
 func (db *DB) TransitionInvoice(ctx context.Context, accountID, invoiceID string, action billing.Action) (billing.Invoice, error) {
 	var inv billing.Invoice
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		cur, err := invoice(ctx, tx, accountID, invoiceID)
 		if err != nil {
 			return err

@@ -58,7 +58,7 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 	ctx := context.Background()
 	shipment, rate, id := b.NewID(), b.NewID(), b.NewID()
 	at := Micros(l.purchased)
-	err := b.Tx(ctx, func(tx *sql.Tx) error {
+	err := b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, request, created_at, updated_at)
 			VALUES ($1, $2, 'SHIPPING_LABEL_PURCHASED', '', 'ACME', '2026-11-01', 'default', 'ALL', 'PDF', $3, $4, $4)`,
@@ -88,7 +88,7 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 // finish marks a label finished and bills it, as the tracking work does in one transaction.
 func (b *billingDB) finish(labelID, status string, at time.Time) error {
 	ctx := context.Background()
-	return b.Tx(ctx, func(tx *sql.Tx) error {
+	return b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, finished_at = $2 WHERE id = $3`,
 			status, Micros(at), labelID); err != nil {
 			return err
@@ -100,7 +100,7 @@ func (b *billingDB) finish(labelID, status string, at time.Time) error {
 // bill calls billFinishedLabel alone (a repeated or racing call).
 func (b *billingDB) bill(labelID string, at time.Time) error {
 	ctx := context.Background()
-	return b.Tx(ctx, func(tx *sql.Tx) error { return b.billFinishedLabel(ctx, tx, labelID, Micros(at)) })
+	return b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error { return b.billFinishedLabel(ctx, tx, labelID, Micros(at)) })
 }
 
 func (b *billingDB) invoices(accountID string) []billing.Invoice {

@@ -33,7 +33,7 @@ func (db *DB) EnqueueImport(ctx context.Context, accountID string, body []byte, 
 	imp := ingest.Import{ID: db.NewID(), AccountID: accountID, OrderID: orderID, Status: ingest.StatusQueued,
 		Errors: []shipping.FieldError{}, ReceivedAt: Time(db.now())}
 	created := false
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO order_imports
 			(id, account_id, body_sha256, body, order_id, status, attempts, claimed_until, received_at)
 			VALUES ($1, $2, $3, $4, $5, $6, 0, 0, $7)
@@ -96,7 +96,7 @@ func scanImport(row interface{ Scan(...any) error }) (ingest.Import, error) {
 func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) ([]ingest.Claim, error) {
 	now := db.now()
 	var claims []ingest.Claim
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		claims = claims[:0]
 		rows, err := tx.QueryContext(ctx, `UPDATE order_imports
 			SET status = $1, claimed_until = $2, attempts = attempts + 1
@@ -136,7 +136,7 @@ func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) 
 // the answer is ingest.ErrStaleClaim. An order whose stored content comes from a newer import
 // is left alone; the import is PROCESSED all the same.
 func (db *DB) CompleteImport(ctx context.Context, c ingest.Claim, o *ingest.Order, errs []shipping.FieldError) error {
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		return db.completeImport(ctx, tx, ingest.Completion{Claim: c, Order: o, Errors: errs})
 	})
 }
@@ -144,7 +144,7 @@ func (db *DB) CompleteImport(ctx context.Context, c ingest.Claim, o *ingest.Orde
 // CompleteImports is CompleteImport for a batch, in one transaction (ingest.Queue): stale
 // claims are skipped and counted, the others all commit or none does.
 func (db *DB) CompleteImports(ctx context.Context, done []ingest.Completion) (stale int, err error) {
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		stale = 0
 		for _, d := range done {
 			err := db.completeImport(ctx, tx, d)

@@ -208,7 +208,7 @@ func payloadOf(l *shipping.Label, events []shipping.TrackingEvent) labelPayload 
 // fingerprint gets that answer back (replayed true) and buys nothing, one with another
 // fingerprint gets ErrIdempotencyKeyReused. Any failure leaves nothing written.
 func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string, idem *Idempotency, buy PurchaseFunc) (s *shipping.Shipment, replayed bool, err error) {
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()
 		if idem != nil {
 			// Claiming the key first serializes retries: on PostgreSQL a concurrent insert of
@@ -296,7 +296,7 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 // its shipment is no longer OPEN.
 func (db *DB) PruneIdempotencyKeys(ctx context.Context, cutoff time.Time) (int64, error) {
 	var n int64
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, Micros(cutoff))
 		if err != nil {
 			return err
@@ -334,7 +334,7 @@ type VoidFunc func(ctx context.Context, l *shipping.Label) error
 // with the carrier (void) and VOIDED, with a LABEL_VOIDED event; a CANCELLED one stays as it is.
 func (db *DB) CancelShipment(ctx context.Context, accountID, shipmentID string, void VoidFunc) (*shipping.Shipment, error) {
 	var s *shipping.Shipment
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// Lock the shipment and its label before reading them, so that a tracking event
 		// cannot move the label between the check and the void (PostgreSQL row locks; SQLite
 		// transactions are serial anyway). A no-op UPDATE is the portable SELECT … FOR UPDATE.
@@ -527,7 +527,7 @@ func (db *DB) ListTrackingEvents(ctx context.Context, accountID, labelID string,
 // already recorded (same occurred_at, status and message) changes nothing and is returned
 // with created false. An unknown code is ErrNotFound; a VOIDED label shipping.ErrInvalidState.
 func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// Events of one label apply one after the other: lock its row first.
 		if err := lockRows(ctx, tx, `UPDATE shipping_labels SET updated_at = updated_at WHERE tracking_code = $1`, trackingCode); err != nil {
 			return err

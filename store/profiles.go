@@ -19,7 +19,7 @@ func (db *DB) SeedProfile(ctx context.Context, key string, in shipping.ProfileIn
 	if err != nil {
 		return err
 	}
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()
 		_, err := tx.ExecContext(ctx, `INSERT INTO rate_shopping_profiles (profile_key, name, body, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $4) ON CONFLICT (profile_key) DO NOTHING`, key, in.Name, string(body), now)
@@ -80,7 +80,7 @@ func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile) (created bool
 	if err != nil {
 		return false, err
 	}
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()
 		var old string
 		var oldUpdated int64

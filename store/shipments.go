@@ -27,7 +27,7 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) error {
 	if err != nil {
 		return err
 	}
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
 			created_at, updated_at) VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
@@ -235,7 +235,7 @@ type OptionalString struct {
 // UpdateShipmentReferences changes the shipment's custom references that are Set, and returns
 // the shipment.
 func (db *DB) UpdateShipmentReferences(ctx context.Context, accountID, id string, ref1, ref2 OptionalString) (*shipping.Shipment, error) {
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// Placeholders are numbered in order of appearance: the SET list, then the WHERE.
 		sets := []string{"updated_at = $1"}
 		args := []any{db.now()}

@@ -32,6 +32,8 @@ var ErrNotFound = errors.New("not found")
 // every write transaction begins IMMEDIATE); reads use a separate pool.
 type DB struct {
 	w, r *sql.DB
+	// group is SQLite's committer (nil on PostgreSQL, whose writers run side by side).
+	group *groupCommit
 
 	// Now, NewID and Rand are the store's only sources of time, identity and randomness, so
 	// tests can make them deterministic.
@@ -63,6 +65,7 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	}
 	r.SetMaxOpenConns(8)
 	db := newDB(w, r)
+	db.group = newGroupCommit(w)
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -86,6 +89,9 @@ func newDB(w, r *sql.DB) *DB {
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	if db.group != nil {
+		db.group.close()
+	}
 	err := db.w.Close()
 	if db.r != db.w {
 		err = errors.Join(err, db.r.Close())
@@ -99,13 +105,24 @@ func (db *DB) Ping(ctx context.Context) error {
 	return db.r.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
 
-// Tx runs fn in one write transaction, committing when fn returns nil.
-func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.w.BeginTx(ctx, nil)
+// Tx runs fn in one write transaction, committing when fn returns nil, and returns only after
+// the commit that holds fn's writes. On SQLite, concurrent callers share one transaction (see
+// groupCommit); fn's ctx is the caller's without its cancellation, so a caller that goes away
+// never breaks a transaction it shares with others. fn must not call Tx.
+func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if db.group != nil {
+		return db.group.run(ctx, fn)
+	}
+	return runTx(ctx, db.w, fn)
+}
+
+// runTx runs fn alone in its own transaction.
+func runTx(ctx context.Context, w *sql.DB, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(ctx, tx); err != nil {
 		tx.Rollback()
 		return err
 	}
@@ -186,7 +203,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = db.Tx(ctx, func(tx *sql.Tx) error {
+		err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = $1`, version).Scan(&n); err != nil || n > 0 {
 				return err

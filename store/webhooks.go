@@ -112,7 +112,7 @@ func (db *DB) ListWebhookSubscriptions(ctx context.Context, accountID string, p 
 // UpdateWebhookSubscription changes a subscription's url and/or is_active (nil: unchanged).
 func (db *DB) UpdateWebhookSubscription(ctx context.Context, accountID, id string, url *string, active *bool) (webhook.Subscription, error) {
 	var s webhook.Subscription
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		s, err = scanSubscription(tx.QueryRowContext(ctx, `SELECT `+subscriptionColumns+`
 			FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`, accountID, id))
@@ -136,7 +136,7 @@ func (db *DB) UpdateWebhookSubscription(ctx context.Context, accountID, id strin
 
 // DeleteWebhookSubscription deletes a subscription and its event records.
 func (db *DB) DeleteWebhookSubscription(ctx context.Context, accountID, id string) error {
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_events WHERE account_id = $1 AND subscription_id = $2`, accountID, id); err != nil {
 			return err
 		}
@@ -203,7 +203,7 @@ func (db *DB) ListWebhookEvents(ctx context.Context, accountID, subscriptionID, 
 // schedule, to the subscription's current URL. The subscription must be active.
 func (db *DB) RedeliverWebhookEvent(ctx context.Context, accountID, subscriptionID, eventID string) (webhook.Event, error) {
 	var e webhook.Event
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		s, err := scanSubscription(tx.QueryRowContext(ctx, `SELECT `+subscriptionColumns+`
 			FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`, accountID, subscriptionID))
 		if err != nil {
@@ -254,7 +254,7 @@ func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, perSubscripti
 // still due and unleased, and reads the secrets to sign with.
 func (db *DB) LeaseWebhookEvents(ctx context.Context, cs []webhook.Candidate, now, until time.Time) ([]webhook.Delivery, error) {
 	var out []webhook.Delivery
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		out = out[:0]
 		token := db.NewID()
 		secrets := map[string]string{}
@@ -293,7 +293,7 @@ func (db *DB) LeaseWebhookEvents(ctx context.Context, cs []webhook.Candidate, no
 // attempt unless its lease was lost (the record was redelivered, or the lease ran out and
 // another worker took it), and on 410 Gone deactivates the subscription.
 func (db *DB) FinishWebhookDeliveries(ctx context.Context, rs []webhook.Result) error {
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		for _, r := range rs {
 			if err := db.finishDelivery(ctx, tx, r); err != nil {
 				return err

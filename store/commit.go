@@ -1,0 +1,151 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sync"
+)
+
+// groupCommit gives SQLite's single writer one committer: the write transactions of concurrent
+// callers run one after another inside one database transaction, each in its own savepoint, and
+// one COMMIT (one fsync under synchronous=FULL) makes the whole batch durable. A caller whose
+// function fails is rolled back to its savepoint and gets its error; the others still commit.
+// Every caller is answered only after the COMMIT that holds its writes, and a failed COMMIT fails
+// every caller in the batch.
+type groupCommit struct {
+	w     *sql.DB
+	queue chan *txCall
+	// pause, in tests, holds the committer before it takes a batch, so calls pile up.
+	pause   sync.Mutex
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+// txCall is one caller's transaction function waiting for the committer.
+type txCall struct {
+	ctx  context.Context
+	fn   func(ctx context.Context, tx *sql.Tx) error
+	err  error
+	done chan struct{}
+}
+
+// maxBatch bounds how many callers share one transaction, so one batch's latency stays short.
+const maxBatch = 64
+
+func newGroupCommit(w *sql.DB) *groupCommit {
+	g := &groupCommit{w: w, queue: make(chan *txCall, maxBatch), stop: make(chan struct{}), stopped: make(chan struct{})}
+	go g.loop()
+	return g
+}
+
+// errClosed answers calls made after Close.
+var errClosed = errors.New("store: database is closed")
+
+func (g *groupCommit) run(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	c := &txCall{ctx: ctx, fn: fn, done: make(chan struct{})}
+	select {
+	case g.queue <- c:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-g.stop:
+		return errClosed
+	}
+	// Once taken, the call is always answered: its writes may already be committed.
+	<-c.done
+	return c.err
+}
+
+// close stops the committer after the batch in progress.
+func (g *groupCommit) close() {
+	close(g.stop)
+	<-g.stopped
+}
+
+func (g *groupCommit) loop() {
+	defer close(g.stopped)
+	for {
+		var first *txCall
+		select {
+		case first = <-g.queue:
+		case <-g.stop:
+			for {
+				select {
+				case c := <-g.queue:
+					c.err = errClosed
+					close(c.done)
+				default:
+					return
+				}
+			}
+		}
+		g.pause.Lock()
+		batch := []*txCall{first}
+	gather:
+		for len(batch) < maxBatch {
+			select {
+			case c := <-g.queue:
+				batch = append(batch, c)
+			default:
+				break gather
+			}
+		}
+		g.commit(batch)
+		g.pause.Unlock()
+		for _, c := range batch {
+			close(c.done)
+		}
+	}
+}
+
+// commit runs one batch. A lone call runs as a plain transaction.
+func (g *groupCommit) commit(batch []*txCall) {
+	if len(batch) == 1 {
+		c := batch[0]
+		c.err = runTx(context.WithoutCancel(c.ctx), g.w, c.fn)
+		return
+	}
+	tx, err := g.w.BeginTx(context.Background(), nil)
+	if err != nil {
+		for _, c := range batch {
+			c.err = err
+		}
+		return
+	}
+	for _, c := range batch {
+		if c.err = c.ctx.Err(); c.err != nil {
+			continue // the caller left before its turn: nothing of it runs
+		}
+		if err = savepoint(tx, c); err != nil {
+			break // the transaction itself failed: the whole batch fails below
+		}
+	}
+	if err == nil {
+		err = tx.Commit()
+	} else {
+		tx.Rollback()
+	}
+	if err != nil {
+		for _, c := range batch {
+			if c.err == nil {
+				c.err = err
+			}
+		}
+	}
+}
+
+// savepoint runs c's function in a savepoint of tx, setting c.err to its error; the returned
+// error is one of the savepoint statements themselves, which leaves tx unusable.
+func savepoint(tx *sql.Tx, c *txCall) error {
+	ctx := context.Background()
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT call"); err != nil {
+		return err
+	}
+	if c.err = c.fn(context.WithoutCancel(c.ctx), tx); c.err != nil {
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT call"); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT call")
+	return err
+}

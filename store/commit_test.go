@@ -1,0 +1,165 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+)
+
+// openGroup opens a fresh SQLite store with a scratch table for the committer's tests.
+func openGroup(t *testing.T) *DB {
+	t.Helper()
+	db, err := OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	_, err = db.w.Exec(`CREATE TABLE parent (id TEXT PRIMARY KEY);
+		CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// batch queues calls while the committer is paused, so they share one transaction, and returns
+// each call's error.
+func batch(t *testing.T, db *DB, ctxs []context.Context, fns ...func(ctx context.Context, tx *sql.Tx) error) []error {
+	t.Helper()
+	db.group.pause.Lock()
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		ctx := context.Background()
+		if ctxs != nil {
+			ctx = ctxs[i]
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = db.Tx(ctx, fn) }()
+	}
+	// The committer holds the first call while paused; the rest wait in its queue.
+	for deadline := time.Now().Add(5 * time.Second); len(db.group.queue) < len(fns)-1; {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d calls queued", len(db.group.queue))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	db.group.pause.Unlock()
+	wg.Wait()
+	return errs
+}
+
+func insertParent(id string) func(ctx context.Context, tx *sql.Tx) error {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO parent (id) VALUES ($1)`, id)
+		return err
+	}
+}
+
+func parents(t *testing.T, db *DB) map[string]bool {
+	t.Helper()
+	rows, err := db.r.Query(`SELECT id FROM parent`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string]bool{}
+	for rows.Next() {
+		var id string
+		rows.Scan(&id)
+		got[id] = true
+	}
+	return got
+}
+
+func TestGroupCommitFailedCallRollsBackAlone(t *testing.T) {
+	db := openGroup(t)
+	refused := errors.New("refused")
+	errs := batch(t, db, nil,
+		insertParent("a"),
+		func(ctx context.Context, tx *sql.Tx) error {
+			if err := insertParent("b")(ctx, tx); err != nil {
+				return err
+			}
+			return refused // b's insert is undone with its savepoint
+		},
+		insertParent("a"), // a duplicate key fails only this call
+		insertParent("c"),
+	)
+	want := []error{nil, refused, errors.New("constraint"), nil}
+	for i := range errs {
+		if (errs[i] == nil) != (want[i] == nil) || errors.Is(want[i], refused) && !errors.Is(errs[i], refused) {
+			t.Errorf("call %d: err = %v; want %v", i, errs[i], want[i])
+		}
+	}
+	if got := parents(t, db); fmt.Sprint(got) != fmt.Sprint(map[string]bool{"a": true, "c": true}) {
+		t.Errorf("rows = %v; want a and c", got)
+	}
+}
+
+func TestGroupCommitFailedCommitFailsEveryCall(t *testing.T) {
+	db := openGroup(t)
+	errs := batch(t, db, nil,
+		insertParent("a"),
+		func(ctx context.Context, tx *sql.Tx) error {
+			// The deferred foreign key is checked only at COMMIT, which therefore fails.
+			_, err := tx.ExecContext(ctx, `INSERT INTO child (id, parent_id) VALUES ('x', 'missing')`)
+			return err
+		},
+		insertParent("b"),
+	)
+	for i, err := range errs {
+		if err == nil {
+			t.Errorf("call %d answered success in a batch whose COMMIT failed", i)
+		}
+	}
+	if got := parents(t, db); len(got) != 0 {
+		t.Errorf("rows = %v; want none", got)
+	}
+	// The committer goes on serving.
+	if err := db.Tx(context.Background(), insertParent("c")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestGroupCommitCancelledCaller(t *testing.T) {
+	db := openGroup(t)
+	gone, cancelGone := context.WithCancel(context.Background())
+	cancelGone()
+	leaving, leave := context.WithCancel(context.Background())
+	errs := batch(t, db, []context.Context{context.Background(), gone, leaving, context.Background()},
+		insertParent("a"),
+		insertParent("gone"), // cancelled before its turn: nothing of it runs
+		func(ctx context.Context, tx *sql.Tx) error {
+			leave() // the caller hangs up mid-call; the shared transaction must not notice
+			return insertParent("leaving")(ctx, tx)
+		},
+		insertParent("d"),
+	)
+	if !errors.Is(errs[1], context.Canceled) {
+		t.Errorf("cancelled call: err = %v; want context.Canceled", errs[1])
+	}
+	for _, i := range []int{0, 2, 3} {
+		if errs[i] != nil {
+			t.Errorf("call %d: err = %v; want nil", i, errs[i])
+		}
+	}
+	if got := parents(t, db); fmt.Sprint(got) != fmt.Sprint(map[string]bool{"a": true, "d": true, "leaving": true}) {
+		t.Errorf("rows = %v; want a, d and leaving", got)
+	}
+}
+
+func TestGroupCommitClose(t *testing.T) {
+	db := openGroup(t)
+	db.Close()
+	if err := db.Tx(context.Background(), insertParent("a")); !errors.Is(err, errClosed) {
+		t.Errorf("Tx after Close: err = %v; want errClosed", err)
+	}
+}
