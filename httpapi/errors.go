@@ -45,7 +45,7 @@ func errorFor(err error) *Error {
 	case errors.Is(err, store.ErrNotFound):
 		return errNotFound
 	case errors.Is(err, shipping.ErrInvalidState), errors.Is(err, billing.ErrInvalidState):
-		return &Error{Status: http.StatusConflict, Code: "invalid_state", Message: err.Error()}
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "invalid_state", Message: err.Error()}
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: "internal_error", Message: "internal error"}
 }
