@@ -211,7 +211,7 @@ func (d discardWriter) WriteHeader(int)             {}
 func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
 	if err := a.db.Ping(r.Context()); err != nil {
 		a.log.Error("healthz", "err", err)
-		writeError(w, &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "database unavailable"})
+		writeError(w, errDatabaseUnavailable)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

@@ -32,6 +32,7 @@ var ErrNotFound = errors.New("not found")
 // every write transaction begins IMMEDIATE); reads use a separate pool.
 type DB struct {
 	w, r *sql.DB
+	file *fileWatch // the SQLite file; nil on other databases
 
 	// Now, NewID and Rand are the store's only sources of time, identity and randomness, so
 	// tests can make them deterministic.
@@ -67,6 +68,7 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	db.file = watchFile(path)
 	return db, nil
 }
 
@@ -93,14 +95,21 @@ func (db *DB) Close() error {
 	return err
 }
 
-// Ping reports whether the database answers.
+// Ping reports whether the database answers, and still is the one opened (ErrUnavailable).
 func (db *DB) Ping(ctx context.Context) error {
+	if err := db.checkFile(); err != nil {
+		return err
+	}
 	var one int
 	return db.r.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
 
-// Tx runs fn in one write transaction, committing when fn returns nil.
+// Tx runs fn in one write transaction, committing when fn returns nil. It refuses to start
+// (ErrUnavailable) once the database file has vanished.
 func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if err := db.checkFile(); err != nil {
+		return err
+	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
