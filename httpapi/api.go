@@ -135,7 +135,12 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", id)
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	h, pattern := a.mux.Handler(r)
-	if pattern == "" {
+	if requestLineLength(r) > maxRequestLine {
+		// Checked here rather than left to http.Server's MaxHeaderBytes, so that a host
+		// embedding the API behind its own server gets the same bound and the same answer.
+		writeError(rec, &Error{Status: http.StatusRequestURITooLong, Code: "uri_too_long",
+			Message: "the request line must be at most 8 KiB"})
+	} else if pattern == "" {
 		// The mux's own 404 and 405 answers, re-said in the API's error shape.
 		probe := &statusRecorder{ResponseWriter: discardWriter{h: http.Header{}}}
 		h.ServeHTTP(probe, r)
@@ -150,8 +155,25 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// mux.Handler does not set the path values; ServeHTTP routes again and does.
 		a.mux.ServeHTTP(rec, r)
 	}
-	a.log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path, "pattern", pattern,
+	path := r.URL.Path
+	if len(path) > 200 {
+		path = path[:200] + "…"
+	}
+	a.log.Info("request", "id", id, "method", r.Method, "path", path, "pattern", pattern,
 		"status", rec.status, "bytes", rec.bytes, "duration_ms", float64(a.db.Now().Sub(start).Microseconds())/1000)
+}
+
+// maxRequestLine bounds the request line (method, target with its query, protocol): 8 KiB
+// (DESIGN §3). Every query parameter is read from within it, so it also bounds every filter.
+const maxRequestLine = 8 << 10
+
+// requestLineLength is the length of r's request line as the client sent it.
+func requestLineLength(r *http.Request) int {
+	target := r.RequestURI
+	if target == "" {
+		target = r.URL.RequestURI()
+	}
+	return len(r.Method) + 1 + len(target) + 1 + len(r.Proto)
 }
 
 type statusRecorder struct {
@@ -189,7 +211,7 @@ func (d discardWriter) WriteHeader(int)             {}
 func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
 	if err := a.db.Ping(r.Context()); err != nil {
 		a.log.Error("healthz", "err", err)
-		writeError(w, &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "database unavailable"})
+		writeError(w, errDatabaseUnavailable)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

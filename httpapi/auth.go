@@ -60,6 +60,10 @@ func ParseScopes(names []string) ([]string, error) {
 	if len(names) == 0 {
 		return nil, errors.New("at least one scope is required")
 	}
+	// There are only a few scopes: a longer list is refused before it is read.
+	if len(names) > 100 {
+		return nil, errors.New("at most 100 scopes may be listed")
+	}
 	var out []string
 	for _, n := range names {
 		n = strings.TrimSpace(n)

@@ -25,6 +25,10 @@ func (e *Error) Error() string { return e.Message }
 // errNotFound is the answer for an unknown id and for another account's id alike.
 var errNotFound = &Error{Status: http.StatusNotFound, Code: "not_found", Message: "not found"}
 
+// errDatabaseUnavailable is the answer while the database cannot take writes (its file
+// vanished): a 503, so clients retry later and nothing is acknowledged that would be lost.
+var errDatabaseUnavailable = &Error{Status: http.StatusServiceUnavailable, Code: "database_unavailable", Message: "the database is unavailable"}
+
 // invalidParameter reports a bad query parameter.
 func invalidParameter(name, message string) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Parameter: name, Message: message}
@@ -42,10 +46,12 @@ func errorFor(err error) *Error {
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: "the request failed validation", Fields: ve.Fields}
 	case errors.As(err, &re):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: re.Code, Message: re.Message, Reasons: re.Reasons}
+	case errors.Is(err, store.ErrUnavailable):
+		return errDatabaseUnavailable
 	case errors.Is(err, store.ErrNotFound):
 		return errNotFound
 	case errors.Is(err, shipping.ErrInvalidState), errors.Is(err, billing.ErrInvalidState):
-		return &Error{Status: http.StatusConflict, Code: "invalid_state", Message: err.Error()}
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "invalid_state", Message: err.Error()}
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: "internal_error", Message: "internal error"}
 }

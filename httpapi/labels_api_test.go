@@ -71,7 +71,7 @@ func (e *testEnv) buyRequest(path, key string) (int, http.Header, []byte) {
 }
 
 // TestBuyConcurrent races buyers of every rate of one shipment: exactly one buys, the others
-// get 409, and the shipment has exactly one label.
+// get 422, and the shipment has exactly one label.
 func TestBuyConcurrent(t *testing.T) {
 	e := newEnv(t)
 	s := e.createShipment(t, "ALL", "PDF")
@@ -95,9 +95,9 @@ func TestBuyConcurrent(t *testing.T) {
 		switch c {
 		case http.StatusOK:
 			won++
-		case http.StatusConflict:
+		case http.StatusUnprocessableEntity:
 		default:
-			t.Errorf("buyer %d got %d; want 200 or 409", i, c)
+			t.Errorf("buyer %d got %d; want 200 or 422", i, c)
 		}
 	}
 	if won != 1 {
@@ -339,7 +339,7 @@ func TestTrackingEventsAcrossAccounts(t *testing.T) {
 }
 
 // TestIdempotencyKeyRetention: a key replays for 24 hours; once the pruner forgets it, a retry
-// is executed again and, the shipment being bought already, answers 409 — never a second label.
+// is executed again and, the shipment being bought already, answers 422 — never a second label.
 func TestIdempotencyKeyRetention(t *testing.T) {
 	e := newEnv(t)
 	s := e.createShipment(t, "CHEAPEST", "PDF")
@@ -354,10 +354,61 @@ func TestIdempotencyKeyRetention(t *testing.T) {
 	}
 	e.setClock(testStart.Add(25 * time.Hour))
 	e.drain()
-	if code, _, body := e.buyRequest(path, "k"); code != http.StatusConflict {
-		t.Errorf("retry after 25 h = %d %s; want 409 (key forgotten, shipment already bought)", code, body)
+	if code, _, body := e.buyRequest(path, "k"); code != http.StatusUnprocessableEntity {
+		t.Errorf("retry after 25 h = %d %s; want 422 (key forgotten, shipment already bought)", code, body)
 	}
 	if n := e.countLabels(t, s.Data.ID); n != 1 {
 		t.Errorf("shipment has %d labels; want 1", n)
+	}
+}
+
+// TestDeliveredLabelMovesOnlyForward reproduces issue 10: IN_TRANSIT 09:00, DELIVERED 10:00,
+// then a PRE_TRANSIT report dated 11:00 once put the label back to PRE_TRANSIT, and cancel
+// (200) voided a delivered label whose postage stayed billed. Now the label stays DELIVERED,
+// cancel is 422 invalid_state, the postage is billed once, and every later event is still
+// recorded and still emits LABEL_TRACKING_UPDATED.
+func TestDeliveredLabelMovesOnlyForward(t *testing.T) {
+	e := newEnv(t)
+	e.subscribe("all", "http://127.0.0.1:9/hook", "LABEL_TRACKING_UPDATED")
+	s := e.createShipment(t, "CHEAPEST", "PDF")
+	b := decode[shipmentAnswer](t, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[0].ID, "all", nil), http.StatusOK)
+	l := b.Data.ShippingLabel
+	track := func(status, at string) {
+		t.Helper()
+		body := fmt.Sprintf(`{"tracking_code": %q, "status": %q, "message": "scan", "occurred_at": "2026-11-22T%s:00Z"}`, l.TrackingCode, status, at)
+		decode[any](t, e.do("POST", "/admin/tracking_events", "admin", body), http.StatusCreated)
+	}
+	track("IN_TRANSIT", "09:00")
+	track("DELIVERED", "10:00")
+	track("PRE_TRANSIT", "11:00")
+	w := e.do("PUT", "/shipments/"+s.Data.ID+"/cancel", "all", nil)
+	if got := decode[struct{ Errors Error }](t, w, http.StatusUnprocessableEntity); got.Errors.Code != "invalid_state" {
+		t.Errorf("cancel of a delivered label = %s; want invalid_state", w.Body)
+	}
+	track("RETURN_TO_SENDER", "12:00")
+	got := decode[shipmentAnswer](t, e.do("GET", "/shipments/"+s.Data.ID, "all", nil), http.StatusOK)
+	if got.Data.Status != shipping.StatusPurchased || got.Data.ShippingLabel.Status != shipping.LabelDelivered {
+		t.Errorf("after the late events and the cancel: shipment %s, label %s; want SHIPPING_LABEL_PURCHASED, DELIVERED",
+			got.Data.Status, got.Data.ShippingLabel.Status)
+	}
+	count := func(query string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := e.db.Reader().QueryRow(query, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(`SELECT COUNT(*) FROM billing_line_items WHERE label_id = $1`, l.ID); n != 1 {
+		t.Errorf("the label is billed %d times; want once", n)
+	}
+	if n := count(`SELECT COUNT(*) FROM tracking_events WHERE label_id = $1`, l.ID); n != 4 {
+		t.Errorf("%d tracking events recorded; want all 4", n)
+	}
+	if n := count(`SELECT COUNT(*) FROM webhook_events WHERE topic = 'LABEL_TRACKING_UPDATED'`); n != 4 {
+		t.Errorf("%d LABEL_TRACKING_UPDATED events; want one per tracking event (4)", n)
+	}
+	if n := count(`SELECT COUNT(*) FROM webhook_events WHERE topic = 'LABEL_VOIDED'`); n != 0 {
+		t.Errorf("%d LABEL_VOIDED events; want none", n)
 	}
 }

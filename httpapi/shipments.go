@@ -120,21 +120,30 @@ func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// maxFilterValues bounds how many values one list filter takes.
+// maxFilterValues bounds how many values one list filter takes (DESIGN §3).
 const maxFilterValues = 100
 
 // listValues reads a multi-valued filter: comma-separated and/or repeated (name or name[]).
+// The values are counted before any of them is looked at, so a hostile list costs one pass
+// over the query, never more.
 func listValues(q url.Values, name string) ([]string, error) {
+	raws := append(q[name][:len(q[name]):len(q[name])], q[name+"[]"]...)
+	if len(raws) > maxFilterValues {
+		return nil, invalidParameter(name, name+" takes at most 100 values")
+	}
+	n := 0
+	for _, raw := range raws {
+		if n += strings.Count(raw, ",") + 1; n > maxFilterValues {
+			return nil, invalidParameter(name, name+" takes at most 100 values")
+		}
+	}
 	var out []string
-	for _, raw := range append(q[name], q[name+"[]"]...) {
+	for _, raw := range raws {
 		for _, v := range strings.Split(raw, ",") {
 			if v = strings.TrimSpace(v); v != "" && !slices.Contains(out, v) {
 				out = append(out, v)
 			}
 		}
-	}
-	if len(out) > maxFilterValues {
-		return nil, invalidParameter(name, name+" takes at most 100 values")
 	}
 	return out, nil
 }

@@ -75,6 +75,13 @@ func TestShipmentsHostileInput(t *testing.T) {
 		brands = append(brands, fmt.Sprint("b", i))
 	}
 	many := strings.Join(brands, ",")
+	hundred := strings.Join(brands[:maxFilterValues], ",")
+	// The cap counts values as sent, before de-duplication (issue 10).
+	sameOpen := strings.Repeat("OPEN,", maxFilterValues) + "OPEN"
+	repeated := strings.Repeat("statuses=OPEN&", 60) + strings.Repeat("statuses[]=OPEN&", 41)
+	carriers := `["POSTLINE"` + strings.Repeat(`, "POSTLINE"`, 100) + `]`
+	manyRanges := `["900"` + strings.Repeat(`, "900"`, 1000) + `]`
+	manyScopes := `["READ_SHIPMENTS"` + strings.Repeat(`, "READ_SHIPMENTS"`, 100) + `]`
 	deep := strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100)
 	huge := `{"name": "` + strings.Repeat("x", 1<<20) + `"}`
 	tests := []struct {
@@ -85,6 +92,10 @@ func TestShipmentsHostileInput(t *testing.T) {
 	}{
 		{"GET", "/shipments?statuses=%ff", "all", nil, 400, "invalid_parameter"},
 		{"GET", "/shipments?brands=" + many, "all", nil, 400, "invalid_parameter"},
+		{"GET", "/shipments?brands=" + hundred, "all", nil, 200, ""},
+		{"GET", "/shipments?statuses=" + sameOpen, "all", nil, 400, "invalid_parameter"},
+		{"GET", "/shipments?" + repeated, "all", nil, 400, "invalid_parameter"},
+		{"GET", "/shipments?carriers=" + strings.Repeat(",", 100), "all", nil, 400, "invalid_parameter"},
 		{"GET", "/shipments?after=", "all", nil, 400, "invalid_cursor"},
 		{"GET", "/shipments?before=%00%01", "all", nil, 400, "invalid_cursor"},
 		{"GET", "/shipments?first=99999999999999999999", "all", nil, 400, "invalid_parameter"},
@@ -108,6 +119,9 @@ func TestShipmentsHostileInput(t *testing.T) {
 		{"PUT", "/admin/rate_shopping_profiles/" + strings.Repeat("k", 65), "admin", `{"name": "x", "carriers": ["POSTLINE"]}`, 422, "validation_failed"},
 		{"PUT", "/admin/rate_shopping_profiles/x", "admin", `{"name": "x", "carriers": ["POSTLINE"], "zip_coverage": {"POSTLINE": ["000-999", "-", "1-2", "999-"]}}`, 422, "validation_failed"},
 		{"PUT", "/admin/rate_shopping_profiles/x", "admin", `{"name": "x", "carriers": [null]}`, 422, "validation_failed"},
+		{"PUT", "/admin/rate_shopping_profiles/x", "admin", `{"name": "x", "carriers": ` + carriers + `}`, 422, "validation_failed"},
+		{"PUT", "/admin/rate_shopping_profiles/x", "admin", `{"name": "x", "carriers": ["POSTLINE"], "zip_coverage": {"POSTLINE": ` + manyRanges + `}}`, 422, "validation_failed"},
+		{"POST", "/admin/accounts/" + e.accounts["acme"].ID + "/tokens", "admin", `{"scopes": ` + manyScopes + `}`, 422, "validation_failed"},
 		{"PUT", "/admin/rate_shopping_profiles/x", "admin", `{"name": "x", "carriers": ["POSTLINE"], "zone_tnt_mapping": [{"zone": 1e10}]}`, 422, "validation_failed"},
 	}
 	for _, tt := range tests {

@@ -274,8 +274,8 @@ func TestWebhookGoneDeactivates(t *testing.T) {
 	if evs := e.events("all", sub.ID, ""); len(evs) != 1 {
 		t.Errorf("inactive subscription has %d records after another event; want 1", len(evs))
 	}
-	if w := e.do("POST", "/webhooks/"+sub.ID+"/events/"+ev.ID+"/redeliver", "all", nil); w.Code != 409 {
-		t.Errorf("redeliver to an inactive subscription = %d; want 409", w.Code)
+	if w := e.do("POST", "/webhooks/"+sub.ID+"/events/"+ev.ID+"/redeliver", "all", nil); w.Code != 422 {
+		t.Errorf("redeliver to an inactive subscription = %d; want 422", w.Code)
 	}
 }
 

@@ -44,8 +44,8 @@ func TestWebhookTopicsLabels(t *testing.T) {
 		}
 	}
 	moving := buy()
-	track(moving.ShippingLabel.TrackingCode, "IN_TRANSIT", "2026-11-22T03:00:00Z")
-	track(moving.ShippingLabel.TrackingCode, "OUT_FOR_DELIVERY", "2026-11-22T03:30:00Z")
+	track(moving.ShippingLabel.TrackingCode, "IN_TRANSIT", "2026-11-22T09:00:00Z")
+	track(moving.ShippingLabel.TrackingCode, "OUT_FOR_DELIVERY", "2026-11-22T09:30:00Z")
 	voided := buy()
 	if w := e.do("PUT", "/shipments/"+voided.ID+"/cancel", "all", nil); w.Code != 200 {
 		t.Fatalf("cancel = %d %s", w.Code, w.Body)

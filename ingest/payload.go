@@ -126,12 +126,12 @@ func (p parser) order(doc map[string]any) Order {
 		p.errs.Add("id", "too_long", "must be at most 255 characters")
 	}
 	o.Name = p.str(doc, "", "name")
-	o.Tags = p.strings(doc, "", "tags")
+	o.Tags = p.strings(doc, "", "tags", maxTags)
 	if m, ok := p.object(doc, "", "shippingAddress"); ok {
 		a := p.address(m, "shippingAddress", false)
 		o.ShippingAddress = &a
 	}
-	fos, present := p.array(doc, "", "fulfillmentOrders")
+	fos, present := p.array(doc, "", "fulfillmentOrders", maxFulfillmentOrders)
 	if len(fos) == 0 && (present || missing(doc, "fulfillmentOrders")) {
 		p.errs.Add("fulfillmentOrders", "required", "at least one fulfillment order is required")
 	}
@@ -170,7 +170,7 @@ func (p parser) fulfillmentOrder(m map[string]any, path string) FulfillmentOrder
 	if duties, ok := p.object(m, path, "internationalDuties"); ok {
 		fo.Incoterm = p.str(duties, join(path, "internationalDuties"), "incoterm")
 	}
-	items, present := p.array(m, path, "lineItems")
+	items, present := p.array(m, path, "lineItems", maxLineItems)
 	if len(items) == 0 && (present || missing(m, "lineItems")) {
 		p.errs.Add(join(path, "lineItems"), "required", "at least one line item is required")
 	}
@@ -462,8 +462,8 @@ func (p parser) id(m map[string]any, path, key string) string {
 	return p.str(m, path, key)
 }
 
-func (p parser) strings(m map[string]any, path, key string) []string {
-	arr, _ := p.array(m, path, key)
+func (p parser) strings(m map[string]any, path, key string, max int) []string {
+	arr, _ := p.array(m, path, key, max)
 	var out []string
 	for i, raw := range arr {
 		s, ok := raw.(string)
@@ -487,11 +487,24 @@ func (p parser) object(m map[string]any, path, key string) (map[string]any, bool
 	return nil, false
 }
 
-func (p parser) array(m map[string]any, path, key string) ([]any, bool) {
+// Bounds of the payload's arrays: a longer one is refused whole (too_many), before any of
+// its elements is looked at, so a hostile payload cannot multiply the work or the errors.
+const (
+	maxTags              = 250
+	maxFulfillmentOrders = 100
+	maxLineItems         = 1000 // per fulfillment order
+)
+
+// array reads an array of at most max elements.
+func (p parser) array(m map[string]any, path, key string, max int) ([]any, bool) {
 	switch x := m[key].(type) {
 	case nil:
 		return nil, false
 	case []any:
+		if len(x) > max {
+			p.errs.Add(join(path, key), "too_many", "must have at most "+strconv.Itoa(max)+" elements")
+			return nil, false
+		}
 		return x, true
 	}
 	p.errs.Add(join(path, key), "invalid_type", "must be an array")

@@ -122,6 +122,15 @@ func item(o map[string]any) map[string]any {
 	return fo(o)["lineItems"].([]any)[0].(map[string]any)
 }
 
+// repeat is an array of n copies of v.
+func repeat(v any, n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
 func dest(o map[string]any) map[string]any { return fo(o)["destination"].(map[string]any) }
 
 func TestParseOrderValid(t *testing.T) {
@@ -266,6 +275,12 @@ func TestParseOrderInvalid(t *testing.T) {
 			o["shippingAddress"] = map[string]any{"latitude": "north", "countryCodeV2": "USA"}
 		}, []string{"shippingAddress.countryCodeV2: invalid", "shippingAddress.latitude: invalid_type"}},
 		{"unknown fields ignored", func(o map[string]any) { o["somethingNew"] = []any{1, 2}; item(o)["extra"] = true }, nil},
+		{"line items at their bound", func(o map[string]any) { fo(o)["lineItems"] = repeat(item(o), maxLineItems) }, nil},
+		{"too many line items, all bad: one error", func(o map[string]any) { fo(o)["lineItems"] = repeat("x", maxLineItems+1) },
+			[]string{"fulfillmentOrders[0].lineItems: too_many"}},
+		{"too many fulfillment orders, all bad: one error", func(o map[string]any) { o["fulfillmentOrders"] = repeat(7, maxFulfillmentOrders+1) },
+			[]string{"fulfillmentOrders: too_many"}},
+		{"too many tags", func(o map[string]any) { o["tags"] = repeat(1, maxTags+1) }, []string{"tags: too_many"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

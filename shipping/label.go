@@ -50,6 +50,8 @@ type Label struct {
 	LastEventAt *time.Time `json:"-"`
 	// FinishedAt is when the label first became DELIVERED or RETURN_TO_SENDER: when it is billed.
 	FinishedAt *time.Time `json:"-"`
+	// Billed: the label's postage is on an invoice. The store sets it where it decides a void.
+	Billed bool `json:"-"`
 }
 
 // Location is where a tracking event happened.
@@ -88,9 +90,40 @@ func Finished(status string) bool {
 	return status == LabelDelivered || status == LabelReturnToSender
 }
 
-// Voidable reports whether a label in status s can still be voided (its shipment cancelled):
-// only before the carrier has it.
-func Voidable(status string) bool { return status == LabelPreTransit }
+// Scanned reports whether the carrier has ever reported the label in its network.
+func (l *Label) Scanned() bool { return l.FirstCarrierScanAt != nil || InNetwork(l.Status) }
+
+// Voidable reports whether the label can still be voided (its shipment cancelled): only while
+// PRE_TRANSIT, never scanned and never billed. A label's life only moves forward, so the
+// status alone is not trusted: a label that was scanned or billed stays unvoidable even if
+// an older bug put it back to PRE_TRANSIT.
+func (l *Label) Voidable() bool {
+	return l.Status == LabelPreTransit && !l.Scanned() && l.FinishedAt == nil && !l.Billed
+}
+
+// stage orders a label's life: it only moves forward, from PRE_TRANSIT (0) into the
+// carrier's network (1) to finished (2).
+func stage(status string) int {
+	switch {
+	case Finished(status):
+		return 2
+	case InNetwork(status):
+		return 1
+	}
+	return 0
+}
+
+// labelStage is the furthest stage the label has reached, by its status and by its history.
+func labelStage(l *Label) int {
+	s := stage(l.Status)
+	if l.FirstCarrierScanAt != nil {
+		s = max(s, 1)
+	}
+	if l.FinishedAt != nil || l.Billed {
+		s = 2
+	}
+	return s
+}
 
 // ValidateTrackingEvent checks an event as an operator feed posts it. VOIDED is not an event:
 // labels are voided by cancelling their shipment.
@@ -145,18 +178,42 @@ type TrackingEffect struct {
 	Finished bool
 }
 
+// CheckTrackingEvent reports whether the label can take the event at all: a VOIDED label
+// takes none (shipping.ErrInvalidState), and an event dated before the label was purchased
+// is invalid (a *ValidationError on occurred_at). It runs before the event is recorded.
+func CheckTrackingEvent(l *Label, e TrackingEvent) error {
+	if l.Status == LabelVoided {
+		return fmt.Errorf("%w: label %s is VOIDED", ErrInvalidState, l.TrackingCode)
+	}
+	if !l.CreatedAt.IsZero() && e.OccurredAt.Before(l.CreatedAt.Time) {
+		var v ValidationError
+		v.Add("occurred_at", "before_purchase", "must not be before the label was purchased ("+l.CreatedAt.UTC().Format(time.RFC3339Nano)+")")
+		return &v
+	}
+	return nil
+}
+
 // ApplyTrackingEvent updates the label for a new tracking event and reports what changed.
-// Events may arrive out of order: the status follows the event with the latest occurred_at
-// (an event as late as the current one wins, being the newer report). first_carrier_scan_at is
-// the earliest in-network event, delivered_at the earliest DELIVERED one. A VOIDED label takes
-// no events. The caller sets UpdatedAt.
+// A label's life only moves forward, through three stages: PRE_TRANSIT, in the carrier's
+// network, finished (DELIVERED or RETURN_TO_SENDER). An event of a later stage than the
+// label's always takes the status, whatever its date (a late-reported first scan or delivery
+// still counts); within the PRE_TRANSIT and in-network stages events may arrive out of order
+// and the status follows the one with the latest occurred_at (an event as late as the current
+// one wins, being the newer report); an event of an earlier stage never does, so a scanned
+// label never returns to PRE_TRANSIT. A finished label keeps its status: later events are
+// only history. first_carrier_scan_at is the earliest in-network event, delivered_at the
+// earliest DELIVERED one of a DELIVERED label. The caller records the event and sets UpdatedAt.
 func ApplyTrackingEvent(l *Label, e TrackingEvent) (TrackingEffect, error) {
 	var eff TrackingEffect
-	if l.Status == LabelVoided {
-		return eff, fmt.Errorf("%w: label %s is VOIDED", ErrInvalidState, l.TrackingCode)
+	if err := CheckTrackingEvent(l, e); err != nil {
+		return eff, err
 	}
 	at := e.OccurredAt.Time
-	if l.LastEventAt == nil || !at.Before(*l.LastEventAt) {
+	current, next := labelStage(l), stage(e.Status)
+	latest := l.LastEventAt == nil || !at.Before(*l.LastEventAt)
+	// stage(l.Status) < current only for a label an older version moved backwards: the first
+	// event of its real stage repairs its status.
+	if next > current || next == current && (stage(l.Status) < current || next < 2 && latest) {
 		eff.StatusChanged = l.Status != e.Status || !sameString(l.Substatus, e.Substatus)
 		l.Status, l.Substatus, l.LastEventAt = e.Status, e.Substatus, &at
 	}
@@ -168,7 +225,7 @@ func ApplyTrackingEvent(l *Label, e TrackingEvent) (TrackingEffect, error) {
 			l.FirstCarrierScanAt = &Timestamp{at}
 		}
 	}
-	if e.Status == LabelDelivered && (l.DeliveredAt == nil || at.Before(l.DeliveredAt.Time)) {
+	if e.Status == LabelDelivered && l.Status == LabelDelivered && (l.DeliveredAt == nil || at.Before(l.DeliveredAt.Time)) {
 		l.DeliveredAt = &Timestamp{at}
 	}
 	if Finished(l.Status) && l.FinishedAt == nil {
@@ -197,19 +254,24 @@ const (
 	CancelAndVoid
 )
 
-// Cancel decides what cancelling a shipment in shipmentStatus takes; labelStatus is its
-// label's status ("" without a label). A label the carrier already has cannot be cancelled.
-func Cancel(shipmentStatus, labelStatus string) (CancelAction, error) {
+// Cancel decides what cancelling a shipment in shipmentStatus takes; l is its label (nil
+// without one). Only a label never scanned and never billed can be voided (Label.Voidable).
+func Cancel(shipmentStatus string, l *Label) (CancelAction, error) {
 	switch shipmentStatus {
 	case StatusCancelled:
 		return CancelNothing, nil
 	case StatusOpen:
 		return CancelShipment, nil
 	case StatusPurchased:
-		if Voidable(labelStatus) {
+		switch {
+		case l == nil:
+			return 0, fmt.Errorf("%w: the shipment has no label to void", ErrInvalidState)
+		case l.Voidable():
 			return CancelAndVoid, nil
+		case l.Status != LabelPreTransit:
+			return 0, fmt.Errorf("%w: the label is %s; only a PRE_TRANSIT label can be voided", ErrInvalidState, l.Status)
 		}
-		return 0, fmt.Errorf("%w: the label is %s; only a PRE_TRANSIT label can be voided", ErrInvalidState, labelStatus)
+		return 0, fmt.Errorf("%w: the label was already scanned or billed; it can no longer be voided", ErrInvalidState)
 	}
 	return 0, fmt.Errorf("%w: shipment is %s", ErrInvalidState, shipmentStatus)
 }

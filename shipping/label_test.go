@@ -3,6 +3,7 @@ package shipping
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,17 +13,16 @@ func TestLabelStatusModel(t *testing.T) {
 	tests := []struct {
 		status                     string
 		valid, inNetwork, finished bool
-		voidable                   bool
 	}{
-		{LabelPreTransit, true, false, false, true},
-		{LabelInTransit, true, true, false, false},
-		{LabelOutForDelivery, true, true, false, false},
-		{LabelDelivered, true, true, true, false},
-		{LabelDeliveryException, true, true, false, false},
-		{LabelReturnToSender, true, true, true, false},
-		{LabelVoided, true, false, false, false},
-		{"SHIPPED", false, false, false, false},
-		{"", false, false, false, false},
+		{LabelPreTransit, true, false, false},
+		{LabelInTransit, true, true, false},
+		{LabelOutForDelivery, true, true, false},
+		{LabelDelivered, true, true, true},
+		{LabelDeliveryException, true, true, false},
+		{LabelReturnToSender, true, true, true},
+		{LabelVoided, true, false, false},
+		{"SHIPPED", false, false, false},
+		{"", false, false, false},
 	}
 	for _, tt := range tests {
 		if got := ValidLabelStatus(tt.status); got != tt.valid {
@@ -34,8 +34,32 @@ func TestLabelStatusModel(t *testing.T) {
 		if got := Finished(tt.status); got != tt.finished {
 			t.Errorf("Finished(%q) = %v; want %v", tt.status, got, tt.finished)
 		}
-		if got := Voidable(tt.status); got != tt.voidable {
-			t.Errorf("Voidable(%q) = %v; want %v", tt.status, got, tt.voidable)
+	}
+}
+
+// TestVoidable: only a label never scanned and never billed can be voided, whatever its
+// status says.
+func TestVoidable(t *testing.T) {
+	at := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		label Label
+		want  bool
+	}{
+		{"fresh PRE_TRANSIT", Label{Status: LabelPreTransit}, true},
+		{"in transit", Label{Status: LabelInTransit, FirstCarrierScanAt: &Timestamp{at}}, false},
+		{"out for delivery", Label{Status: LabelOutForDelivery}, false},
+		{"delivered", Label{Status: LabelDelivered, FinishedAt: &at}, false},
+		{"exception", Label{Status: LabelDeliveryException}, false},
+		{"returned", Label{Status: LabelReturnToSender, FinishedAt: &at}, false},
+		{"voided", Label{Status: LabelVoided}, false},
+		{"PRE_TRANSIT but scanned", Label{Status: LabelPreTransit, FirstCarrierScanAt: &Timestamp{at}}, false},
+		{"PRE_TRANSIT but finished", Label{Status: LabelPreTransit, FinishedAt: &at}, false},
+		{"PRE_TRANSIT but billed", Label{Status: LabelPreTransit, Billed: true}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.label.Voidable(); got != tt.want {
+			t.Errorf("%s: Voidable() = %v; want %v", tt.name, got, tt.want)
 		}
 	}
 }
@@ -137,9 +161,39 @@ func TestApplyTrackingEvent(t *testing.T) {
 			want{LabelReturnToSender, "", 8, 0, 20, []TrackingEffect{{StatusChanged: true, EnteredNetwork: true}, {StatusChanged: true, Finished: true}}},
 		},
 		{
-			"finishing is once: a later delivery after return does not bill again",
+			"finishing is once: a later delivery after return changes nothing",
 			[]TrackingEvent{ev(LabelReturnToSender, 20), ev(LabelDelivered, 22)},
-			want{LabelDelivered, "", 20, 22, 20, []TrackingEffect{{StatusChanged: true, EnteredNetwork: true, Finished: true}, {StatusChanged: true}}},
+			want{LabelReturnToSender, "", 20, 0, 20, []TrackingEffect{{StatusChanged: true, EnteredNetwork: true, Finished: true}, {}}},
+		},
+		{
+			"a delivered label never returns to PRE_TRANSIT (issue 10)",
+			[]TrackingEvent{ev(LabelInTransit, 9), ev(LabelDelivered, 10), ev(LabelPreTransit, 11)},
+			want{LabelDelivered, "", 9, 10, 10, []TrackingEffect{{StatusChanged: true, EnteredNetwork: true}, {StatusChanged: true, Finished: true}, {}}},
+		},
+		{
+			"a delivered label keeps its status after a later exception or return",
+			[]TrackingEvent{ev(LabelDelivered, 10), {Status: LabelDeliveryException, Substatus: ptr("DAMAGED"), OccurredAt: Timestamp{at(11)}}, ev(LabelReturnToSender, 12), ev(LabelInTransit, 13)},
+			want{LabelDelivered, "", 10, 10, 10, []TrackingEffect{{StatusChanged: true, EnteredNetwork: true, Finished: true}, {}, {}, {}}},
+		},
+		{
+			"a scanned label ignores a later PRE_TRANSIT",
+			[]TrackingEvent{ev(LabelInTransit, 9), ev(LabelPreTransit, 11), ev(LabelOutForDelivery, 12)},
+			want{LabelOutForDelivery, "", 9, 0, 0, []TrackingEffect{{StatusChanged: true, EnteredNetwork: true}, {}, {StatusChanged: true}}},
+		},
+		{
+			"a late-reported first scan moves a PRE_TRANSIT label into the network",
+			[]TrackingEvent{ev(LabelPreTransit, 11), ev(LabelInTransit, 9)},
+			want{LabelInTransit, "", 9, 0, 0, []TrackingEffect{{}, {StatusChanged: true, EnteredNetwork: true}}},
+		},
+		{
+			"a late-reported delivery finishes the label",
+			[]TrackingEvent{ev(LabelOutForDelivery, 12), ev(LabelDelivered, 10)},
+			want{LabelDelivered, "", 10, 10, 10, []TrackingEffect{{StatusChanged: true, EnteredNetwork: true}, {StatusChanged: true, Finished: true}}},
+		},
+		{
+			"an earlier delivery report moves delivered_at back",
+			[]TrackingEvent{ev(LabelDelivered, 15), ev(LabelDelivered, 14)},
+			want{LabelDelivered, "", 14, 14, 15, []TrackingEffect{{StatusChanged: true, EnteredNetwork: true, Finished: true}, {}}},
 		},
 		{
 			"a tie in occurred_at goes to the later report",
@@ -201,33 +255,148 @@ func TestApplyTrackingEventToVoided(t *testing.T) {
 	}
 }
 
-func TestCancel(t *testing.T) {
+// TestApplyTrackingEventLegacyBackwards: a label an older version put back to PRE_TRANSIT
+// after its first scan takes its real stage back with the next in-network event.
+func TestApplyTrackingEventLegacyBackwards(t *testing.T) {
+	nine, eleven := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC), time.Date(2026, 11, 22, 11, 0, 0, 0, time.UTC)
+	l := &Label{Status: LabelPreTransit, FirstCarrierScanAt: &Timestamp{nine}, LastEventAt: &eleven}
+	eff, err := ApplyTrackingEvent(l, TrackingEvent{Status: LabelInTransit, OccurredAt: Timestamp{nine.Add(time.Hour)}})
+	if err != nil || l.Status != LabelInTransit || !eff.StatusChanged || eff.EnteredNetwork {
+		t.Errorf("ApplyTrackingEvent = %+v, %v, status %s; want IN_TRANSIT, changed, not entering again", eff, err, l.Status)
+	}
+}
+
+func TestCheckTrackingEvent(t *testing.T) {
+	bought := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 	tests := []struct {
-		shipment, label string
-		want            CancelAction
-		invalid         bool
+		name    string
+		status  string
+		at      time.Time
+		invalid bool   // ErrInvalidState
+		field   string // the *ValidationError's field
 	}{
-		{StatusOpen, "", CancelShipment, false},
-		{StatusCancelled, "", CancelNothing, false},
-		{StatusCancelled, LabelVoided, CancelNothing, false},
-		{StatusPurchased, LabelPreTransit, CancelAndVoid, false},
-		{StatusPurchased, LabelInTransit, 0, true},
-		{StatusPurchased, LabelOutForDelivery, 0, true},
-		{StatusPurchased, LabelDelivered, 0, true},
-		{StatusPurchased, LabelDeliveryException, 0, true},
-		{StatusPurchased, LabelReturnToSender, 0, true},
-		{"WEIRD", "", 0, true},
+		{"after purchase", LabelPreTransit, bought.Add(time.Hour), false, ""},
+		{"at purchase", LabelPreTransit, bought, false, ""},
+		{"a microsecond before purchase", LabelPreTransit, bought.Add(-time.Microsecond), false, "occurred_at"},
+		{"a day before purchase, label delivered", LabelDelivered, bought.Add(-24 * time.Hour), false, "occurred_at"},
+		{"voided", LabelVoided, bought.Add(time.Hour), true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &Label{Status: tt.status, TrackingCode: "X1", CreatedAt: Timestamp{bought}}
+			e := TrackingEvent{Status: LabelInTransit, OccurredAt: Timestamp{tt.at}}
+			err := CheckTrackingEvent(l, e)
+			var ve *ValidationError
+			switch {
+			case tt.invalid:
+				if !errors.Is(err, ErrInvalidState) {
+					t.Errorf("CheckTrackingEvent = %v; want ErrInvalidState", err)
+				}
+			case tt.field != "":
+				if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Field != tt.field {
+					t.Errorf("CheckTrackingEvent = %v; want a validation error on %s", err, tt.field)
+				}
+				// ApplyTrackingEvent refuses it too, leaving the label alone.
+				before := *l
+				if _, err := ApplyTrackingEvent(l, e); !errors.As(err, &ve) || l.Status != before.Status || l.FirstCarrierScanAt != nil {
+					t.Errorf("ApplyTrackingEvent = %v, label %+v; want the validation error and no change", err, l)
+				}
+			default:
+				if err != nil {
+					t.Errorf("CheckTrackingEvent = %v; want nil", err)
+				}
+			}
+		})
+	}
+}
+
+// TestApplyTrackingEventOrderIndependent plays every arrival order of one label's events:
+// with one finishing event, where the label ends does not depend on the order.
+func TestApplyTrackingEventOrderIndependent(t *testing.T) {
+	at := func(h int) Timestamp { return Timestamp{time.Date(2026, 11, 22, h, 0, 0, 0, time.UTC)} }
+	events := []TrackingEvent{
+		{Status: LabelPreTransit, OccurredAt: at(7)},
+		{Status: LabelInTransit, OccurredAt: at(9)},
+		{Status: LabelDeliveryException, Substatus: ptr("WEATHER"), OccurredAt: at(11)},
+		{Status: LabelOutForDelivery, OccurredAt: at(12)},
+		{Status: LabelDelivered, OccurredAt: at(15)},
+		{Status: LabelPreTransit, OccurredAt: at(16)},
+	}
+	var permute func(k int)
+	n := 0
+	permute = func(k int) {
+		if k == len(events) {
+			n++
+			l := &Label{Status: LabelPreTransit, TrackingCode: "X1"}
+			entered, finished := 0, 0
+			for _, e := range events {
+				eff, err := ApplyTrackingEvent(l, e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if eff.EnteredNetwork {
+					entered++
+				}
+				if eff.Finished {
+					finished++
+				}
+			}
+			if l.Status != LabelDelivered || l.Substatus != nil || !l.FirstCarrierScanAt.Equal(at(9).Time) ||
+				!l.DeliveredAt.Equal(at(15).Time) || !l.FinishedAt.Equal(at(15).Time) || entered != 1 || finished != 1 {
+				var order []string
+				for _, e := range events {
+					order = append(order, fmt.Sprintf("%s@%d", e.Status, e.OccurredAt.Hour()))
+				}
+				t.Fatalf("order %v: label %s, scan %v, delivered %v, finished %v, entered %d, finished %d times; want DELIVERED 9/15/15, once each",
+					order, l.Status, l.FirstCarrierScanAt, l.DeliveredAt, l.FinishedAt, entered, finished)
+			}
+			return
+		}
+		for i := k; i < len(events); i++ {
+			events[k], events[i] = events[i], events[k]
+			permute(k + 1)
+			events[k], events[i] = events[i], events[k]
+		}
+	}
+	permute(0)
+	if n != 720 {
+		t.Fatalf("played %d orders; want 720", n)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	scan := &Timestamp{time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+	tests := []struct {
+		name     string
+		shipment string
+		label    *Label
+		want     CancelAction
+		invalid  bool
+	}{
+		{"open", StatusOpen, nil, CancelShipment, false},
+		{"cancelled", StatusCancelled, nil, CancelNothing, false},
+		{"cancelled, voided label", StatusCancelled, &Label{Status: LabelVoided}, CancelNothing, false},
+		{"purchased, fresh label", StatusPurchased, &Label{Status: LabelPreTransit}, CancelAndVoid, false},
+		{"in transit", StatusPurchased, &Label{Status: LabelInTransit, FirstCarrierScanAt: scan}, 0, true},
+		{"out for delivery", StatusPurchased, &Label{Status: LabelOutForDelivery, FirstCarrierScanAt: scan}, 0, true},
+		{"delivered", StatusPurchased, &Label{Status: LabelDelivered, FirstCarrierScanAt: scan, FinishedAt: &scan.Time}, 0, true},
+		{"exception", StatusPurchased, &Label{Status: LabelDeliveryException, FirstCarrierScanAt: scan}, 0, true},
+		{"returned", StatusPurchased, &Label{Status: LabelReturnToSender, FirstCarrierScanAt: scan, FinishedAt: &scan.Time}, 0, true},
+		{"PRE_TRANSIT after a scan", StatusPurchased, &Label{Status: LabelPreTransit, FirstCarrierScanAt: scan}, 0, true},
+		{"PRE_TRANSIT but billed", StatusPurchased, &Label{Status: LabelPreTransit, Billed: true}, 0, true},
+		{"purchased without a label", StatusPurchased, nil, 0, true},
+		{"unknown status", "WEIRD", nil, 0, true},
 	}
 	for _, tt := range tests {
 		got, err := Cancel(tt.shipment, tt.label)
 		if tt.invalid {
 			if !errors.Is(err, ErrInvalidState) {
-				t.Errorf("Cancel(%q, %q) = %v, %v; want ErrInvalidState", tt.shipment, tt.label, got, err)
+				t.Errorf("%s: Cancel = %v, %v; want ErrInvalidState", tt.name, got, err)
 			}
 			continue
 		}
 		if err != nil || got != tt.want {
-			t.Errorf("Cancel(%q, %q) = %v, %v; want %v", tt.shipment, tt.label, got, err, tt.want)
+			t.Errorf("%s: Cancel = %v, %v; want %v", tt.name, got, err, tt.want)
 		}
 	}
 }

@@ -79,8 +79,47 @@ func DefaultProfile() ProfileInput {
 	return in
 }
 
+// Bounds of a profile's collections. A longer one is refused whole (too_many) before any of
+// its elements is checked, so validation and indexing stay linear in the body and the error
+// list stays short.
+const (
+	maxProfileCarriers     = 100
+	maxProfileSortCenters  = 1000
+	maxProfileZip3Ranges   = 1000  // per carrier
+	maxProfileSurcharges   = 50000 // ZIP5s per carrier
+	maxProfileZoneMappings = 20000
+)
+
+// profileTooLarge reports the collections of in that exceed their bounds.
+func profileTooLarge(in ProfileInput) error {
+	var v ValidationError
+	tooMany := func(field string, n, max int) {
+		if n > max {
+			v.Add(field, "too_many", "must have at most "+strconv.Itoa(max)+" entries")
+		}
+	}
+	tooMany("carriers", len(in.Carriers), maxProfileCarriers)
+	tooMany("sort_centers", len(in.SortCenters), maxProfileSortCenters)
+	tooMany("zip_coverage", len(in.ZipCoverage), maxProfileCarriers)
+	tooMany("zip_surcharges", len(in.ZipSurcharges), maxProfileCarriers)
+	tooMany("zone_tnt_mapping", len(in.ZoneTNTMapping), maxProfileZoneMappings)
+	if v.Err() != nil {
+		return v.Err()
+	}
+	for _, c := range sortedKeys(in.ZipCoverage) {
+		tooMany("zip_coverage."+c, len(in.ZipCoverage[c]), maxProfileZip3Ranges)
+	}
+	for _, c := range sortedKeys(in.ZipSurcharges) {
+		tooMany("zip_surcharges."+c, len(in.ZipSurcharges[c]), maxProfileSurcharges)
+	}
+	return v.Err()
+}
+
 // NewProfile validates in against the known carriers and returns the profile it describes.
 func NewProfile(key string, in ProfileInput, knownCarriers []string, updatedAt time.Time) (*Profile, error) {
+	if err := profileTooLarge(in); err != nil {
+		return nil, err
+	}
 	var v ValidationError
 	if !profileKeyPattern.MatchString(key) {
 		v.Add("profile_key", "invalid", "must be 1 to 64 lowercase letters, digits, - or _, starting with a letter or digit")

@@ -330,7 +330,7 @@ func replay(ctx context.Context, tx *sql.Tx, accountID string, idem *Idempotency
 type VoidFunc func(ctx context.Context, l *shipping.Label) error
 
 // CancelShipment cancels the shipment in one transaction (shipping.Cancel decides): an OPEN
-// shipment becomes CANCELLED; a purchased one whose label is PRE_TRANSIT too, its label voided
+// shipment becomes CANCELLED; a purchased one whose label was never scanned nor billed too, its label voided
 // with the carrier (void) and VOIDED, with a LABEL_VOIDED event; a CANCELLED one stays as it is.
 func (db *DB) CancelShipment(ctx context.Context, accountID, shipmentID string, void VoidFunc) (*shipping.Shipment, error) {
 	var s *shipping.Shipment
@@ -348,11 +348,15 @@ func (db *DB) CancelShipment(ctx context.Context, accountID, shipmentID string, 
 		if s, err = db.shipmentIn(ctx, tx, accountID, shipmentID); err != nil {
 			return err
 		}
-		labelStatus := ""
-		if s.ShippingLabel != nil {
-			labelStatus = s.ShippingLabel.Status
+		if l := s.ShippingLabel; l != nil {
+			var billed int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM billing_line_items WHERE account_id = $1 AND label_id = $2`,
+				accountID, l.ID).Scan(&billed); err != nil {
+				return err
+			}
+			l.Billed = billed > 0
 		}
-		action, err := shipping.Cancel(s.Status, labelStatus)
+		action, err := shipping.Cancel(s.Status, s.ShippingLabel)
 		if err != nil || action == shipping.CancelNothing {
 			return err
 		}
@@ -368,7 +372,8 @@ func (db *DB) CancelShipment(ctx context.Context, accountID, shipmentID string, 
 				return err
 			}
 			res, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = NULL, updated_at = $2
-				WHERE account_id = $3 AND id = $4 AND status = $5`, shipping.LabelVoided, now, accountID, l.ID, shipping.LabelPreTransit)
+				WHERE account_id = $3 AND id = $4 AND status = $5 AND first_carrier_scan_at IS NULL AND finished_at IS NULL`,
+				shipping.LabelVoided, now, accountID, l.ID, shipping.LabelPreTransit)
 			if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
 				return fmt.Errorf("%w: the label is no longer PRE_TRANSIT", shipping.ErrInvalidState)
 			} else if err != nil {
@@ -525,7 +530,8 @@ func (db *DB) ListTrackingEvents(ctx context.Context, accountID, labelID string,
 // the latest event (shipping.ApplyTrackingEvent), LABEL_TRACKING_UPDATED is emitted, and
 // LABEL_IN_TRANSIT on the first in-network event; a label that finishes is billed. An event
 // already recorded (same occurred_at, status and message) changes nothing and is returned
-// with created false. An unknown code is ErrNotFound; a VOIDED label shipping.ErrInvalidState.
+// with created false. An unknown code is ErrNotFound; a VOIDED label shipping.ErrInvalidState;
+// an event dated before the purchase a *shipping.ValidationError.
 func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// Events of one label apply one after the other: lock its row first.
@@ -541,8 +547,9 @@ func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipp
 		if err != nil {
 			return err
 		}
-		if l.Status == shipping.LabelVoided {
-			return fmt.Errorf("%w: label %s is VOIDED", shipping.ErrInvalidState, trackingCode)
+		// Refused events (a VOIDED label, a date before the purchase) are not recorded either.
+		if err := shipping.CheckTrackingEvent(l, e); err != nil {
+			return err
 		}
 		now := db.now()
 		var location sql.NullString

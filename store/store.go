@@ -34,6 +34,7 @@ type DB struct {
 	w, r *sql.DB
 	// group is SQLite's committer (nil on PostgreSQL, whose writers run side by side).
 	group *groupCommit
+	file  *fileWatch // the SQLite file; nil on other databases
 
 	// Now, NewID and Rand are the store's only sources of time, identity and randomness, so
 	// tests can make them deterministic.
@@ -70,6 +71,7 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	db.file = watchFile(path)
 	return db, nil
 }
 
@@ -99,8 +101,11 @@ func (db *DB) Close() error {
 	return err
 }
 
-// Ping reports whether the database answers.
+// Ping reports whether the database answers, and still is the one opened (ErrUnavailable).
 func (db *DB) Ping(ctx context.Context) error {
+	if err := db.checkFile(); err != nil {
+		return err
+	}
 	var one int
 	return db.r.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
@@ -108,8 +113,12 @@ func (db *DB) Ping(ctx context.Context) error {
 // Tx runs fn in one write transaction, committing when fn returns nil, and returns only after
 // the commit that holds fn's writes. On SQLite, concurrent callers share one transaction (see
 // groupCommit); fn's ctx is the caller's without its cancellation, so a caller that goes away
-// never breaks a transaction it shares with others. fn must not call Tx.
+// never breaks a transaction it shares with others. fn must not call Tx. Tx refuses to start
+// (ErrUnavailable) once the database file has vanished.
 func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if err := db.checkFile(); err != nil {
+		return err
+	}
 	if db.group != nil {
 		return db.group.run(ctx, fn)
 	}

@@ -71,6 +71,9 @@ func (db *DB) CreateWebhookSubscription(ctx context.Context, accountID, url, top
 	if err != nil {
 		return webhook.Subscription{}, err
 	}
+	if err := db.checkFile(); err != nil {
+		return webhook.Subscription{}, err
+	}
 	now := db.now()
 	s := webhook.Subscription{ID: db.NewID(), AccountID: accountID, URL: url, Topic: topic, IsActive: active,
 		Secret: secret, CreatedAt: Time(now), UpdatedAt: Time(now)}
