@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"sync"
+	"sync/atomic"
 )
 
 // groupCommit gives SQLite's single writer one committer: the write transactions of concurrent
@@ -16,10 +17,17 @@ import (
 type groupCommit struct {
 	w     *sql.DB
 	queue chan *txCall
-	// pause, in tests, holds the committer before it takes a batch, so calls pile up.
-	pause   sync.Mutex
+	// pause, in tests, holds the committer after it takes a batch's first call, so calls pile up.
+	pause sync.Mutex
+	// closing guards the queue against Close: a call is queued under its read lock only while
+	// closed is false, so every queued call is still in the queue when stop closes, and the
+	// committer answers it.
+	closing sync.RWMutex
+	closed  bool
 	stop    chan struct{}
 	stopped chan struct{}
+	// calls counts the calls the committer has taken, commits the transactions it has ended.
+	calls, commits atomic.Int64
 }
 
 // txCall is one caller's transaction function waiting for the committer.
@@ -44,13 +52,18 @@ var errClosed = errors.New("store: database is closed")
 
 func (g *groupCommit) run(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	c := &txCall{ctx: ctx, fn: fn, done: make(chan struct{})}
+	g.closing.RLock()
+	if g.closed {
+		g.closing.RUnlock()
+		return errClosed
+	}
 	select {
 	case g.queue <- c:
 	case <-ctx.Done():
+		g.closing.RUnlock()
 		return ctx.Err()
-	case <-g.stop:
-		return errClosed
 	}
+	g.closing.RUnlock()
 	// Once taken, the call is always answered: its writes may already be committed.
 	<-c.done
 	return c.err
@@ -58,9 +71,17 @@ func (g *groupCommit) run(ctx context.Context, fn func(ctx context.Context, tx *
 
 // close stops the committer after the batch in progress.
 func (g *groupCommit) close() {
-	close(g.stop)
+	g.closing.Lock()
+	if !g.closed {
+		g.closed = true
+		close(g.stop)
+	}
+	g.closing.Unlock()
 	<-g.stopped
 }
+
+// stats reports how many calls the committer has taken and how many transactions it has ended.
+func (g *groupCommit) stats() (calls, commits int64) { return g.calls.Load(), g.commits.Load() }
 
 func (g *groupCommit) loop() {
 	defer close(g.stopped)
@@ -79,18 +100,21 @@ func (g *groupCommit) loop() {
 				}
 			}
 		}
+		g.calls.Add(1)
 		g.pause.Lock()
 		batch := []*txCall{first}
 	gather:
 		for len(batch) < maxBatch {
 			select {
 			case c := <-g.queue:
+				g.calls.Add(1)
 				batch = append(batch, c)
 			default:
 				break gather
 			}
 		}
 		g.commit(batch)
+		g.commits.Add(1)
 		g.pause.Unlock()
 		for _, c := range batch {
 			close(c.done)
@@ -98,11 +122,14 @@ func (g *groupCommit) loop() {
 	}
 }
 
-// commit runs one batch. A lone call runs as a plain transaction.
+// commit runs one batch. A lone call runs as a plain transaction. A call whose caller left
+// before its turn runs nothing and gets the context's error.
 func (g *groupCommit) commit(batch []*txCall) {
 	if len(batch) == 1 {
 		c := batch[0]
-		c.err = runTx(context.WithoutCancel(c.ctx), g.w, c.fn)
+		if c.err = c.ctx.Err(); c.err == nil {
+			c.err = runTx(context.WithoutCancel(c.ctx), g.w, c.fn)
+		}
 		return
 	}
 	tx, err := g.w.BeginTx(context.Background(), nil)

@@ -29,11 +29,19 @@ func openGroup(t *testing.T) *DB {
 	return db
 }
 
-// batch queues calls while the committer is paused, so they share one transaction, and returns
-// each call's error.
-func batch(t *testing.T, db *DB, ctxs []context.Context, fns ...func(ctx context.Context, tx *sql.Tx) error) []error {
+// batch queues calls, in order, while the committer is paused, so they share one transaction;
+// runs queued (if not nil) once they all wait; and returns each call's error.
+func batch(t *testing.T, db *DB, ctxs []context.Context, queued func(), fns ...func(ctx context.Context, tx *sql.Tx) error) []error {
 	t.Helper()
-	db.group.pause.Lock()
+	g := db.group
+	g.pause.Lock()
+	paused := true
+	defer func() {
+		if paused {
+			g.pause.Unlock()
+		}
+	}()
+	taken, _ := g.stats()
 	errs := make([]error, len(fns))
 	var wg sync.WaitGroup
 	for i, fn := range fns {
@@ -43,15 +51,23 @@ func batch(t *testing.T, db *DB, ctxs []context.Context, fns ...func(ctx context
 		}
 		wg.Add(1)
 		go func() { defer wg.Done(); errs[i] = db.Tx(ctx, fn) }()
-	}
-	// The committer holds the first call while paused; the rest wait in its queue.
-	for deadline := time.Now().Add(5 * time.Second); len(db.group.queue) < len(fns)-1; {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d calls queued", len(db.group.queue))
+		// Wait for this call to be queued (or taken by the paused committer) before starting the
+		// next, so the batch runs the calls in the order given.
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Microsecond) {
+			calls, _ := g.stats()
+			if int(calls-taken)+len(g.queue) == i+1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("call %d never queued", i)
+			}
 		}
-		time.Sleep(time.Millisecond)
 	}
-	db.group.pause.Unlock()
+	if queued != nil {
+		queued()
+	}
+	paused = false
+	g.pause.Unlock()
 	wg.Wait()
 	return errs
 }
@@ -81,8 +97,11 @@ func parents(t *testing.T, db *DB) map[string]bool {
 
 func TestGroupCommitFailedCallRollsBackAlone(t *testing.T) {
 	db := openGroup(t)
+	if err := db.Tx(context.Background(), insertParent("z")); err != nil {
+		t.Fatal(err)
+	}
 	refused := errors.New("refused")
-	errs := batch(t, db, nil,
+	errs := batch(t, db, nil, nil,
 		insertParent("a"),
 		func(ctx context.Context, tx *sql.Tx) error {
 			if err := insertParent("b")(ctx, tx); err != nil {
@@ -90,7 +109,7 @@ func TestGroupCommitFailedCallRollsBackAlone(t *testing.T) {
 			}
 			return refused // b's insert is undone with its savepoint
 		},
-		insertParent("a"), // a duplicate key fails only this call
+		insertParent("z"), // a duplicate key fails only this call
 		insertParent("c"),
 	)
 	want := []error{nil, refused, errors.New("constraint"), nil}
@@ -99,14 +118,15 @@ func TestGroupCommitFailedCallRollsBackAlone(t *testing.T) {
 			t.Errorf("call %d: err = %v; want %v", i, errs[i], want[i])
 		}
 	}
-	if got := parents(t, db); fmt.Sprint(got) != fmt.Sprint(map[string]bool{"a": true, "c": true}) {
-		t.Errorf("rows = %v; want a and c", got)
+	if got := parents(t, db); fmt.Sprint(got) != fmt.Sprint(map[string]bool{"a": true, "c": true, "z": true}) {
+		t.Errorf("rows = %v; want a, c and z", got)
 	}
 }
 
 func TestGroupCommitFailedCommitFailsEveryCall(t *testing.T) {
 	db := openGroup(t)
-	errs := batch(t, db, nil,
+	calls, commits := db.group.stats()
+	errs := batch(t, db, nil, nil,
 		insertParent("a"),
 		func(ctx context.Context, tx *sql.Tx) error {
 			// The deferred foreign key is checked only at COMMIT, which therefore fails.
@@ -123,6 +143,9 @@ func TestGroupCommitFailedCommitFailsEveryCall(t *testing.T) {
 	if got := parents(t, db); len(got) != 0 {
 		t.Errorf("rows = %v; want none", got)
 	}
+	if c, n := db.group.stats(); c-calls != 3 || n-commits != 1 {
+		t.Errorf("%d calls in %d transactions; want 3 in 1", c-calls, n-commits)
+	}
 	// The committer goes on serving.
 	if err := db.Tx(context.Background(), insertParent("c")); err != nil {
 		t.Fatal(err)
@@ -132,9 +155,8 @@ func TestGroupCommitFailedCommitFailsEveryCall(t *testing.T) {
 func TestGroupCommitCancelledCaller(t *testing.T) {
 	db := openGroup(t)
 	gone, cancelGone := context.WithCancel(context.Background())
-	cancelGone()
 	leaving, leave := context.WithCancel(context.Background())
-	errs := batch(t, db, []context.Context{context.Background(), gone, leaving, context.Background()},
+	errs := batch(t, db, []context.Context{context.Background(), gone, leaving, context.Background()}, cancelGone,
 		insertParent("a"),
 		insertParent("gone"), // cancelled before its turn: nothing of it runs
 		func(ctx context.Context, tx *sql.Tx) error {
@@ -156,10 +178,57 @@ func TestGroupCommitCancelledCaller(t *testing.T) {
 	}
 }
 
+// within fails the test if f has not returned after 10 s, rather than hanging the run.
+func within(t *testing.T, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("still waiting after 10 s")
+	}
+}
+
 func TestGroupCommitClose(t *testing.T) {
 	db := openGroup(t)
-	db.Close()
-	if err := db.Tx(context.Background(), insertParent("a")); !errors.Is(err, errClosed) {
-		t.Errorf("Tx after Close: err = %v; want errClosed", err)
+	db.Close() // the cleanup's second Close is harmless
+	within(t, func() {
+		for range 100 {
+			if err := db.Tx(context.Background(), insertParent("a")); !errors.Is(err, errClosed) {
+				t.Errorf("Tx after Close: err = %v; want errClosed", err)
+				return
+			}
+		}
+	})
+}
+
+// Calls racing with Close are each answered: committed before it, or refused.
+func TestGroupCommitCloseUnderLoad(t *testing.T) {
+	db := openGroup(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 200)
+	for i := range errs {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = db.Tx(context.Background(), insertParent(fmt.Sprint(i))) }()
+	}
+	within(t, func() { db.Close(); wg.Wait() })
+	for i, err := range errs {
+		if err != nil && !errors.Is(err, errClosed) {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+}
+
+// A lone call whose caller left before its turn runs nothing.
+func TestGroupCommitCancelledLoneCaller(t *testing.T) {
+	db := openGroup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	errs := batch(t, db, []context.Context{ctx}, cancel, insertParent("gone"))
+	if !errors.Is(errs[0], context.Canceled) {
+		t.Errorf("err = %v; want context.Canceled", errs[0])
+	}
+	if got := parents(t, db); len(got) != 0 {
+		t.Errorf("rows = %v; want none", got)
 	}
 }
