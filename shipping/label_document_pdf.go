@@ -1,6 +1,8 @@
 package shipping
 
 import (
+	"unicode/utf8"
+
 	"github.com/waybill/waybill/shipping/pdf"
 )
 
@@ -29,7 +31,7 @@ func (c pdfCanvas) text(x, y, w, size int, bold bool, a align, white bool, s str
 		font = pdf.HelveticaBold
 	}
 	width := pt(w)
-	sizePt := fitSize(font, pt(size), width, s)
+	sizePt, s := fitText(font, pt(size), width, s)
 	tx := pt(x)
 	switch a {
 	case alignCenter:
@@ -72,10 +74,16 @@ func (c pdfCanvas) barcode(x, y, module, height int, modules []int, _ string) {
 	}
 }
 
-// fitSize shrinks size until s fits in width (down to 5 pt; longer text overflows).
-func fitSize(font pdf.Font, size, width float64, s string) float64 {
-	for size > 5 && pdf.TextWidth(font, size, s) > width {
-		size -= 0.5
+// fitText shrinks size until s fits in width, down to half its size (and not below 5); text
+// still too wide is cut, so it never runs over the frame or the next box.
+func fitText(font pdf.Font, size, width float64, s string) (float64, string) {
+	floor := max(5, size/2)
+	for size > floor && pdf.TextWidth(font, size, s) > width {
+		size = max(floor, size-0.5)
 	}
-	return size
+	for s != "" && pdf.TextWidth(font, size, s) > width {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	return size, s
 }

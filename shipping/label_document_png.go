@@ -16,8 +16,9 @@ func (d LabelDocument) PNG() ([]byte, error) {
 	return img.PNG()
 }
 
-// pngCanvas draws the layout on a raster image, one dot per pixel. Text is a bitmap font at the
-// whole-pixel scale nearest its size that fits its box.
+// pngCanvas draws the layout on a raster image, one dot per pixel. Text is a bitmap font drawn
+// at the whole-pixel scale nearest its size; text too wide for its box is first drawn narrower
+// (as thermal printer fonts are, down to half as wide as tall), then smaller, then cut.
 type pngCanvas struct{ m *raster.Image }
 
 func ink(white bool) raster.Ink {
@@ -32,23 +33,24 @@ func (c pngCanvas) text(x, y, w, size int, bold bool, a align, white bool, s str
 	if bold {
 		font = raster.Bold()
 	}
-	scale := max(1, (size+font.Height()/2)/font.Height())
-	for scale > 1 && font.Width(s)*scale > w {
-		scale--
+	sy := max(1, (size+font.Height()/2)/font.Height())
+	sx := sy
+	for sx > 1 && font.Width(s)*sx > w {
+		sx--
 	}
-	// At the smallest scale, cut what does not fit rather than draw over the frame.
-	for font.Width(s) > w && s != "" {
+	sy = min(sy, 2*sx)
+	for font.Width(s)*sx > w && s != "" {
 		_, n := utf8.DecodeLastRuneInString(s)
 		s = s[:len(s)-n]
 	}
-	tw := font.Width(s) * scale
+	tw := font.Width(s) * sx
 	switch a {
 	case alignCenter:
 		x += (w - tw) / 2
 	case alignRight:
 		x += w - tw
 	}
-	c.m.Text(x, y, font, scale, s, ink(white))
+	c.m.Text(x, y, font, sx, sy, s, ink(white))
 }
 
 func (c pngCanvas) fill(x, y, w, h int, white bool) { c.m.Fill(x, y, w, h, ink(white)) }

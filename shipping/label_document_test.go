@@ -528,3 +528,65 @@ func TestLabelPNGMatchesPDF(t *testing.T) {
 		}
 	}
 }
+
+// longLabel has every field at a length a client may send.
+func longLabel() LabelDocument {
+	return LabelDocument{
+		From: Address{Name: strings.Repeat("Very Long Name ", 17), Company: "Company With A Long Name Incorporated International",
+			Street1: "12345 Some Extremely Long Boulevard Name", Street2: "Building 7, Floor 12, Suite 1200",
+			City: "Rancho Santa Margarita", State: "CA", Zip: "92688", Country: "US"},
+		To: Address{Name: "Dr. Maximilian Alexander Worthington-Smythe III", Company: "Worthington Holdings & Logistics LLC",
+			Street1: "98765 North Martin Luther King Jr Boulevard", Street2: "Apartment 4B ☃ 雪", City: "Winston-Salem",
+			State: "NC", Zip: "27101-1234", Country: "US"},
+		Carrier: "REGIONALX", Service: "Regional Saver Lite", ShipDate: "2026-12-31",
+		TrackingCode: "RX" + strings.Repeat("1234567890", 3) + "AB", BillableWeight: "149 LB 15 OZ", Weight: "67.99 KG",
+		Dimensions: "107.5 x 60.25 x 55 CM", Reference: strings.Repeat("REF-", 60), Customs: true,
+	}
+}
+
+// TestLongTextStaysInItsBox renders a label whose every line is too long: text is narrowed,
+// shrunk or cut, never drawn over the frame or into the customs box, in the PNG and the PDF.
+func TestLongTextStaysInItsBox(t *testing.T) {
+	d := longLabel()
+	b, err := d.PNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromPNG, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := map[string]image.Image{"PNG": fromPNG}
+	if tool, err := exec.LookPath("pdftoppm"); err == nil {
+		p, err := d.PDF()
+		if err != nil {
+			t.Fatal(err)
+		}
+		images["PDF"], _ = renderPDF(t, tool, p, labelDPI)
+	}
+	// The gap between the text boxes and the frame, on the right, in the FROM and SHIP TO
+	// blocks; and between the footer's text and the customs box.
+	gaps := []image.Rectangle{
+		image.Rect(labelWidth-labelMargin-labelPad+4, 240, labelWidth-labelMargin-frameWidth-1, 440),
+		image.Rect(labelWidth-labelMargin-labelPad+4, 500, labelWidth-labelMargin-frameWidth-1, 800),
+		image.Rect(labelWidth-labelMargin-labelPad-296, 1092, labelWidth-labelMargin-labelPad-282, 1185),
+	}
+	for format, img := range images {
+		for _, g := range gaps {
+			for y := g.Min.Y; y < g.Max.Y; y++ {
+				for x := g.Min.X; x < g.Max.X; x++ {
+					if isDark(img, x, y) {
+						t.Fatalf("%s: text drawn at (%d, %d), in the gap %v", format, x, y, g)
+					}
+				}
+			}
+		}
+	}
+	if _, err := exec.Command("zbarimg", "-h").Output(); err == nil {
+		file := filepath.Join(t.TempDir(), "long.png")
+		os.WriteFile(file, b, 0o644)
+		if got := scanWithZbar(t, "zbarimg", file); got != "CODE-128:"+d.TrackingCode {
+			t.Errorf("zbarimg read %q off the long label; want CODE-128:%s", got, d.TrackingCode)
+		}
+	}
+}

@@ -30,7 +30,8 @@ func (c *zplCanvas) text(x, y, w, size int, bold bool, a align, white bool, s st
 	if bold {
 		font = pdf.HelveticaBold
 	}
-	h := int(fitSize(font, float64(size), float64(w), s))
+	fitted, s := fitText(font, float64(size), float64(w), s)
+	h := int(fitted)
 	reverse := ""
 	if white {
 		reverse = "^FR"

@@ -82,20 +82,20 @@ func (m *Image) Line(x1, y1, x2, y2, thick int, ink Ink) {
 	}
 }
 
-// Text draws s with its baseline at y starting at x, each font pixel drawn as a scale × scale
-// square. It returns the x where the text ends.
-func (m *Image) Text(x, y int, f *Font, scale int, s string, ink Ink) int {
-	scale = max(1, scale)
+// Text draws s with its baseline at y starting at x, each font pixel drawn as a block sx
+// pixels wide and sy tall. It returns the x where the text ends.
+func (m *Image) Text(x, y int, f *Font, sx, sy int, s string, ink Ink) int {
+	sx, sy = max(1, sx), max(1, sy)
 	for _, r := range s {
 		g := f.glyph(r)
 		for row, bits := range g.rows {
 			for col := 0; col < g.w; col++ {
 				if bits[col/8]&(0x80>>(col%8)) != 0 {
-					m.Fill(x+(g.dx+col)*scale, y+(g.dy+row)*scale, scale, scale, ink)
+					m.Fill(x+(g.dx+col)*sx, y+(g.dy+row)*sy, sx, sy, ink)
 				}
 			}
 		}
-		x += g.advance * scale
+		x += g.advance * sx
 	}
 	return x
 }

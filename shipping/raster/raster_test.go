@@ -65,7 +65,7 @@ func TestText(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := New(8, 6, 0)
-	end := m.Text(1, 5, f, 2, "?", Black)
+	end := m.Text(1, 5, f, 2, 2, "?", Black)
 	if end != 7 {
 		t.Errorf("Text ended at x %d; want 7", end)
 	}
@@ -79,6 +79,21 @@ func TestText(t *testing.T) {
 	}
 	if got := picture(m); got != strings.Join(want, "\n") {
 		t.Errorf("Text drew\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+	m = New(8, 6, 0)
+	if end := m.Text(1, 5, f, 1, 2, "??", Black); end != 7 {
+		t.Errorf("narrow Text ended at x %d; want 7", end)
+	}
+	want = []string{
+		"........",
+		".##.##..",
+		".##.##..",
+		".#..#...",
+		".#..#...",
+		"........",
+	}
+	if got := picture(m); got != strings.Join(want, "\n") {
+		t.Errorf("narrow Text drew\n%s\nwant\n%s", got, strings.Join(want, "\n"))
 	}
 }
 
