@@ -590,3 +590,16 @@ func TestLongTextStaysInItsBox(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkLabelRender(b *testing.B) {
+	d := sampleLabel("PL80007652062298081")
+	for _, format := range []string{LabelFormatPDF, LabelFormatZPL, LabelFormatPNG} {
+		b.Run(format, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, _, err := d.Render(format); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

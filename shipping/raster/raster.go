@@ -7,11 +7,11 @@ package raster
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 )
 
@@ -101,32 +101,64 @@ func (m *Image) Text(x, y int, f *Font, sx, sy int, s string, ink Ink) int {
 }
 
 // PNG encodes the image as a 1-bit grayscale PNG with a pHYs chunk stating its resolution, so
-// a printer or viewer sizes it right (812 × 1218 px at 203 dpi is 4 × 6 in).
+// a printer or viewer sizes it right (812 × 1218 px at 203 dpi is 4 × 6 in). It writes the
+// chunks itself: image/png reads a paletted image pixel by pixel through an interface, which
+// took most of a label's rendering time; packing the rows directly is several times faster.
 func (m *Image) PNG() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestCompression}
-	if err := enc.Encode(&buf, m.img); err != nil {
+	w, h := m.img.Rect.Dx(), m.img.Rect.Dy()
+	var out bytes.Buffer
+	out.WriteString("\x89PNG\r\n\x1a\n")
+	ihdr := binary.BigEndian.AppendUint32(nil, uint32(w))
+	ihdr = binary.BigEndian.AppendUint32(ihdr, uint32(h))
+	ihdr = append(ihdr, 1, 0, 0, 0, 0) // bit depth 1, grayscale, deflate, no filter, no interlace
+	writeChunk(&out, "IHDR", ihdr)
+	if m.dpi > 0 {
+		ppm := uint32(math.Round(float64(m.dpi) / 0.0254))
+		phys := binary.BigEndian.AppendUint32(nil, ppm)
+		phys = binary.BigEndian.AppendUint32(phys, ppm)
+		writeChunk(&out, "pHYs", append(phys, 1)) // unit: metre
+	}
+	// Each row: filter type 0, then the pixels packed eight to a byte, 1 for white. The
+	// picture is mostly long white runs, which the fastest level compresses nearly as well
+	// as the best (6 KB against 4 KB for a label) in a fraction of the time.
+	var data bytes.Buffer
+	zw, err := zlib.NewWriterLevel(&data, zlib.BestSpeed)
+	if err != nil {
 		return nil, err
 	}
-	if m.dpi <= 0 {
-		return buf.Bytes(), nil
+	row := make([]byte, 1+(w+7)/8)
+	for y := 0; y < h; y++ {
+		clear(row)
+		pix := m.img.Pix[y*m.img.Stride : y*m.img.Stride+w]
+		for x, p := range pix {
+			if Ink(p) == White {
+				row[1+x/8] |= 0x80 >> (x % 8)
+			}
+		}
+		if _, err := zw.Write(row); err != nil {
+			return nil, err
+		}
 	}
-	// The encoder writes no pHYs; it goes right after IHDR (8-byte signature, then IHDR's
-	// 4-byte length, 4-byte type, 13 bytes of data and 4-byte CRC).
-	b := buf.Bytes()
-	const afterIHDR = 8 + 4 + 4 + 13 + 4
-	ppm := uint32(math.Round(float64(m.dpi) / 0.0254))
-	data := binary.BigEndian.AppendUint32(nil, ppm)
-	data = binary.BigEndian.AppendUint32(data, ppm)
-	data = append(data, 1) // unit: metre
-	chunk := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
-	chunk = append(chunk, "pHYs"...)
-	chunk = append(chunk, data...)
-	chunk = binary.BigEndian.AppendUint32(chunk, crc32.ChecksumIEEE(chunk[4:]))
-	out := make([]byte, 0, len(b)+len(chunk))
-	out = append(out, b[:afterIHDR]...)
-	out = append(out, chunk...)
-	return append(out, b[afterIHDR:]...), nil
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	writeChunk(&out, "IDAT", data.Bytes())
+	writeChunk(&out, "IEND", nil)
+	return out.Bytes(), nil
+}
+
+// writeChunk appends a PNG chunk: length, type, data and the CRC of type and data.
+func writeChunk(out *bytes.Buffer, typ string, data []byte) {
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(data)))
+	out.Write(n[:])
+	crc := crc32.NewIEEE()
+	crc.Write([]byte(typ))
+	crc.Write(data)
+	out.WriteString(typ)
+	out.Write(data)
+	binary.BigEndian.PutUint32(n[:], crc.Sum32())
+	out.Write(n[:])
 }
 
 func abs(v int) int {
