@@ -145,7 +145,7 @@ func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, inl
 	}
 	a.linkShipments(s)
 	if inlineLabel && s.ShippingLabel != nil {
-		doc, _, err := labelDocument(s, s.ShippingLabel).Render(s.ShippingLabel.LabelFormat)
+		doc, _, err := shipping.LabelDocumentFor(s, s.ShippingLabel).Render(s.ShippingLabel.LabelFormat)
 		if err != nil {
 			return nil, false, err
 		}
@@ -207,16 +207,6 @@ func validTrackingCode(code string) bool {
 	return !strings.ContainsFunc(code, func(r rune) bool {
 		return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r == '-')
 	})
-}
-
-// labelDocument is what the label of shipment s shows.
-func labelDocument(s *shipping.Shipment, l *shipping.Label) shipping.LabelDocument {
-	ref := ""
-	if s.CustomReference1 != nil {
-		ref = *s.CustomReference1
-	}
-	return shipping.LabelDocument{From: s.ReturnAddress, To: s.Destination, Carrier: l.Carrier, Service: l.Service,
-		ShipDate: s.ShipDate, TrackingCode: l.TrackingCode, Weight: shipping.FormatWeight(s.Parcel), Reference: ref, LabelID: l.ID}
 }
 
 // cancelShipment: PUT /shipments/{id}/cancel, no body required. Cancelling a CANCELLED
@@ -289,23 +279,19 @@ func (a *API) getLabel(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// getLabelDocument: GET /shipping_labels/{id}/label — the PDF or ZPL document, drawn from
+// getLabelDocument: GET /shipping_labels/{id}/label — the PDF, ZPL or PNG document, drawn from
 // the stored label and shipment each time (the same data always gives the same bytes).
 func (a *API) getLabelDocument(w http.ResponseWriter, r *http.Request) error {
 	l, s, err := a.db.LabelDocument(r.Context(), accountID(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	doc, contentType, err := labelDocument(s, l).Render(l.LabelFormat)
+	doc, contentType, err := shipping.LabelDocumentFor(s, l).Render(l.LabelFormat)
 	if err != nil {
 		return err
 	}
-	ext := ".pdf"
-	if l.LabelFormat == shipping.LabelFormatZPL {
-		ext = ".zpl"
-	}
 	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Content-Disposition", `inline; filename="label-`+l.TrackingCode+ext+`"`)
+	w.Header().Set("Content-Disposition", `inline; filename="label-`+l.TrackingCode+shipping.LabelFileExtension(l.LabelFormat)+`"`)
 	w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(doc)

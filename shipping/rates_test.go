@@ -560,7 +560,7 @@ func TestValidateShipmentRequest(t *testing.T) {
 		{"past date", func(r *ShipmentRequest) { r.ShipDate = "2026-11-22" }, []string{"ship_date"}},
 		{"bad date", func(r *ShipmentRequest) { r.ShipDate = "2026-13-01" }, []string{"ship_date"}},
 		{"today", func(r *ShipmentRequest) { r.ShipDate = "2026-11-23" }, nil},
-		{"bad enums", func(r *ShipmentRequest) { r.RateShoppingStrategy, r.LabelFormat = "BEST", "PNG" },
+		{"bad enums", func(r *ShipmentRequest) { r.RateShoppingStrategy, r.LabelFormat = "BEST", "GIF" },
 			[]string{"rate_shopping_strategy", "label_format"}},
 		{"long reference", func(r *ShipmentRequest) { s := strings.Repeat("x", 256); r.CustomReference1 = &s }, []string{"custom_reference_1"}},
 		{"control characters", func(r *ShipmentRequest) { r.Origin.Name = "a\x00b" }, []string{"origin.name"}},

@@ -83,6 +83,7 @@ const (
 const (
 	LabelFormatPDF = "PDF"
 	LabelFormatZPL = "ZPL"
+	LabelFormatPNG = "PNG"
 )
 
 // ShipmentRequest is the body of POST /shipments.
@@ -148,9 +149,9 @@ func (r *ShipmentRequest) Validate(today time.Time) (time.Time, error) {
 	switch r.LabelFormat {
 	case "":
 		r.LabelFormat = LabelFormatPDF
-	case LabelFormatPDF, LabelFormatZPL:
+	case LabelFormatPDF, LabelFormatZPL, LabelFormatPNG:
 	default:
-		v.Add("label_format", "invalid", "must be PDF or ZPL")
+		v.Add("label_format", "invalid", "must be PDF, ZPL or PNG")
 	}
 	for _, f := range []struct {
 		name string
