@@ -172,7 +172,7 @@ func (a *API) listLineItems(w http.ResponseWriter, r *http.Request) error {
 }
 
 // invoiceDocument loads a finalized invoice with all its live line items. A DRAFT invoice has
-// no documents yet: 409 invalid_state (its pdf_url and csv_url are null).
+// no documents yet: 422 invalid_state (its pdf_url and csv_url are null).
 func (a *API) invoiceDocument(r *http.Request) (billing.Invoice, billing.Account, []billing.LineItem, error) {
 	inv, acct, items, _, err := a.db.InvoiceWithItems(r.Context(), accountID(r), r.PathValue("id"), 0)
 	if err == nil && inv.Status == billing.Draft {
@@ -236,7 +236,7 @@ func (a *API) openDraftInvoice(w http.ResponseWriter, r *http.Request) error {
 }
 
 // addInvoiceFee: POST /admin/billing/invoices/{id}/line_items {description, amount_cents} adds
-// a FEE line item to a DRAFT invoice (409 otherwise). A negative amount is a credit.
+// a FEE line item to a DRAFT invoice (422 otherwise). A negative amount is a credit.
 func (a *API) addInvoiceFee(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Description string `json:"description"`
@@ -269,7 +269,7 @@ func (a *API) addInvoiceFee(w http.ResponseWriter, r *http.Request) error {
 }
 
 // deleteLineItem: DELETE /admin/billing/line_items/{id} soft-deletes a line item of a DRAFT
-// invoice (409 otherwise); a deleted item is 404.
+// invoice (422 otherwise); a deleted item is 404.
 func (a *API) deleteLineItem(w http.ResponseWriter, r *http.Request) error {
 	acct, err := a.db.LineItemAccount(r.Context(), r.PathValue("id"))
 	if err != nil {
@@ -283,7 +283,7 @@ func (a *API) deleteLineItem(w http.ResponseWriter, r *http.Request) error {
 }
 
 // invoiceAction: POST /admin/billing/invoices/{id}/{finalize|pay|mark_uncollectible|void}.
-// billing.Next decides which moves are legal; any other is 409 invalid_state.
+// billing.Next decides which moves are legal; any other is 422 invalid_state.
 func (a *API) invoiceAction(action string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		acct, err := a.db.InvoiceAccount(r.Context(), r.PathValue("id"))
@@ -318,7 +318,7 @@ func (a *API) getBillingProfile(w http.ResponseWriter, r *http.Request) error {
 }
 
 // updateBillingProfile: PATCH /admin/accounts/{id}/billing_profile {period}. Invoice periods
-// never overlap, so the period can change only before the account's first invoice (409 after).
+// never overlap, so the period can change only before the account's first invoice (422 after).
 func (a *API) updateBillingProfile(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Period billing.Period `json:"period"`

@@ -63,7 +63,7 @@ func runBillingProperty(t *testing.T, e *testEnv, rnd *rand.Rand, steps int) {
 			bought := decode[shipmentAnswer](t, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+rate.ID, "all", nil), http.StatusOK)
 			labels = append(labels, &propLabel{shipmentID: s.Data.ID, tracking: bought.Data.ShippingLabel.TrackingCode,
 				lastEvent: clock.Add(-time.Hour)})
-		case op < 4: // cancel one (voids it while PRE_TRANSIT; 409 once in transit)
+		case op < 4: // cancel one (voids it while PRE_TRANSIT; 422 once in transit)
 			if len(labels) == 0 {
 				continue
 			}
@@ -72,7 +72,7 @@ func runBillingProperty(t *testing.T, e *testEnv, rnd *rand.Rand, steps int) {
 			switch w.Code {
 			case http.StatusOK:
 				l.voided = true
-			case http.StatusConflict:
+			case http.StatusUnprocessableEntity:
 			default:
 				t.Fatalf("step %d: cancel = %d %s", step, w.Code, w.Body)
 			}
@@ -88,7 +88,7 @@ func runBillingProperty(t *testing.T, e *testEnv, rnd *rand.Rand, steps int) {
 			}
 			body := fmt.Sprintf(`{"tracking_code": %q, "status": %q, "message": "scan", "occurred_at": %q}`, l.tracking, status, at.Format(time.RFC3339Nano))
 			w := e.do("POST", "/admin/tracking_events", "admin", body)
-			if w.Code != http.StatusCreated && w.Code != http.StatusOK && w.Code != http.StatusConflict {
+			if w.Code != http.StatusCreated && w.Code != http.StatusOK && w.Code != http.StatusUnprocessableEntity {
 				t.Fatalf("step %d: tracking event = %d %s", step, w.Code, w.Body)
 			}
 			if at.After(l.lastEvent) {
@@ -125,7 +125,7 @@ func runBillingProperty(t *testing.T, e *testEnv, rnd *rand.Rand, steps int) {
 				if liveFees[id] {
 					t.Fatalf("step %d: deleting a live line item answered 404", step)
 				}
-			case http.StatusConflict: // its invoice was finalized
+			case http.StatusUnprocessableEntity: // its invoice was finalized
 			default:
 				t.Fatalf("step %d: DELETE line item = %d %s", step, w.Code, w.Body)
 			}

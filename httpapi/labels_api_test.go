@@ -71,7 +71,7 @@ func (e *testEnv) buyRequest(path, key string) (int, http.Header, []byte) {
 }
 
 // TestBuyConcurrent races buyers of every rate of one shipment: exactly one buys, the others
-// get 409, and the shipment has exactly one label.
+// get 422 invalid_state, and the shipment has exactly one label.
 func TestBuyConcurrent(t *testing.T) {
 	e := newEnv(t)
 	s := e.createShipment(t, "ALL", "PDF")
@@ -95,9 +95,9 @@ func TestBuyConcurrent(t *testing.T) {
 		switch c {
 		case http.StatusOK:
 			won++
-		case http.StatusConflict:
+		case http.StatusUnprocessableEntity:
 		default:
-			t.Errorf("buyer %d got %d; want 200 or 409", i, c)
+			t.Errorf("buyer %d got %d; want 200 or 422", i, c)
 		}
 	}
 	if won != 1 {
@@ -339,7 +339,7 @@ func TestTrackingEventsAcrossAccounts(t *testing.T) {
 }
 
 // TestIdempotencyKeyRetention: a key replays for 24 hours; once the pruner forgets it, a retry
-// is executed again and, the shipment being bought already, answers 409 — never a second label.
+// is executed again and, the shipment being bought already, answers 422 invalid_state — never a second label.
 func TestIdempotencyKeyRetention(t *testing.T) {
 	e := newEnv(t)
 	s := e.createShipment(t, "CHEAPEST", "PDF")
@@ -354,8 +354,8 @@ func TestIdempotencyKeyRetention(t *testing.T) {
 	}
 	e.setClock(testStart.Add(25 * time.Hour))
 	e.drain()
-	if code, _, body := e.buyRequest(path, "k"); code != http.StatusConflict {
-		t.Errorf("retry after 25 h = %d %s; want 409 (key forgotten, shipment already bought)", code, body)
+	if code, _, body := e.buyRequest(path, "k"); code != http.StatusUnprocessableEntity {
+		t.Errorf("retry after 25 h = %d %s; want 422 (key forgotten, shipment already bought)", code, body)
 	}
 	if n := e.countLabels(t, s.Data.ID); n != 1 {
 		t.Errorf("shipment has %d labels; want 1", n)

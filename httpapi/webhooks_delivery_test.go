@@ -274,8 +274,8 @@ func TestWebhookGoneDeactivates(t *testing.T) {
 	if evs := e.events("all", sub.ID, ""); len(evs) != 1 {
 		t.Errorf("inactive subscription has %d records after another event; want 1", len(evs))
 	}
-	if w := e.do("POST", "/webhooks/"+sub.ID+"/events/"+ev.ID+"/redeliver", "all", nil); w.Code != 409 {
-		t.Errorf("redeliver to an inactive subscription = %d; want 409", w.Code)
+	if w := e.do("POST", "/webhooks/"+sub.ID+"/events/"+ev.ID+"/redeliver", "all", nil); w.Code != 422 {
+		t.Errorf("redeliver to an inactive subscription = %d; want 422", w.Code)
 	}
 }
 
@@ -424,12 +424,12 @@ func TestWebhookPrivateURLRefused(t *testing.T) {
 		wantCode string
 	}{
 		{"https://hooks.example.com/waybill", 201, ""},
-		{"https://internal.example.com/waybill", 422, "private_address"},
-		{"http://localhost:9000/", 422, "private_address"},
-		{"http://127.0.0.1:9000/", 422, "private_address"},
-		{"http://[::1]:9000/", 422, "private_address"},
-		{"http://169.254.169.254/latest/meta-data/", 422, "private_address"},
-		{"http://[::ffff:192.168.0.1]/", 422, "private_address"},
+		{"https://internal.example.com/waybill", 400, "private_address"},
+		{"http://localhost:9000/", 400, "private_address"},
+		{"http://127.0.0.1:9000/", 400, "private_address"},
+		{"http://[::1]:9000/", 400, "private_address"},
+		{"http://169.254.169.254/latest/meta-data/", 400, "private_address"},
+		{"http://[::ffff:192.168.0.1]/", 400, "private_address"},
 		{"https://unknown.example.com/", 201, ""}, // the dial-time guard checks it
 	}
 	var created string
@@ -443,8 +443,8 @@ func TestWebhookPrivateURLRefused(t *testing.T) {
 		}
 	}
 	w := e.do("PATCH", "/webhooks/"+created, "all", map[string]any{"url": "http://internal.example.com/"})
-	if w.Code != 422 || !strings.Contains(w.Body.String(), "private_address") {
-		t.Errorf("PATCH to a private URL = %d %s; want 422 private_address", w.Code, w.Body)
+	if w.Code != 400 || !strings.Contains(w.Body.String(), "private_address") {
+		t.Errorf("PATCH to a private URL = %d %s; want 400 private_address", w.Code, w.Body)
 	}
 }
 
