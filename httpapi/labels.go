@@ -326,15 +326,17 @@ func (a *API) listTrackingEvents(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// trackingEventRequest is the body of POST /admin/tracking_events.
+// trackingEventRequest is the body of POST /admin/tracking_events. The place is posted under
+// the name events are returned with, tracking_location; location is accepted as an alias.
 type trackingEventRequest struct {
-	TrackingCode string             `json:"tracking_code"`
-	Status       string             `json:"status"`
-	Substatus    *string            `json:"substatus"`
-	StatusDetail *string            `json:"status_detail"`
-	Message      string             `json:"message"`
-	OccurredAt   string             `json:"occurred_at"`
-	Location     *shipping.Location `json:"location"`
+	TrackingCode     string             `json:"tracking_code"`
+	Status           string             `json:"status"`
+	Substatus        *string            `json:"substatus"`
+	StatusDetail     *string            `json:"status_detail"`
+	Message          string             `json:"message"`
+	OccurredAt       string             `json:"occurred_at"`
+	TrackingLocation *shipping.Location `json:"tracking_location"`
+	Location         *shipping.Location `json:"location"`
 }
 
 // postTrackingEvent: POST /admin/tracking_events, the operator feed of the built-in carriers.
@@ -345,9 +347,16 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &req); err != nil {
 		return err
 	}
-	e := shipping.TrackingEvent{Status: req.Status, Substatus: nonEmpty(req.Substatus), StatusDetail: nonEmpty(req.StatusDetail),
-		Message: strings.TrimSpace(req.Message), Source: "admin", TrackingLocation: req.Location}
 	var v shipping.ValidationError
+	location, locationField := req.TrackingLocation, "tracking_location"
+	switch {
+	case req.TrackingLocation != nil && req.Location != nil:
+		v.Add("location", "conflict", "send tracking_location or its alias location, not both")
+	case req.Location != nil:
+		location, locationField = req.Location, "location"
+	}
+	e := shipping.TrackingEvent{Status: req.Status, Substatus: nonEmpty(req.Substatus), StatusDetail: nonEmpty(req.StatusDetail),
+		Message: strings.TrimSpace(req.Message), Source: "admin", TrackingLocation: location}
 	req.TrackingCode = strings.TrimSpace(req.TrackingCode)
 	if req.TrackingCode == "" {
 		v.Add("tracking_code", "required", "is required")
@@ -369,8 +378,12 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 	var ve *shipping.ValidationError
 	if errors.As(shipping.ValidateTrackingEvent(&e), &ve) {
 		for _, f := range ve.Fields {
-			// A bad occurred_at is reported as such, not as missing.
+			// A bad occurred_at is reported as such, not as missing; the place under the name
+			// the client sent it with.
 			if f.Field != "occurred_at" || badTime == nil {
+				if rest, ok := strings.CutPrefix(f.Field, "tracking_location."); ok {
+					f.Field = locationField + "." + rest
+				}
 				v.Fields = append(v.Fields, f)
 			}
 		}

@@ -126,7 +126,7 @@ func ValidateTrackingEvent(e *TrackingEvent) error {
 	if l := e.TrackingLocation; l != nil {
 		for _, f := range []struct{ name, value string }{{"city", l.City}, {"state", l.State}, {"zip", l.Zip}, {"country", l.Country}} {
 			if len(f.value) > 100 {
-				v.Add("location."+f.name, "too_long", "must be at most 100 characters")
+				v.Add("tracking_location."+f.name, "too_long", "must be at most 100 characters")
 			}
 		}
 	}

@@ -237,13 +237,14 @@ func Cheapest(rates []Rate) (Rate, bool) {
 	return best, true
 }
 
-// AddBusinessDays returns the date n business days (Monday to Friday) after day, at midnight
-// UTC. A parcel handed over on a weekend starts counting on the next business day.
+// AddBusinessDays returns the date n business days after day, at midnight UTC: days from
+// Monday to Friday that are not US federal holidays as observed (BusinessDay). A parcel handed
+// over on a weekend or a holiday starts counting on the next business day.
 func AddBusinessDays(day time.Time, n int) time.Time {
 	d := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
 	for n > 0 {
 		d = d.AddDate(0, 0, 1)
-		if wd := d.Weekday(); wd != time.Saturday && wd != time.Sunday {
+		if BusinessDay(d) {
 			n--
 		}
 	}

@@ -322,9 +322,17 @@ func TestAddBusinessDays(t *testing.T) {
 		{"2026-11-23", 1, "2026-11-24"}, // Monday → Tuesday
 		{"2026-11-27", 1, "2026-11-30"}, // Friday → Monday
 		{"2026-11-28", 1, "2026-11-30"}, // Saturday → Monday
-		{"2026-11-22", 5, "2026-11-27"}, // Sunday → Friday
-		{"2026-11-23", 10, "2026-12-07"},
+		{"2026-11-22", 5, "2026-11-30"}, // Sunday → Monday: Thanksgiving (Thursday 26th) is no business day
+		{"2026-11-23", 10, "2026-12-08"},
 		{"2026-11-23", 0, "2026-11-23"},
+		{"2026-11-25", 1, "2026-11-27"}, // Wednesday → Friday over Thanksgiving
+		{"2026-11-26", 1, "2026-11-27"}, // handed over on the holiday: counting starts the day after
+		{"2026-07-02", 1, "2026-07-06"}, // Thursday → Monday: July 4th, a Saturday, is observed Friday 3rd
+		{"2027-12-23", 1, "2027-12-27"}, // Christmas 2027 (Saturday) observed Friday 24th
+		{"2027-12-30", 1, "2028-01-03"}, // New Year's Day 2028 (Saturday) observed Friday 2027-12-31
+		{"2023-01-13", 1, "2023-01-17"}, // Friday → Tuesday: Martin Luther King, Jr. Day
+		{"2022-06-17", 1, "2022-06-21"}, // Juneteenth 2022 (Sunday) observed Monday 20th
+		{"2020-06-18", 1, "2020-06-19"}, // no Juneteenth before 2021
 	}
 	for _, tt := range tests {
 		from, _ := time.Parse(time.DateOnly, tt.from)
