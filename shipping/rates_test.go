@@ -412,8 +412,23 @@ func TestShop(t *testing.T) {
 		t.Fatalf("Shop(LA→NY) = %d rates, %v; want all carriers", len(rates), err)
 	}
 	for _, r := range rates {
-		if r.RateMetadata.Zone != 8 {
-			t.Errorf("%s %s zone %d; want 8 (the profile's mapping)", r.Carrier, r.Service, r.RateMetadata.Zone)
+		if r.RateMetadata.USPSZone != 8 {
+			t.Errorf("%s %s zone %d; want 8 (the profile's mapping)", r.Carrier, r.Service, r.RateMetadata.USPSZone)
+		}
+		// 6×4×2 in, 8 oz: 48 in³ weigh 48/166 lb = 4.6 oz dimensionally, so 8 oz are billed.
+		wantWeight := WeightMetadata{ActualOzWeight: 8, BillableOzWeight: 8, DimFactor: 166, DimThreshold: 1728, Volume: 48}
+		if m := r.RateMetadata; m.BillableWeight != 8 || m.WeightMetadata != wantWeight {
+			t.Errorf("%s %s billable_weight %d, weight_metadata %+v; want 8, %+v", r.Carrier, r.Service, m.BillableWeight, m.WeightMetadata, wantWeight)
+		}
+		var sum float64
+		for _, s := range r.RateMetadata.SurchargesMetadata {
+			if s.Surcharge.Currency != "USD" || s.SurchargeType == "" {
+				t.Errorf("%s %s surcharge %+v; want a type and USD", r.Carrier, r.Service, s)
+			}
+			sum += s.Surcharge.Amount
+		}
+		if math.Round(sum*100) != float64(r.SurchargesCents) {
+			t.Errorf("%s %s surcharges_metadata sum to $%.2f; want %d cents", r.Carrier, r.Service, sum, r.SurchargesCents)
 		}
 	}
 
@@ -426,8 +441,8 @@ func TestShop(t *testing.T) {
 		if r.Carrier == "SPEEDSHIP" || r.Carrier == "REGIONALX" {
 			t.Errorf("rate from %s to Anchorage; its coverage excludes 995", r.Carrier)
 		}
-		if r.Carrier == "PARCELCO" && !slices.ContainsFunc(r.RateMetadata.Surcharges, func(s SurchargeAmount) bool { return s.Type == "DAS" }) {
-			t.Errorf("PARCELCO %s to 99501 has no DAS surcharge: %v", r.Service, r.RateMetadata.Surcharges)
+		if r.Carrier == "PARCELCO" && !slices.ContainsFunc(r.RateMetadata.SurchargesMetadata, func(s SurchargeMetadata) bool { return s.SurchargeType == "DAS" }) {
+			t.Errorf("PARCELCO %s to 99501 has no DAS surcharge: %v", r.Service, r.RateMetadata.SurchargesMetadata)
 		}
 	}
 

@@ -152,6 +152,9 @@ func scanLineItem(s billingRow) (billing.LineItem, error) {
 	var created int64
 	err := s.Scan(&it.ID, &it.InvoiceID, &it.Type, &carrier, &service, &tracking, &it.Description, &it.PostageCents,
 		&it.SurchargesCents, &it.TotalCents, &retail, &purchased, &status, &params, &meta, &created)
+	if err != nil {
+		return it, err
+	}
 	it.Carrier, it.Service, it.TrackingCode, it.ShippingLabelStatus = billingNullString(carrier), billingNullString(service), billingNullString(tracking), billingNullString(status)
 	if retail.Valid {
 		it.RetailCents = &retail.Int64
@@ -160,11 +163,27 @@ func scanLineItem(s billingRow) (billing.LineItem, error) {
 	if params.Valid {
 		it.ShipmentRequestParameters = json.RawMessage(params.String)
 	}
+	it.Surcharges = []billing.Surcharge{}
 	if meta.Valid {
-		it.ShippingRateMetadata = json.RawMessage(meta.String)
+		var m shipping.RateMetadata
+		if fastRateMetadata(meta.String, &m) {
+			it.ShippingRateMetadata = json.RawMessage(meta.String)
+		} else {
+			// Written in another shape (before the real product's field names): show it in
+			// today's.
+			if err := decodeRateMetadata(meta.String, &m); err != nil {
+				return it, fmt.Errorf("line item %s: shipping_rate_metadata: %w", it.ID, err)
+			}
+			b, err := json.Marshal(m)
+			if err != nil {
+				return it, err
+			}
+			it.ShippingRateMetadata = b
+		}
+		it.Surcharges = billing.SurchargesOf(m)
 	}
 	it.CreatedAt = shipping.Timestamp{Time: Time(created)}
-	return it, err
+	return it, nil
 }
 
 func billingNullString(s sql.NullString) *string {

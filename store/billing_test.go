@@ -51,13 +51,22 @@ type label struct {
 	status                             string
 	purchased                          time.Time
 	postage, surcharges, total, retail int64
+	// meta is the rate's stored rate_metadata; "" for seedMeta.
+	meta string
 }
+
+// seedMeta is a rate_metadata as CreateShipment writes it.
+const seedMeta = `{"usps_zone":5,"billable_weight":12,"weight_metadata":{"actual_oz_weight":12,"billable_oz_weight":12,` +
+	`"dim_factor":166,"dim_threshold":1728,"volume":48},"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":{"amount":0.45,"currency":"USD"}}]}`
 
 func (b *billingDB) seedLabel(accountID string, l label) string {
 	b.t.Helper()
 	ctx := context.Background()
 	shipment, rate, id := b.NewID(), b.NewID(), b.NewID()
 	at := Micros(l.purchased)
+	if l.meta == "" {
+		l.meta = seedMeta
+	}
 	err := b.Tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, request, created_at, updated_at)
@@ -69,8 +78,7 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 			postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days, estimated_delivery_date,
 			rate_metadata, position, created_at) VALUES ($1, $2, $3, 'ACME', 'REGEA', 'USD', $4, $5, $6, $7, 3,
 			'2026-11-04T00:00:00Z', $8, 0, $9)`,
-			rate, accountID, shipment, l.postage, l.surcharges, l.total, l.retail,
-			`{"zone":5,"billable_weight_oz":12,"surcharges":[{"type":"FUEL","amount":0.45}]}`, at); err != nil {
+			rate, accountID, shipment, l.postage, l.surcharges, l.total, l.retail, l.meta, at); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
@@ -161,10 +169,11 @@ func TestBillFinishedLabel(t *testing.T) {
 	it := items[0]
 	got, _ := json.Marshal(it)
 	want := fmt.Sprintf(`{"id":"%s","invoice_id":"%s","type":"POSTAGE","carrier":"ACME","service":"REGEA","tracking_code":"TRK%s",`+
-		`"description":"Postage ACME REGEA TRK%s","postage_cents":700,"surcharges_cents":45,"total_cents":745,"retail_cents":990,`+
+		`"description":"Postage ACME REGEA TRK%s","postage_cents":700,"surcharges_cents":45,`+
+		`"surcharges":[{"type":"FUEL","amount_cents":45}],"total_cents":745,"retail_cents":990,`+
 		`"purchased_at":"2026-11-19T03:42:03.123456Z","shipping_label_status":"DELIVERED",`+
 		`"shipment_request_parameters":{"origin":{"zip":"10001"},"destination":{"zip":"94103"},"parcel":{"weight":12,"weight_unit":"OZ"}},`+
-		`"shipping_rate_metadata":{"zone":5,"billable_weight_oz":12,"surcharges":[{"type":"FUEL","amount":0.45}]},`+
+		`"shipping_rate_metadata":`+seedMeta+`,`+
 		`"created_at":"2026-11-22T03:42:03.123456Z"}`, it.ID, inv.ID, id[24:], id[24:])
 	if string(got) != want {
 		t.Errorf("line item =\n%s\nwant\n%s", got, want)
@@ -182,6 +191,32 @@ func TestBillFinishedLabel(t *testing.T) {
 	}
 	if invs := b.invoices(acct); len(invs) != 1 || invs[0].TotalCents != 745 {
 		t.Errorf("after billing again: invoices = %+v; want one of 745 cents", invs)
+	}
+}
+
+// TestBillLegacyRateMetadata: a rate stored before the real product's field names were adopted
+// is billed, and its line item shown, in today's shape.
+func TestBillLegacyRateMetadata(t *testing.T) {
+	b := newBillingDB(t, nov22)
+	acct := b.account("acme")
+	id := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: nov22.Add(-time.Hour), postage: 700, surcharges: 440, total: 1140, retail: 1400,
+		meta: `{"zone":5,"billable_weight_oz":12,"surcharges":[{"type":"FUEL","amount":0.45},{"type":"DAS","amount":3.95}]}`})
+	if err := b.finish(id, "DELIVERED", nov22); err != nil {
+		t.Fatal(err)
+	}
+	items := b.items(acct, b.invoices(acct)[0].ID)
+	if len(items) != 1 {
+		t.Fatalf("%d line items; want 1", len(items))
+	}
+	got, _ := json.Marshal(items[0].Surcharges)
+	if want := `[{"type":"FUEL","amount_cents":45},{"type":"DAS","amount_cents":395}]`; string(got) != want {
+		t.Errorf("surcharges = %s; want %s", got, want)
+	}
+	want := `{"usps_zone":5,"billable_weight":12,"weight_metadata":{"actual_oz_weight":0,"billable_oz_weight":12,"dim_factor":166,` +
+		`"dim_threshold":1728,"volume":0},"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":{"amount":0.45,"currency":"USD"}},` +
+		`{"surcharge_type":"DAS","surcharge":{"amount":3.95,"currency":"USD"}}]}`
+	if got := string(items[0].ShippingRateMetadata); got != want {
+		t.Errorf("shipping_rate_metadata = %s; want %s", got, want)
 	}
 }
 
