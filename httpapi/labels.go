@@ -216,7 +216,8 @@ func labelDocument(s *shipping.Shipment, l *shipping.Label) shipping.LabelDocume
 		ref = *s.CustomReference1
 	}
 	return shipping.LabelDocument{From: s.ReturnAddress, To: s.Destination, Carrier: l.Carrier, Service: l.Service,
-		ShipDate: s.ShipDate, TrackingCode: l.TrackingCode, Weight: shipping.FormatWeight(s.Parcel), Reference: ref, LabelID: l.ID}
+		ShipDate: s.ShipDate, TrackingCode: l.TrackingCode, Weight: shipping.FormatWeight(s.Parcel), Reference: ref, LabelID: l.ID,
+		CustomsDeclaration: s.DeclaresCustoms()}
 }
 
 // cancelShipment: PUT /shipments/{id}/cancel, no body required. Cancelling a CANCELLED

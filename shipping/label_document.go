@@ -20,6 +20,9 @@ type LabelDocument struct {
 	Weight       string // as shown, e.g. "2.5 LB"
 	Reference    string // the shipment's custom_reference_1, if any
 	LabelID      string
+	// CustomsDeclaration: the parcel travels with a customs declaration (the shipment has
+	// customs_info), which the label marks.
+	CustomsDeclaration bool
 }
 
 // Content types of the label formats.

@@ -18,24 +18,26 @@ var ShipmentStatuses = []string{StatusOpen, StatusPurchased, StatusCancelled}
 
 // Shipment is a shipment with its rates and, once bought, its label.
 type Shipment struct {
-	ID                   string    `json:"id"`
-	AccountID            string    `json:"-"`
-	Status               string    `json:"status"`
-	Brand                string    `json:"brand"`
-	ShipDate             string    `json:"ship_date"`
-	Origin               Address   `json:"origin"`
-	Destination          Address   `json:"destination"`
-	ReturnAddress        Address   `json:"return_address"`
-	Parcel               Parcel    `json:"parcel"`
-	RateShoppingProfile  string    `json:"rate_shopping_profile"`
-	RateShoppingStrategy string    `json:"rate_shopping_strategy"`
-	LabelFormat          string    `json:"label_format"`
-	CustomReference1     *string   `json:"custom_reference_1"`
-	CustomReference2     *string   `json:"custom_reference_2"`
-	ShippingRates        []Rate    `json:"shipping_rates"`
-	ShippingLabel        *Label    `json:"shipping_label,omitempty"`
-	CreatedAt            Timestamp `json:"created_at"`
-	UpdatedAt            Timestamp `json:"updated_at"`
+	ID                   string  `json:"id"`
+	AccountID            string  `json:"-"`
+	Status               string  `json:"status"`
+	Brand                string  `json:"brand"`
+	ShipDate             string  `json:"ship_date"`
+	Origin               Address `json:"origin"`
+	Destination          Address `json:"destination"`
+	ReturnAddress        Address `json:"return_address"`
+	Parcel               Parcel  `json:"parcel"`
+	RateShoppingProfile  string  `json:"rate_shopping_profile"`
+	RateShoppingStrategy string  `json:"rate_shopping_strategy"`
+	LabelFormat          string  `json:"label_format"`
+	CustomReference1     *string `json:"custom_reference_1"`
+	CustomReference2     *string `json:"custom_reference_2"`
+	// CustomsInfo is the customs declaration sent on create; nil (null) without one.
+	CustomsInfo   *CustomsInfo `json:"customs_info"`
+	ShippingRates []Rate       `json:"shipping_rates"`
+	ShippingLabel *Label       `json:"shipping_label,omitempty"`
+	CreatedAt     Timestamp    `json:"created_at"`
+	UpdatedAt     Timestamp    `json:"updated_at"`
 	// Carrier is the purchased rate's carrier; empty until a label is bought.
 	Carrier string `json:"-"`
 }
@@ -87,26 +89,27 @@ const (
 
 // ShipmentRequest is the body of POST /shipments.
 type ShipmentRequest struct {
-	Origin               *Address `json:"origin"`
-	Destination          *Address `json:"destination"`
-	ReturnAddress        *Address `json:"return_address"`
-	Parcel               *Parcel  `json:"parcel"`
-	ShipDate             string   `json:"ship_date"`
-	RateShoppingProfile  string   `json:"rate_shopping_profile"`
-	RateShoppingStrategy string   `json:"rate_shopping_strategy"`
-	Brand                *string  `json:"brand"`
-	CustomReference1     *string  `json:"custom_reference_1"`
-	CustomReference2     *string  `json:"custom_reference_2"`
-	LabelFormat          string   `json:"label_format"`
-	BuyCheapestRate      bool     `json:"buy_cheapest_rate"`
+	Origin               *Address     `json:"origin"`
+	Destination          *Address     `json:"destination"`
+	ReturnAddress        *Address     `json:"return_address"`
+	Parcel               *Parcel      `json:"parcel"`
+	ShipDate             string       `json:"ship_date"`
+	RateShoppingProfile  string       `json:"rate_shopping_profile"`
+	RateShoppingStrategy string       `json:"rate_shopping_strategy"`
+	Brand                *string      `json:"brand"`
+	CustomReference1     *string      `json:"custom_reference_1"`
+	CustomReference2     *string      `json:"custom_reference_2"`
+	LabelFormat          string       `json:"label_format"`
+	CustomsInfo          *CustomsInfo `json:"customs_info"`
+	BuyCheapestRate      bool         `json:"buy_cheapest_rate"`
 }
 
 // maxText is the longest accepted free-text field.
 const maxText = 255
 
 // Validate checks the request and fills in its defaults: ship_date today, the default profile,
-// strategy ALL, label format PDF, the return address the origin. today is the current date
-// in UTC. It returns the ship date.
+// strategy ALL, label format PDF, the return address the origin; it normalizes customs_info.
+// today is the current date in UTC. It returns the ship date.
 func (r *ShipmentRequest) Validate(today time.Time) (time.Time, error) {
 	var v ValidationError
 	validateAddress(&v, "origin", r.Origin)
@@ -118,6 +121,9 @@ func (r *ShipmentRequest) Validate(today time.Time) (time.Time, error) {
 		r.ReturnAddress = &ra
 	}
 	validateParcel(&v, r.Parcel)
+	if r.CustomsInfo != nil {
+		validateCustoms(&v, r.CustomsInfo)
+	}
 
 	day := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)
 	shipDate := day
