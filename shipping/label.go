@@ -29,18 +29,20 @@ var LabelSubstatuses = []string{"ADDRESS_ISSUE", "DAMAGED", "LOST", "WEATHER", "
 
 // Label is a purchased shipping label.
 type Label struct {
-	ID                 string     `json:"id"`
-	ShipmentID         string     `json:"shipment_id"`
-	Status             string     `json:"status"`
-	Substatus          *string    `json:"substatus"`
-	LabelURL           string     `json:"label_url"`
-	LabelFile          string     `json:"label_file,omitempty"`
-	LabelFormat        string     `json:"label_format"`
-	TrackingCode       string     `json:"tracking_code"`
-	Carrier            string     `json:"carrier"`
-	Service            string     `json:"service"`
-	ShippingRateID     string     `json:"shipping_rate_id"`
-	ShippingRate       *Rate      `json:"shipping_rate"`
+	ID             string  `json:"id"`
+	ShipmentID     string  `json:"shipment_id"`
+	Status         string  `json:"status"`
+	Substatus      *string `json:"substatus"`
+	LabelURL       string  `json:"label_url"`
+	LabelFile      string  `json:"label_file,omitempty"`
+	LabelFormat    string  `json:"label_format"`
+	TrackingCode   string  `json:"tracking_code"`
+	Carrier        string  `json:"carrier"`
+	Service        string  `json:"service"`
+	ShippingRateID string  `json:"shipping_rate_id"`
+	ShippingRate   *Rate   `json:"shipping_rate"`
+	// InsuranceAmount is the declared value insured, in USD (compat); null when not insured.
+	InsuranceAmount    *float64   `json:"insurance_amount"`
 	DeliveredAt        *Timestamp `json:"delivered_at"`
 	FirstCarrierScanAt *Timestamp `json:"first_carrier_scan_at"`
 	CreatedAt          Timestamp  `json:"created_at"`
@@ -50,6 +52,18 @@ type Label struct {
 	LastEventAt *time.Time `json:"-"`
 	// FinishedAt is when the label first became DELIVERED or RETURN_TO_SENDER: when it is billed.
 	FinishedAt *time.Time `json:"-"`
+	// InsuredCents is InsuranceAmount in cents (0 when not insured); InsuranceCents what the
+	// insurance costs, an INSURANCE surcharge of the purchased rate.
+	InsuredCents, InsuranceCents int64 `json:"-"`
+}
+
+// Insure records the label's insurance: insuredCents of declared value, costing chargeCents.
+func (l *Label) Insure(insuredCents, chargeCents int64) {
+	l.InsuredCents, l.InsuranceCents, l.InsuranceAmount = insuredCents, chargeCents, nil
+	if insuredCents > 0 {
+		amount := float64(insuredCents) / 100
+		l.InsuranceAmount = &amount
+	}
 }
 
 // Location is where a tracking event happened.
