@@ -29,20 +29,19 @@ var LabelSubstatuses = []string{"ADDRESS_ISSUE", "DAMAGED", "LOST", "WEATHER", "
 
 // Label is a purchased shipping label.
 type Label struct {
-	ID             string  `json:"id"`
-	ShipmentID     string  `json:"shipment_id"`
-	Status         string  `json:"status"`
-	Substatus      *string `json:"substatus"`
-	LabelURL       string  `json:"label_url"`
-	LabelFile      string  `json:"label_file,omitempty"`
-	LabelFormat    string  `json:"label_format"`
-	TrackingCode   string  `json:"tracking_code"`
-	Carrier        string  `json:"carrier"`
-	Service        string  `json:"service"`
-	ShippingRateID string  `json:"shipping_rate_id"`
-	ShippingRate   *Rate   `json:"shipping_rate"`
-	// InsuranceAmount is the declared value insured, in USD (compat); null when not insured.
-	InsuranceAmount    *float64   `json:"insurance_amount"`
+	ID                 string     `json:"id"`
+	ShipmentID         string     `json:"shipment_id"`
+	Status             string     `json:"status"`
+	Substatus          *string    `json:"substatus"`
+	LabelURL           string     `json:"label_url"`
+	LabelFile          string     `json:"label_file,omitempty"`
+	LabelFormat        string     `json:"label_format"`
+	TrackingCode       string     `json:"tracking_code"`
+	Carrier            string     `json:"carrier"`
+	Service            string     `json:"service"`
+	ShippingRateID     string     `json:"shipping_rate_id"`
+	ShippingRate       *Rate      `json:"shipping_rate"`
+	InsuranceAmount    *float64   `json:"insurance_amount"` // the declared value insured, USD (compat); null if none
 	DeliveredAt        *Timestamp `json:"delivered_at"`
 	FirstCarrierScanAt *Timestamp `json:"first_carrier_scan_at"`
 	CreatedAt          Timestamp  `json:"created_at"`

@@ -18,28 +18,28 @@ var ShipmentStatuses = []string{StatusOpen, StatusPurchased, StatusCancelled}
 
 // Shipment is a shipment with its rates and, once bought, its label.
 type Shipment struct {
-	ID                   string  `json:"id"`
-	AccountID            string  `json:"-"`
-	Status               string  `json:"status"`
-	Brand                string  `json:"brand"`
-	ShipDate             string  `json:"ship_date"`
-	Origin               Address `json:"origin"`
-	Destination          Address `json:"destination"`
-	ReturnAddress        Address `json:"return_address"`
-	Parcel               Parcel  `json:"parcel"`
-	RateShoppingProfile  string  `json:"rate_shopping_profile"`
-	RateShoppingStrategy string  `json:"rate_shopping_strategy"`
-	LabelFormat          string  `json:"label_format"`
-	CustomReference1     *string `json:"custom_reference_1"`
-	CustomReference2     *string `json:"custom_reference_2"`
-	// CustomsInfo is the customs declaration sent on create; nil (null) without one.
-	CustomsInfo   *CustomsInfo `json:"customs_info"`
-	ShippingRates []Rate       `json:"shipping_rates"`
-	ShippingLabel *Label       `json:"shipping_label,omitempty"`
-	CreatedAt     Timestamp    `json:"created_at"`
-	UpdatedAt     Timestamp    `json:"updated_at"`
+	ID                   string    `json:"id"`
+	AccountID            string    `json:"-"`
+	Status               string    `json:"status"`
+	Brand                string    `json:"brand"`
+	ShipDate             string    `json:"ship_date"`
+	Origin               Address   `json:"origin"`
+	Destination          Address   `json:"destination"`
+	ReturnAddress        Address   `json:"return_address"`
+	Parcel               Parcel    `json:"parcel"`
+	RateShoppingProfile  string    `json:"rate_shopping_profile"`
+	RateShoppingStrategy string    `json:"rate_shopping_strategy"`
+	LabelFormat          string    `json:"label_format"`
+	CustomReference1     *string   `json:"custom_reference_1"`
+	CustomReference2     *string   `json:"custom_reference_2"`
+	ShippingRates        []Rate    `json:"shipping_rates"`
+	ShippingLabel        *Label    `json:"shipping_label,omitempty"`
+	CreatedAt            Timestamp `json:"created_at"`
+	UpdatedAt            Timestamp `json:"updated_at"`
 	// Carrier is the purchased rate's carrier; empty until a label is bought.
 	Carrier string `json:"-"`
+	// CustomsInfo is the customs declaration sent on create; nil (null) without one.
+	CustomsInfo *CustomsInfo `json:"customs_info"`
 }
 
 // Address is a postal address (interface 2.4).
@@ -89,19 +89,20 @@ const (
 
 // ShipmentRequest is the body of POST /shipments.
 type ShipmentRequest struct {
-	Origin               *Address     `json:"origin"`
-	Destination          *Address     `json:"destination"`
-	ReturnAddress        *Address     `json:"return_address"`
-	Parcel               *Parcel      `json:"parcel"`
-	ShipDate             string       `json:"ship_date"`
-	RateShoppingProfile  string       `json:"rate_shopping_profile"`
-	RateShoppingStrategy string       `json:"rate_shopping_strategy"`
-	Brand                *string      `json:"brand"`
-	CustomReference1     *string      `json:"custom_reference_1"`
-	CustomReference2     *string      `json:"custom_reference_2"`
-	LabelFormat          string       `json:"label_format"`
-	CustomsInfo          *CustomsInfo `json:"customs_info"`
-	BuyCheapestRate      bool         `json:"buy_cheapest_rate"`
+	Origin               *Address `json:"origin"`
+	Destination          *Address `json:"destination"`
+	ReturnAddress        *Address `json:"return_address"`
+	Parcel               *Parcel  `json:"parcel"`
+	ShipDate             string   `json:"ship_date"`
+	RateShoppingProfile  string   `json:"rate_shopping_profile"`
+	RateShoppingStrategy string   `json:"rate_shopping_strategy"`
+	Brand                *string  `json:"brand"`
+	CustomReference1     *string  `json:"custom_reference_1"`
+	CustomReference2     *string  `json:"custom_reference_2"`
+	LabelFormat          string   `json:"label_format"`
+	BuyCheapestRate      bool     `json:"buy_cheapest_rate"`
+	// CustomsInfo is the shipment's customs declaration (compat), optional.
+	CustomsInfo *CustomsInfo `json:"customs_info"`
 }
 
 // maxText is the longest accepted free-text field.
