@@ -362,17 +362,18 @@ func (a *API) listTrackingEvents(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// trackingEventRequest is the body of POST /admin/tracking_events. The place is posted under
-// the name events are returned with, tracking_location; location is accepted as an alias.
+// trackingEventRequest is the body of POST /admin/tracking_events.
 type trackingEventRequest struct {
-	TrackingCode     string             `json:"tracking_code"`
-	Status           string             `json:"status"`
-	Substatus        *string            `json:"substatus"`
-	StatusDetail     *string            `json:"status_detail"`
-	Message          string             `json:"message"`
-	OccurredAt       string             `json:"occurred_at"`
+	TrackingCode string             `json:"tracking_code"`
+	Status       string             `json:"status"`
+	Substatus    *string            `json:"substatus"`
+	StatusDetail *string            `json:"status_detail"`
+	Message      string             `json:"message"`
+	OccurredAt   string             `json:"occurred_at"`
+	Location     *shipping.Location `json:"location"`
+	// TrackingLocation is the place under the name events are returned with; location is
+	// accepted as its alias.
 	TrackingLocation *shipping.Location `json:"tracking_location"`
-	Location         *shipping.Location `json:"location"`
 }
 
 // postTrackingEvent: POST /admin/tracking_events, the operator feed of the built-in carriers.

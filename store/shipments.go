@@ -12,14 +12,15 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// shipmentRequest is what the shipments.request column holds (billing copies it into line
-// items as shipment_request_parameters).
+// shipmentRequest is what the shipments.request column holds.
 type shipmentRequest struct {
-	Origin        shipping.Address      `json:"origin"`
-	Destination   shipping.Address      `json:"destination"`
-	ReturnAddress shipping.Address      `json:"return_address"`
-	Parcel        shipping.Parcel       `json:"parcel"`
-	CustomsInfo   *shipping.CustomsInfo `json:"customs_info,omitempty"`
+	Origin        shipping.Address `json:"origin"`
+	Destination   shipping.Address `json:"destination"`
+	ReturnAddress shipping.Address `json:"return_address"`
+	Parcel        shipping.Parcel  `json:"parcel"`
+	// CustomsInfo is absent without one; billing copies the column into line items as
+	// shipment_request_parameters, so the declaration shows there too.
+	CustomsInfo *shipping.CustomsInfo `json:"customs_info,omitempty"`
 }
 
 // CreateShipment stores a new shipment and its rates in one transaction. The shipment's and
