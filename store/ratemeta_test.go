@@ -96,3 +96,26 @@ func FuzzDecodeRateMetadata(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecodeRateMetadata compares the hand-written parser with encoding/json on what
+// CreateShipment writes.
+func BenchmarkDecodeRateMetadata(b *testing.B) {
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		var m shipping.RateMetadata
+		for b.Loop() {
+			if err := decodeRateMetadata(metaOneSurcharge, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		var m shipping.RateMetadata
+		for b.Loop() {
+			if err := json.Unmarshal([]byte(metaOneSurcharge), &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
