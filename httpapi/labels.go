@@ -57,13 +57,22 @@ func (a *API) pruneKeys(ctx context.Context) error {
 // maxIdempotencyKey bounds the Idempotency-Key header.
 const maxIdempotencyKey = 255
 
-// buyRate: POST /shipments/{id}/rates/{rate_id}, body optional {"inline_label": bool}, or
-// ?inline_label=true; Idempotency-Key header optional. Answers 200 with the purchased shipment
-// (the shipment is not created here, so not 201); a replay carries Idempotent-Replayed: true.
+// buyRate: POST /shipments/{id}/rates/{rate_id}, body optional {"inline_label": bool,
+// "insurance_amount": USD}, or the same as query parameters; Idempotency-Key header optional.
+// Answers 200 with the purchased shipment (the shipment is not created here, so not 201); a
+// replay carries Idempotent-Replayed: true.
 func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 	inline, err := boolParam(r, "inline_label")
 	if err != nil {
 		return err
+	}
+	var insurance *float64
+	if s := r.URL.Query().Get("insurance_amount"); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return invalidParameter("insurance_amount", "insurance_amount must be a number of US dollars")
+		}
+		insurance = &f
 	}
 	body, err := readBody(w, r)
 	if err != nil {
@@ -71,7 +80,8 @@ func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 	}
 	if body != nil {
 		var req struct {
-			InlineLabel *bool `json:"inline_label"`
+			InlineLabel     *bool    `json:"inline_label"`
+			InsuranceAmount *float64 `json:"insurance_amount"`
 		}
 		if err := decodeStrict(body, &req); err != nil {
 			return err
@@ -79,12 +89,25 @@ func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 		if req.InlineLabel != nil {
 			inline = inline || *req.InlineLabel
 		}
+		if req.InsuranceAmount != nil {
+			if insurance != nil && *insurance != *req.InsuranceAmount {
+				return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "insurance_amount", Code: "conflict",
+					Message: "the query parameter and the body give different amounts"}}}
+			}
+			insurance = req.InsuranceAmount
+		}
+	}
+	var p store.Purchase
+	if insurance != nil {
+		if p.InsuredCents, err = shipping.InsuredCents(*insurance); err != nil {
+			return err
+		}
 	}
 	key := r.Header.Get("Idempotency-Key")
 	if r.Header.Values("Idempotency-Key") != nil && !validIdempotencyKey(key) {
 		return invalidParameter("Idempotency-Key", "Idempotency-Key must be 1 to 255 printable ASCII characters")
 	}
-	s, replayed, err := a.buy(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("rate_id"), inline, key)
+	s, replayed, err := a.buy(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("rate_id"), p, inline, key)
 	if err != nil {
 		return err
 	}
@@ -123,19 +146,19 @@ func boolParam(r *http.Request, name string) (bool, error) {
 // purchaseRate buys rateID for the shipment (the buy endpoint, and POST /shipments with
 // buy_cheapest_rate) and returns the purchased shipment. idempotencyKey may be empty.
 func (a *API) purchaseRate(ctx context.Context, accountID, shipmentID, rateID string, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, error) {
-	s, _, err := a.buy(ctx, accountID, shipmentID, rateID, inlineLabel, idempotencyKey)
+	s, _, err := a.buy(ctx, accountID, shipmentID, rateID, store.Purchase{}, inlineLabel, idempotencyKey)
 	return s, err
 }
 
-// buy is purchaseRate that also reports whether the answer is an idempotent replay.
-func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, bool, error) {
+// buy is purchaseRate, with the purchase's options, that also reports whether the answer is an
+// idempotent replay.
+func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, p store.Purchase, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, bool, error) {
 	var idem *store.Idempotency
 	if idempotencyKey != "" {
 		// The fingerprint is what the request asked for; the same key must ask the same.
-		sum := sha256.Sum256([]byte("buy\x00" + shipmentID + "\x00" + rateID + "\x00" + strconv.FormatBool(inlineLabel)))
-		idem = &store.Idempotency{Key: idempotencyKey, Fingerprint: hex.EncodeToString(sum[:])}
+		idem = &store.Idempotency{Key: idempotencyKey, Fingerprint: buyFingerprint(shipmentID, rateID, p, inlineLabel)}
 	}
-	s, replayed, err := a.db.BuyLabel(ctx, accountID, shipmentID, rateID, idem, a.purchaseFromCarrier)
+	s, replayed, err := a.db.BuyLabel(ctx, accountID, shipmentID, rateID, p, idem, a.purchaseFromCarrier)
 	if errors.Is(err, store.ErrIdempotencyKeyReused) {
 		return nil, false, &Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
 			Message: "this Idempotency-Key was already used for a different request"}
@@ -152,6 +175,18 @@ func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, inl
 		s.ShippingLabel.LabelFile = base64.StdEncoding.EncodeToString(doc)
 	}
 	return s, replayed, nil
+}
+
+// buyFingerprint is what a buy asks for, for its Idempotency-Key: the shipment, the rate, the
+// insurance and whether the document is inlined.
+func buyFingerprint(shipmentID, rateID string, p store.Purchase, inlineLabel bool) string {
+	fields := "buy\x00" + shipmentID + "\x00" + rateID + "\x00" + strconv.FormatBool(inlineLabel)
+	if p.InsuredCents > 0 {
+		// Without insurance the fingerprint is the one keys recorded before insurance have.
+		fields += "\x00insured=" + strconv.FormatInt(p.InsuredCents, 10)
+	}
+	sum := sha256.Sum256([]byte(fields))
+	return hex.EncodeToString(sum[:])
 }
 
 // linkShipments sets label_url on the shipments' labels: URLs are the API's, so the store
@@ -321,6 +356,9 @@ type trackingEventRequest struct {
 	Message      string             `json:"message"`
 	OccurredAt   string             `json:"occurred_at"`
 	Location     *shipping.Location `json:"location"`
+	// TrackingLocation is the place under the name events are returned with; location is
+	// accepted as its alias.
+	TrackingLocation *shipping.Location `json:"tracking_location"`
 }
 
 // postTrackingEvent: POST /admin/tracking_events, the operator feed of the built-in carriers.
@@ -331,9 +369,16 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &req); err != nil {
 		return err
 	}
-	e := shipping.TrackingEvent{Status: req.Status, Substatus: nonEmpty(req.Substatus), StatusDetail: nonEmpty(req.StatusDetail),
-		Message: strings.TrimSpace(req.Message), Source: "admin", TrackingLocation: req.Location}
 	var v shipping.ValidationError
+	location, locationField := req.TrackingLocation, "tracking_location"
+	switch {
+	case req.TrackingLocation != nil && req.Location != nil:
+		v.Add("location", "conflict", "send tracking_location or its alias location, not both")
+	case req.Location != nil:
+		location, locationField = req.Location, "location"
+	}
+	e := shipping.TrackingEvent{Status: req.Status, Substatus: nonEmpty(req.Substatus), StatusDetail: nonEmpty(req.StatusDetail),
+		Message: strings.TrimSpace(req.Message), Source: "admin", TrackingLocation: location}
 	req.TrackingCode = strings.TrimSpace(req.TrackingCode)
 	if req.TrackingCode == "" {
 		v.Add("tracking_code", "required", "is required")
@@ -355,8 +400,12 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 	var ve *shipping.ValidationError
 	if errors.As(shipping.ValidateTrackingEvent(&e), &ve) {
 		for _, f := range ve.Fields {
-			// A bad occurred_at is reported as such, not as missing.
+			// A bad occurred_at is reported as such, not as missing; the place under the name
+			// the client sent it with.
 			if f.Field != "occurred_at" || badTime == nil {
+				if rest, ok := strings.CutPrefix(f.Field, "tracking_location."); ok {
+					f.Field = locationField + "." + rest
+				}
 				v.Fields = append(v.Fields, f)
 			}
 		}

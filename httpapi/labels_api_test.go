@@ -72,7 +72,7 @@ func (e *testEnv) buyRequest(path, key string) (int, http.Header, []byte) {
 }
 
 // TestBuyConcurrent races buyers of every rate of one shipment: exactly one buys, the others
-// get 422, and the shipment has exactly one label.
+// get 422 invalid_state, and the shipment has exactly one label.
 func TestBuyConcurrent(t *testing.T) {
 	e := newEnv(t)
 	s := e.createShipment(t, "ALL", "PDF")
@@ -360,7 +360,7 @@ func TestTrackingEventsAcrossAccounts(t *testing.T) {
 }
 
 // TestIdempotencyKeyRetention: a key replays for 24 hours; once the pruner forgets it, a retry
-// is executed again and, the shipment being bought already, answers 422 — never a second label.
+// is executed again and, the shipment being bought already, answers 422 invalid_state — never a second label.
 func TestIdempotencyKeyRetention(t *testing.T) {
 	e := newEnv(t)
 	s := e.createShipment(t, "CHEAPEST", "PDF")

@@ -424,12 +424,12 @@ func TestWebhookPrivateURLRefused(t *testing.T) {
 		wantCode string
 	}{
 		{"https://hooks.example.com/waybill", 201, ""},
-		{"https://internal.example.com/waybill", 422, "private_address"},
-		{"http://localhost:9000/", 422, "private_address"},
-		{"http://127.0.0.1:9000/", 422, "private_address"},
-		{"http://[::1]:9000/", 422, "private_address"},
-		{"http://169.254.169.254/latest/meta-data/", 422, "private_address"},
-		{"http://[::ffff:192.168.0.1]/", 422, "private_address"},
+		{"https://internal.example.com/waybill", 400, "private_address"},
+		{"http://localhost:9000/", 400, "private_address"},
+		{"http://127.0.0.1:9000/", 400, "private_address"},
+		{"http://[::1]:9000/", 400, "private_address"},
+		{"http://169.254.169.254/latest/meta-data/", 400, "private_address"},
+		{"http://[::ffff:192.168.0.1]/", 400, "private_address"},
 		{"https://unknown.example.com/", 201, ""}, // the dial-time guard checks it
 	}
 	var created string
@@ -443,8 +443,8 @@ func TestWebhookPrivateURLRefused(t *testing.T) {
 		}
 	}
 	w := e.do("PATCH", "/webhooks/"+created, "all", map[string]any{"url": "http://internal.example.com/"})
-	if w.Code != 422 || !strings.Contains(w.Body.String(), "private_address") {
-		t.Errorf("PATCH to a private URL = %d %s; want 422 private_address", w.Code, w.Body)
+	if w.Code != 400 || !strings.Contains(w.Body.String(), "private_address") {
+		t.Errorf("PATCH to a private URL = %d %s; want 400 private_address", w.Code, w.Body)
 	}
 }
 

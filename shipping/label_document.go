@@ -36,7 +36,7 @@ type LabelDocument struct {
 func LabelDocumentFor(s *Shipment, l *Label) LabelDocument {
 	d := LabelDocument{From: s.ReturnAddress, To: s.Destination, Carrier: l.Carrier, Service: ServiceName(l.Carrier, l.Service),
 		ShipDate: s.ShipDate, TrackingCode: l.TrackingCode, Weight: FormatWeight(s.Parcel), Dimensions: FormatDimensions(s.Parcel),
-		Void: l.Status == LabelVoided}
+		Customs: s.DeclaresCustoms(), Void: l.Status == LabelVoided}
 	if s.CustomReference1 != nil {
 		d.Reference = *s.CustomReference1
 	}

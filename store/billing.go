@@ -152,6 +152,9 @@ func scanLineItem(s billingRow) (billing.LineItem, error) {
 	var created int64
 	err := s.Scan(&it.ID, &it.InvoiceID, &it.Type, &carrier, &service, &tracking, &it.Description, &it.PostageCents,
 		&it.SurchargesCents, &it.TotalCents, &retail, &purchased, &status, &params, &meta, &created)
+	if err != nil {
+		return it, err
+	}
 	it.Carrier, it.Service, it.TrackingCode, it.ShippingLabelStatus = billingNullString(carrier), billingNullString(service), billingNullString(tracking), billingNullString(status)
 	if retail.Valid {
 		it.RetailCents = &retail.Int64
@@ -160,11 +163,27 @@ func scanLineItem(s billingRow) (billing.LineItem, error) {
 	if params.Valid {
 		it.ShipmentRequestParameters = json.RawMessage(params.String)
 	}
+	it.Surcharges = []billing.Surcharge{}
 	if meta.Valid {
-		it.ShippingRateMetadata = json.RawMessage(meta.String)
+		var m shipping.RateMetadata
+		if fastRateMetadata(meta.String, &m) {
+			it.ShippingRateMetadata = json.RawMessage(meta.String)
+		} else {
+			// Written in another shape (before the real product's field names): show it in
+			// today's.
+			if err := decodeRateMetadata(meta.String, &m); err != nil {
+				return it, fmt.Errorf("line item %s: shipping_rate_metadata: %w", it.ID, err)
+			}
+			b, err := json.Marshal(m)
+			if err != nil {
+				return it, err
+			}
+			it.ShippingRateMetadata = b
+		}
+		it.Surcharges = billing.SurchargesOf(m)
 	}
 	it.CreatedAt = shipping.Timestamp{Time: Time(created)}
-	return it, err
+	return it, nil
 }
 
 func billingNullString(s sql.NullString) *string {
@@ -340,20 +359,35 @@ func (db *DB) addToDraft(ctx context.Context, tx *sql.Tx, accountID, invoiceID s
 // the label's account.
 func (db *DB) billFinishedLabel(ctx context.Context, tx *sql.Tx, labelID string, finishedAt int64) error {
 	var accountID, carrier, service, tracking, status, request, meta string
-	var postage, surcharges, total, retail, purchased int64
+	var rate shipping.Rate
+	var purchased, insurance int64
 	err := tx.QueryRowContext(ctx, `SELECT l.account_id, l.carrier, l.service, l.tracking_code, l.status, l.created_at,
-			s.request, r.postage_cents, r.surcharges_cents, r.total_cents, r.retail_cents, r.rate_metadata
+			l.insurance_cents, s.request, r.postage_cents, r.surcharges_cents, r.total_cents, r.retail_cents, r.rate_metadata
 		FROM shipping_labels l
 		JOIN shipments s ON s.id = l.shipment_id AND s.account_id = l.account_id
 		JOIN shipping_rates r ON r.id = l.shipping_rate_id AND r.account_id = l.account_id
 		WHERE l.id = $1`, labelID).
-		Scan(&accountID, &carrier, &service, &tracking, &status, &purchased, &request, &postage, &surcharges, &total, &retail, &meta)
+		Scan(&accountID, &carrier, &service, &tracking, &status, &purchased, &insurance, &request,
+			&rate.PostageCents, &rate.SurchargesCents, &rate.TotalCents, &rate.RetailCents, &meta)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}
 	if err != nil || status == "VOIDED" {
 		return err
 	}
+	if insurance > 0 {
+		// The postage is billed as bought: the rate with its insurance surcharge.
+		if err := decodeRateMetadata(meta, &rate.RateMetadata); err != nil {
+			return fmt.Errorf("label %s: rate_metadata: %w", labelID, err)
+		}
+		rate = rate.Insured(insurance)
+		b, err := json.Marshal(rate.RateMetadata)
+		if err != nil {
+			return err
+		}
+		meta = string(b)
+	}
+	postage, surcharges, total, retail := rate.PostageCents, rate.SurchargesCents, rate.TotalCents, rate.RetailCents
 	var billed int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM billing_line_items WHERE account_id = $1 AND label_id = $2`,
 		accountID, labelID).Scan(&billed); err != nil || billed > 0 {
@@ -492,9 +526,9 @@ func (db *DB) finalize(ctx context.Context, tx *sql.Tx, inv billing.Invoice, now
 		now, inv.AccountID, inv.ID, string(billing.Draft))
 }
 
-// deferredCents is the postage (rate total: postage plus surcharges, what will be billed) of
-// the account's labels purchased on or before the invoice's period_end that have not finished
-// yet: neither DELIVERED nor RETURN_TO_SENDER, not VOIDED, not billed.
+// deferredCents is the postage (rate total: postage plus surcharges, insurance included: what
+// will be billed) of the account's labels purchased on or before the invoice's period_end that
+// have not finished yet: neither DELIVERED nor RETURN_TO_SENDER, not VOIDED, not billed.
 func (db *DB) deferredCents(ctx context.Context, tx *sql.Tx, inv billing.Invoice) (int64, error) {
 	end, err := billing.ParseDate(inv.PeriodEnd)
 	if err != nil {
@@ -502,7 +536,7 @@ func (db *DB) deferredCents(ctx context.Context, tx *sql.Tx, inv billing.Invoice
 	}
 	cutoff := Micros(end.AddDate(0, 0, 1))
 	var sum int64
-	err = tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(r.total_cents), 0) FROM shipping_labels l
+	err = tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(r.total_cents + l.insurance_cents), 0) FROM shipping_labels l
 		JOIN shipping_rates r ON r.id = l.shipping_rate_id AND r.account_id = l.account_id
 		WHERE l.account_id = $1 AND l.created_at < $2 AND l.status NOT IN ('DELIVERED', 'RETURN_TO_SENDER', 'VOIDED')
 		AND NOT EXISTS (SELECT 1 FROM billing_line_items b WHERE b.account_id = l.account_id AND b.label_id = l.id)`,
