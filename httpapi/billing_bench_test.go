@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -22,6 +23,24 @@ func benchInvoice(b *testing.B, e *testEnv, n int) string {
 	}
 	for i := range n {
 		if _, err := e.db.AddFee(ctx, acct, inv.ID, "Fee", int64(i+1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return inv.ID
+}
+
+// benchInvoiceDescribed is benchInvoice with each fee described by format (given the item's
+// number twice), so that long descriptions are drawn as postage lines are.
+func benchInvoiceDescribed(b *testing.B, e *testEnv, n int, format string) string {
+	b.Helper()
+	ctx := context.Background()
+	acct := e.accounts["acme"].ID
+	inv, _, err := e.db.OpenDraftInvoice(ctx, acct)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		if _, err := e.db.AddFee(ctx, acct, inv.ID, fmt.Sprintf(format, i, i), int64(700+i%300)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -91,5 +110,19 @@ func BenchmarkAddFee(b *testing.B) {
 		r.Header.Set("Authorization", "Bearer "+tok)
 		r.Header.Set("Content-Type", "application/json")
 		return r
+	})
+}
+
+// BenchmarkInvoicePDF: GET /billing/invoices/{id}/pdf of a finalized 5,000-line invoice (issue
+// 10: it took 2.3 s per GET while every GET drew the PDF again).
+func BenchmarkInvoicePDF(b *testing.B) {
+	e := newEnv(b)
+	id := benchInvoiceDescribed(b, e, 5000, "Postage POSTLINE GROUND_ADVANTAGE PL%08d to Jane Doe, 5 Broadway, New York NY 10001, order #%d")
+	if _, err := e.db.TransitionInvoice(context.Background(), e.accounts["acme"].ID, id, billing.Finalize); err != nil {
+		b.Fatal(err)
+	}
+	tok := e.tokens["read_billing"]
+	benchVsBare(b, e.api, http.StatusOK, func(base string, i int) *http.Request {
+		return authed("GET", base+"/billing/invoices/"+id+"/pdf", tok)
 	})
 }
