@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -164,11 +165,11 @@ func (a *API) linkShipments(ss ...*shipping.Shipment) {
 	}
 }
 
-// linkLabels sets label_url on labels.
+// linkLabels sets label_url, the label's capability URL, on labels.
 func (a *API) linkLabels(ls ...*shipping.Label) {
 	for _, l := range ls {
 		if l != nil {
-			l.LabelURL = a.baseURL + "/shipping_labels/" + l.ID + "/label"
+			l.LabelURL = a.labelURL(l.ID)
 		}
 	}
 }
@@ -289,26 +290,45 @@ func (a *API) getLabel(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// getLabelDocument: GET /shipping_labels/{id}/label — the PDF or ZPL document, drawn from
-// the stored label and shipment each time (the same data always gives the same bytes).
+// getLabelDocument: GET /shipping_labels/{id}/label — the label document, drawn from the
+// stored label and shipment each time (the same data always gives the same bytes).
 func (a *API) getLabelDocument(w http.ResponseWriter, r *http.Request) error {
-	l, s, err := a.db.LabelDocument(r.Context(), accountID(r), r.PathValue("id"))
+	return a.serveLabelDocument(w, r, accountID(r), r.PathValue("id"))
+}
+
+// labelDocumentOf serves a label's document through its capability URL (label_url): the
+// signature vouches for the id, whose account is looked up.
+func (a *API) labelDocumentOf(w http.ResponseWriter, r *http.Request, id string) error {
+	acct, err := a.db.LabelAccount(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	doc, contentType, err := labelDocument(s, l).Render(l.LabelFormat)
+	return a.serveLabelDocument(w, r, acct, id)
+}
+
+// serveLabelDocument answers a label's document in its format. A label's document changes when
+// the label is voided or the shipment's reference edited, so caches revalidate it by its ETag.
+func (a *API) serveLabelDocument(w http.ResponseWriter, r *http.Request, accountID, labelID string) error {
+	l, s, err := a.db.LabelDocument(r.Context(), accountID, labelID)
 	if err != nil {
 		return err
 	}
-	ext := ".pdf"
-	if l.LabelFormat == shipping.LabelFormatZPL {
-		ext = ".zpl"
+	body, contentType, err := labelDocument(s, l).Render(l.LabelFormat)
+	if err != nil {
+		return err
 	}
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Content-Disposition", `inline; filename="label-`+l.TrackingCode+ext+`"`)
-	w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(doc)
+	sum := sha256.Sum256(body)
+	doc := document{body: body, contentType: contentType, etag: hex.EncodeToString(sum[:])}
+	// PDF and PNG open in a browser; ZPL is for a printer, so it is saved as a file.
+	switch mt, _, _ := mime.ParseMediaType(contentType); mt {
+	case "application/pdf":
+		doc.filename = "label-" + l.TrackingCode + ".pdf"
+	case "image/png":
+		doc.filename = "label-" + l.TrackingCode + ".png"
+	default:
+		doc.filename, doc.attachment = "label-"+l.TrackingCode+".zpl", true
+	}
+	serveDocument(w, r, doc)
 	return nil
 }
 
