@@ -37,6 +37,9 @@ const (
 	docInvoiceCSV = "invoice_csv"
 )
 
+// sigLen is the length of a signature: 32 bytes in unpadded base64url.
+var sigLen = base64.RawURLEncoding.EncodedLen(sha256.Size)
+
 // documentState holds the key that signs capability document URLs.
 type documentState struct {
 	key []byte
@@ -96,16 +99,46 @@ func (a *API) capability(kind string, h func(w http.ResponseWriter, r *http.Requ
 	}
 }
 
-// loggedPath is the request's path as the logs show it: a capability URL's signature is a
-// credential, so it is left out.
+// loggedPath is the request's path as the logs show it. A capability URL's signature is a
+// credential, so a document path is logged as /documents/{kind}/[redacted], and elsewhere (a
+// mistyped document URL) any run of base64url characters as long as a signature is left out.
 func loggedPath(r *http.Request) string {
 	p := r.URL.Path
-	if strings.HasPrefix(p, "/documents/") {
-		if i := strings.LastIndexByte(p, '/'); i > 0 {
-			return p[:i] + "/[signature]"
+	if rest, ok := strings.CutPrefix(p, "/documents/"); ok {
+		if kind, _, more := strings.Cut(rest, "/"); more {
+			return "/documents/" + kind + "/[redacted]"
 		}
+		return p
 	}
-	return p
+	// Copy p, replacing each run of at least sigLen base64url characters.
+	var b strings.Builder
+	redacted, start := false, 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && base64URLChar(p[i]) {
+			continue
+		}
+		if i-start >= sigLen {
+			if !redacted {
+				b.WriteString(p[:start])
+				redacted = true
+			}
+			b.WriteString("[redacted]")
+		} else if redacted {
+			b.WriteString(p[start:i])
+		}
+		if redacted && i < len(p) {
+			b.WriteByte(p[i])
+		}
+		start = i + 1
+	}
+	if !redacted {
+		return p
+	}
+	return b.String()
+}
+
+func base64URLChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
 }
 
 // document is a document answer.
