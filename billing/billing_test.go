@@ -425,3 +425,101 @@ func renderPages(t *testing.T, doc []byte, dpi int) []string {
 	}
 	return pngs
 }
+
+func TestNormalizeBillTo(t *testing.T) {
+	us := func(f func(a *Address)) *Address {
+		a := &Address{Street1: " 1 Main St ", City: "Boston", State: "ma", Zip: "02101", Country: "us"}
+		f(a)
+		return a
+	}
+	tests := []struct {
+		name   string
+		p      Profile
+		fields []string
+	}{
+		{"empty", Profile{}, nil},
+		{"name only", Profile{BillToName: "Acme LLC"}, nil},
+		{"US address", Profile{BillToName: "Acme", BillToAddress: us(func(*Address) {})}, nil},
+		{"ZIP+4", Profile{BillToAddress: us(func(a *Address) { a.Zip = "02101-1234" })}, nil},
+		{"foreign, no state or zip", Profile{BillToAddress: &Address{Street1: "Hauptstr. 1", City: "Berlin", Country: "DE"}}, nil},
+		{"long name", Profile{BillToName: strings.Repeat("x", MaxBillToText+1)}, []string{"bill_to_name"}},
+		{"control character", Profile{BillToName: "a\nb"}, []string{"bill_to_name"}},
+		{"missing street, city, country", Profile{BillToAddress: &Address{}}, []string{"bill_to_address.street1", "bill_to_address.city", "bill_to_address.country"}},
+		{"bad country", Profile{BillToAddress: us(func(a *Address) { a.Country = "USA" })}, []string{"bill_to_address.country"}},
+		{"US without state and zip", Profile{BillToAddress: us(func(a *Address) { a.State, a.Zip = "", "" })}, []string{"bill_to_address.state", "bill_to_address.zip"}},
+		{"US bad state and zip", Profile{BillToAddress: us(func(a *Address) { a.State, a.Zip = "Mass", "2101" })}, []string{"bill_to_address.state", "bill_to_address.zip"}},
+		{"long street2", Profile{BillToAddress: us(func(a *Address) { a.Street2 = strings.Repeat("y", 201) })}, []string{"bill_to_address.street2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.p
+			err := NormalizeBillTo(&p)
+			var got []string
+			var ve *shipping.ValidationError
+			if errors.As(err, &ve) {
+				for _, f := range ve.Fields {
+					got = append(got, f.Field)
+				}
+			} else if err != nil {
+				t.Fatalf("NormalizeBillTo = %v; want a ValidationError", err)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.fields, ",") {
+				t.Errorf("NormalizeBillTo fields = %v; want %v", got, tt.fields)
+			}
+			if err == nil && p.BillToAddress != nil && (p.BillToAddress.Street1 != strings.TrimSpace(p.BillToAddress.Street1) ||
+				p.BillToAddress.Country != strings.ToUpper(p.BillToAddress.Country) || p.BillToAddress.State != strings.ToUpper(p.BillToAddress.State)) {
+				t.Errorf("NormalizeBillTo left %+v unnormalized", p.BillToAddress)
+			}
+		})
+	}
+}
+
+func TestAddressLines(t *testing.T) {
+	tests := []struct {
+		a    Address
+		want string
+	}{
+		{Address{Street1: "1 Main St", City: "Boston", State: "MA", Zip: "02101", Country: "US"}, "1 Main St|Boston, MA 02101"},
+		{Address{Street1: "1 Main St", Street2: "Suite 2", City: "Boston", State: "MA", Zip: "02101", Country: "US"}, "1 Main St|Suite 2|Boston, MA 02101"},
+		{Address{Street1: "Hauptstr. 1", City: "Berlin", Zip: "10115", Country: "DE"}, "Hauptstr. 1|Berlin, 10115|DE"},
+		{Address{Street1: "1 Rue", City: "Monaco", Country: "MC"}, "1 Rue|Monaco|MC"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(tt.a.Lines(), "|"); got != tt.want {
+			t.Errorf("Lines(%+v) = %q; want %q", tt.a, got, tt.want)
+		}
+	}
+}
+
+// TestPDFInAReader reads the invoice PDF back with pdftotext (poppler, as pdftoppm): a real
+// reader finds the bill-to, the issuer, the terms, the full descriptions and the deferred
+// note, in reading order.
+func TestPDFInAReader(t *testing.T) {
+	bin, err := exec.LookPath("pdftotext")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("pdftotext (poppler-utils) is required in CI")
+		}
+		t.Skip("pdftotext not installed")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "invoice.pdf")
+	if err := os.WriteFile(in, sampleRenderer.PDF(sampleStatement(40)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "-layout", in, "-").CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdftotext: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{"Waybill Logistics Inc.", "INVOICE", "INV-2026-000007", "Net 15", "2026-12-16",
+		"BILL TO", "Acme Fulfillment LLC", "Reno, NV 89502", "Postage: ACME Regional Economy Air",
+		"tracking 1Z100039, purchased 2026-11-05", "Total due (USD)", "Note: deferred postage", "Page 2 of 2"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("pdftotext finds no %q in:\n%s", want, text)
+		}
+	}
+	if i, j := strings.Index(text, "Total due"), strings.Index(text, "deferred postage"); i < 0 || j < i {
+		t.Error("the deferred note is not under the total")
+	}
+}
