@@ -273,3 +273,18 @@ func TestLoggedPath(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceNames: invoice descriptions name the built-in carriers' services.
+func TestServiceNames(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct{ carrier, service, want string }{
+		{"POSTLINE", "GROUND_ADVANTAGE", "Ground Advantage"},
+		{"POSTLINE", "NO_SUCH_SERVICE", ""},
+		{"NO_SUCH_CARRIER", "GROUND_ADVANTAGE", ""},
+	}
+	for _, tt := range tests {
+		if got := e.api.serviceName(tt.carrier, tt.service); got != tt.want {
+			t.Errorf("serviceName(%q, %q) = %q; want %q", tt.carrier, tt.service, got, tt.want)
+		}
+	}
+}
