@@ -184,16 +184,22 @@ func (a *API) getInvoiceCSV(w http.ResponseWriter, r *http.Request) error {
 	return a.serveInvoiceDocument(w, r, accountID(r), r.PathValue("id"), store.InvoiceCSV)
 }
 
-// invoiceDocumentOf serves an invoice's document through its capability URL: the signature
-// vouches for the id, whose account is looked up.
-func (a *API) invoiceDocumentOf(kind string) func(w http.ResponseWriter, r *http.Request, id string) error {
-	return func(w http.ResponseWriter, r *http.Request, id string) error {
-		acct, err := a.db.InvoiceAccount(r.Context(), id)
-		if err != nil {
-			return err
-		}
-		return a.serveInvoiceDocument(w, r, acct, id, kind)
+// invoicePDFOf and invoiceCSVOf serve an invoice's documents through their capability URLs: the
+// signature vouches for the id, whose account is looked up.
+func (a *API) invoicePDFOf(w http.ResponseWriter, r *http.Request, id string) error {
+	return a.invoiceDocumentOf(w, r, id, store.InvoicePDF)
+}
+
+func (a *API) invoiceCSVOf(w http.ResponseWriter, r *http.Request, id string) error {
+	return a.invoiceDocumentOf(w, r, id, store.InvoiceCSV)
+}
+
+func (a *API) invoiceDocumentOf(w http.ResponseWriter, r *http.Request, id, kind string) error {
+	acct, err := a.db.InvoiceAccount(r.Context(), id)
+	if err != nil {
+		return err
 	}
+	return a.serveInvoiceDocument(w, r, acct, id, kind)
 }
 
 // serveInvoiceDocument answers a finalized invoice's stored PDF (shown inline) or CSV (saved as

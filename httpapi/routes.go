@@ -1,7 +1,5 @@
 package httpapi
 
-import "github.com/waybill/waybill/store"
-
 // Scopes a token can hold (DESIGN §3). Scopes are independent: WRITE does not imply READ.
 const (
 	ScopeReadShipments  = "READ_SHIPMENTS"
@@ -60,8 +58,8 @@ func (a *API) routes() {
 	// Capability document URLs (label_url, pdf_url, csv_url): the signature in the path is the
 	// credential, no bearer token (documents.go).
 	a.public("GET /documents/shipping_labels/{id}/{sig}", a.capability(docLabel, a.labelDocumentOf))
-	a.public("GET /documents/invoices/{id}/pdf/{sig}", a.capability(docInvoicePDF, a.invoiceDocumentOf(store.InvoicePDF)))
-	a.public("GET /documents/invoices/{id}/csv/{sig}", a.capability(docInvoiceCSV, a.invoiceDocumentOf(store.InvoiceCSV)))
+	a.public("GET /documents/invoices/{id}/pdf/{sig}", a.capability(docInvoicePDF, a.invoicePDFOf))
+	a.public("GET /documents/invoices/{id}/csv/{sig}", a.capability(docInvoiceCSV, a.invoiceCSVOf))
 
 	a.handle("POST /admin/accounts", ScopeAdmin, a.createAccount)
 	a.handle("POST /admin/accounts/{id}/tokens", ScopeAdmin, a.createToken)
