@@ -62,7 +62,7 @@ func errorFor(err error) *Error {
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e := errorFor(err)
 	if e.Status >= 500 {
-		a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		a.log.Error("request failed", "method", r.Method, "path", loggedPath(r), "err", err)
 	}
 	writeError(w, e)
 }

@@ -199,11 +199,11 @@ func (a *API) linkShipments(ss ...*shipping.Shipment) {
 	}
 }
 
-// linkLabels sets label_url on labels.
+// linkLabels sets label_url, the label's capability URL, on labels.
 func (a *API) linkLabels(ls ...*shipping.Label) {
 	for _, l := range ls {
 		if l != nil {
-			l.LabelURL = a.baseURL + "/shipping_labels/" + l.ID + "/label"
+			l.LabelURL = a.labelURL(l.ID)
 		}
 	}
 }
@@ -317,19 +317,36 @@ func (a *API) getLabel(w http.ResponseWriter, r *http.Request) error {
 // getLabelDocument: GET /shipping_labels/{id}/label — the PDF, ZPL or PNG document, drawn from
 // the stored label and shipment each time (the same data always gives the same bytes).
 func (a *API) getLabelDocument(w http.ResponseWriter, r *http.Request) error {
-	l, s, err := a.db.LabelDocument(r.Context(), accountID(r), r.PathValue("id"))
+	return a.serveLabelDocument(w, r, accountID(r), r.PathValue("id"))
+}
+
+// labelDocumentOf serves a label's document through its capability URL (label_url): the
+// signature vouches for the id, whose account is looked up.
+func (a *API) labelDocumentOf(w http.ResponseWriter, r *http.Request, id string) error {
+	acct, err := a.db.LabelAccount(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	doc, contentType, err := shipping.LabelDocumentFor(s, l).Render(l.LabelFormat)
+	return a.serveLabelDocument(w, r, acct, id)
+}
+
+// serveLabelDocument answers a label's document in its format. A label's document changes when
+// the label is voided or the shipment's reference edited, so caches revalidate it by its ETag.
+func (a *API) serveLabelDocument(w http.ResponseWriter, r *http.Request, accountID, labelID string) error {
+	l, s, err := a.db.LabelDocument(r.Context(), accountID, labelID)
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Content-Disposition", `inline; filename="label-`+l.TrackingCode+shipping.LabelFileExtension(l.LabelFormat)+`"`)
-	w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(doc)
+	body, contentType, err := shipping.LabelDocumentFor(s, l).Render(l.LabelFormat)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(body)
+	doc := document{body: body, contentType: contentType, etag: hex.EncodeToString(sum[:])}
+	// PDF and PNG open in a browser; ZPL is for a printer, so it is saved as a file.
+	doc.filename = "label-" + l.TrackingCode + shipping.LabelFileExtension(l.LabelFormat)
+	doc.attachment = l.LabelFormat == shipping.LabelFormatZPL
+	serveDocument(w, r, doc)
 	return nil
 }
 

@@ -35,11 +35,72 @@ type billingQuerier interface {
 
 func billingProfile(ctx context.Context, q billingQuerier, accountID string) (billing.Profile, error) {
 	p := billing.Profile{AccountID: accountID}
-	err := q.QueryRowContext(ctx, `SELECT currency, period, net_terms_days FROM billing_profiles WHERE account_id = $1`, accountID).
-		Scan(&p.Currency, &p.Period, &p.NetTermsDays)
+	var name, addr sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT currency, period, net_terms_days, bill_to_name, bill_to_address
+		FROM billing_profiles WHERE account_id = $1`, accountID).
+		Scan(&p.Currency, &p.Period, &p.NetTermsDays, &name, &addr)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, ErrNotFound
 	}
+	if err != nil {
+		return p, err
+	}
+	p.BillToName = name.String
+	if addr.Valid {
+		p.BillToAddress = &billing.Address{}
+		err = json.Unmarshal([]byte(addr.String), p.BillToAddress)
+	}
+	return p, err
+}
+
+// UpdateBillingProfile changes the account's billing profile in one transaction: change edits
+// the stored profile, the bill-to is checked (billing.NormalizeBillTo), and the result is
+// stored and returned. The period cannot change once the account has an invoice
+// (ErrInvalidState): invoice periods never overlap.
+func (db *DB) UpdateBillingProfile(ctx context.Context, accountID string, change func(*billing.Profile)) (billing.Profile, error) {
+	var p billing.Profile
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		old, err := billingProfile(ctx, tx, accountID)
+		if err != nil {
+			return err
+		}
+		p = old
+		if old.BillToAddress != nil {
+			a := *old.BillToAddress
+			p.BillToAddress = &a
+		}
+		change(&p)
+		p.AccountID, p.Currency, p.NetTermsDays = old.AccountID, old.Currency, old.NetTermsDays
+		if !p.Period.Valid() {
+			return fmt.Errorf("store: unknown billing period %q", p.Period)
+		}
+		if err := billing.NormalizeBillTo(&p); err != nil {
+			return err
+		}
+		if p.Period != old.Period {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM invoices WHERE account_id = $1`, accountID).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return fmt.Errorf("%w: the billing period cannot change once the account has invoices", billing.ErrInvalidState)
+			}
+		}
+		var name, addr sql.NullString
+		if p.BillToName != "" {
+			name = sql.NullString{String: p.BillToName, Valid: true}
+		}
+		if p.BillToAddress != nil {
+			j, err := json.Marshal(p.BillToAddress)
+			if err != nil {
+				return err
+			}
+			addr = sql.NullString{String: string(j), Valid: true}
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE billing_profiles SET period = $1, bill_to_name = $2, bill_to_address = $3,
+			updated_at = $4 WHERE account_id = $5`, string(p.Period), name, addr, db.now(), accountID)
+		return rowsOrNotFound(res, err)
+	})
 	return p, err
 }
 
@@ -474,9 +535,21 @@ func (db *DB) DeleteLineItem(ctx context.Context, accountID, itemID string) erro
 }
 
 // TransitionInvoice applies an action to an invoice (billing.Next decides whether it may).
-// Finalizing sets invoice_date (today), due_date (net terms later) and deferred_cents. The
+// Finalizing sets invoice_date (today), due_date (net terms later) and deferred_cents, and
+// renders the documents with billing.DefaultIssuer (FinalizeInvoice names the renderer). The
 // update is conditional on the status read, so concurrent moves cannot both happen.
 func (db *DB) TransitionInvoice(ctx context.Context, accountID, invoiceID string, action billing.Action) (billing.Invoice, error) {
+	return db.transitionInvoice(ctx, accountID, invoiceID, action, billing.Renderer{})
+}
+
+// FinalizeInvoice finalizes a DRAFT invoice (see TransitionInvoice) and, in the same
+// transaction, renders its PDF and CSV with r and stores them: a finalized invoice never
+// changes, so its documents are drawn once and served from the store.
+func (db *DB) FinalizeInvoice(ctx context.Context, accountID, invoiceID string, r billing.Renderer) (billing.Invoice, error) {
+	return db.transitionInvoice(ctx, accountID, invoiceID, billing.Finalize, r)
+}
+
+func (db *DB) transitionInvoice(ctx context.Context, accountID, invoiceID string, action billing.Action, r billing.Renderer) (billing.Invoice, error) {
 	var inv billing.Invoice
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
 		cur, err := invoice(ctx, tx, accountID, invoiceID)
@@ -502,6 +575,11 @@ func (db *DB) TransitionInvoice(ctx context.Context, accountID, invoiceID string
 			return fmt.Errorf("%w: invoice %s changed concurrently", billing.ErrInvalidState, cur.Number)
 		} else if err != nil {
 			return err
+		}
+		if action == billing.Finalize {
+			if err := db.storeInvoiceDocuments(ctx, tx, accountID, invoiceID, r); err != nil {
+				return err
+			}
 		}
 		inv, err = invoice(ctx, tx, accountID, invoiceID)
 		return err
