@@ -60,6 +60,7 @@ type eventJSON struct {
 	LastAttemptAt         *string         `json:"last_attempt_at"`
 	NextAttemptAt         *string         `json:"next_attempt_at"`
 	LastResponseStatus    *int            `json:"last_response_status"`
+	LastError             *string         `json:"last_error"`
 	Payload               json.RawMessage `json:"payload"`
 }
 
@@ -74,7 +75,7 @@ func eventView(e webhook.Event) eventJSON {
 	return eventJSON{ID: e.ID, Topic: e.Topic, WebhookSubscriptionID: e.SubscriptionID, URL: e.URL,
 		HappenedAt: shipping.FormatTime(e.HappenedAt), Status: e.Status, Attempts: e.Attempts,
 		LastAttemptAt: opt(e.LastAttemptAt), NextAttemptAt: opt(e.NextAttemptAt),
-		LastResponseStatus: e.LastResponseStatus, Payload: e.Payload}
+		LastResponseStatus: e.LastResponseStatus, LastError: e.LastError, Payload: e.Payload}
 }
 
 // invalidWebhook answers a webhook request body that fails validation, a refused URL included,

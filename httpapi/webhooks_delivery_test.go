@@ -109,7 +109,7 @@ func TestWebhookDeliverySigned(t *testing.T) {
 		t.Fatalf("GET events = %d records; want 1", len(evs))
 	}
 	ev := evs[0]
-	wantBody := fmt.Sprintf(`{"id":%q,"topic":"LABEL_PURCHASED","webhook_subscription_id":%q,"happened_at":"2026-11-22T03:42:03.123456Z","payload":{"status":"PRE_TRANSIT","tracking_code":"WB123"}}`, ev.ID, sub.ID)
+	wantBody := fmt.Sprintf(`{"id":%q,"topic":"LABEL_PURCHASED","webhook_subscription_id":%q,"happened_at":"2026-11-22T03:42:03.123456Z","status":"PENDING","payload":{"status":"PRE_TRANSIT","tracking_code":"WB123"}}`, ev.ID, sub.ID)
 	if string(d.Body) != wantBody {
 		t.Errorf("delivered body = %s; want %s", d.Body, wantBody)
 	}

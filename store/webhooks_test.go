@@ -57,12 +57,12 @@ func BenchmarkDueWebhookEventsParked(b *testing.B) {
 	now := time.Now().Add(time.Hour)
 	b.ResetTimer()
 	for b.Loop() {
-		cs, err := db.DueWebhookEvents(ctx, now, 4, 64)
+		cs, err := db.DueWebhookEvents(ctx, now, nil, nil, 4, 32)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if len(cs) != 4 {
-			b.Fatalf("%d candidates; want 4 (the live subscription's, capped)", len(cs))
+			b.Fatalf("%d candidates; want 4 (the live subscription's, capped per account)", len(cs))
 		}
 	}
 }
