@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"testing"
 	"time"
 
@@ -64,5 +65,73 @@ func BenchmarkDueWebhookEventsParked(b *testing.B) {
 		if len(cs) != 4 {
 			b.Fatalf("%d candidates; want 4 (the live subscription's, capped per account)", len(cs))
 		}
+	}
+}
+
+// TestDueWebhookEventsRoundRobin: the due scan takes accounts longest-waiting first, up to
+// perAccount records each, interleaved, skipping excluded accounts and subscriptions.
+func TestDueWebhookEventsRoundRobin(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	base := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	clock := base
+	db.Now = func() time.Time { return clock }
+	var accts, subs []string
+	for i, name := range []string{"a", "b", "c"} {
+		acct, err := db.CreateAccount(ctx, name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := db.CreateWebhookSubscription(ctx, acct.ID, "https://h.example/", webhook.TopicLabelVoided, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		accts, subs = append(accts, acct.ID), append(subs, s.ID)
+		for range 5 - i { // a has 5 records, b 4, c 3; a's are oldest
+			clock = clock.Add(time.Second)
+			if err := db.EmitWebhookEvent(ctx, acct.ID, webhook.TopicLabelVoided, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	now := clock.Add(time.Minute)
+	accountsOf := func(cs []webhook.Candidate) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, map[string]string{accts[0]: "a", accts[1]: "b", accts[2]: "c"}[c.AccountID])
+		}
+		return out
+	}
+	tests := []struct {
+		name                 string
+		exclude, excludeSubs []string
+		perAccount, accounts int
+		want                 []string
+	}{
+		{"all", nil, nil, 2, 10, []string{"a", "b", "c", "a", "b", "c"}},
+		{"two accounts", nil, nil, 3, 2, []string{"a", "b", "a", "b", "a", "b"}},
+		{"account excluded", []string{accts[0]}, nil, 2, 10, []string{"b", "c", "b", "c"}},
+		{"subscription excluded", nil, []string{subs[1]}, 1, 10, []string{"a", "c"}},
+	}
+	for _, tt := range tests {
+		cs, err := db.DueWebhookEvents(ctx, now, tt.exclude, tt.excludeSubs, tt.perAccount, tt.accounts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := accountsOf(cs); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: accounts %v; want %v", tt.name, got, tt.want)
+		}
+	}
+	// Nothing is due before its time, and a deactivated subscription's records are parked.
+	if cs, _ := db.DueWebhookEvents(ctx, base, nil, nil, 10, 10); len(cs) != 0 {
+		t.Errorf("before any record is due: %d candidates; want 0", len(cs))
+	}
+	off := false
+	if _, err := db.UpdateWebhookSubscription(ctx, accts[0], subs[0], nil, &off); err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := db.DueWebhookEvents(ctx, now, nil, nil, 1, 10)
+	if got := accountsOf(cs); !slices.Equal(got, []string{"b", "c"}) {
+		t.Errorf("with a's subscription inactive: accounts %v; want [b c]", got)
 	}
 }
