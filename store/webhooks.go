@@ -438,7 +438,7 @@ func (db *DB) finishDelivery(ctx context.Context, tx *sql.Tx, r webhook.Result) 
 			last_attempt_at = $2, next_attempt_at = $3, last_response_status = $4, last_response_body = $5,
 			last_error = $6, lease_until = NULL, lease_token = NULL,
 			due_at = CASE WHEN EXISTS (SELECT 1 FROM webhook_subscriptions s
-				WHERE s.account_id = $7 AND s.id = $8 AND s.is_active = $9) THEN $3 END
+				WHERE s.account_id = $7 AND s.id = $8 AND s.is_active = $9) THEN CAST($3 AS BIGINT) END
 		WHERE account_id = $7 AND subscription_id = $8 AND id = $10 AND lease_token = $11`,
 		r.Status, at, next, respStatus, r.ResponseBody, lastErr, r.AccountID, r.SubscriptionID, true, r.ID, r.Lease)
 	if err != nil {
