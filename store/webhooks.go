@@ -294,37 +294,28 @@ func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, exclude, excl
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	// One query for all of them: a LIMITed range of the due index per account.
-	args = nil
-	var at, subs, limit string
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		acct := arg(id)
-		if i == 0 {
-			at = arg(Micros(now))
-			subs = notIn("subscription_id", excludeSubscriptions)
-			limit = arg(perAccount)
-		}
-		parts[i] = fmt.Sprintf(`SELECT * FROM (SELECT account_id, subscription_id, id, due_at FROM webhook_events
-			WHERE account_id = %s AND due_at <= %s AND (lease_until IS NULL OR lease_until <= %s)%s
-			ORDER BY due_at, subscription_id, id LIMIT %s) q%d`, acct, at, at, subs, limit, i)
-	}
-	rows, err := db.r.QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	// A LIMITed range of the due index per account, dueChunk accounts to a query (SQLite caps
+	// a compound SELECT at 500 terms; Run asks for at most Concurrency accounts, Drain for all).
 	byAccount := map[string][]webhook.Candidate{}
-	for rows.Next() {
-		var c webhook.Candidate
-		var due int64
-		if err := rows.Scan(&c.AccountID, &c.SubscriptionID, &c.ID, &due); err != nil {
+	for first := 0; first < len(ids); first += dueChunk {
+		chunk := ids[first:min(first+dueChunk, len(ids))]
+		args = nil
+		var at, subs, limit string
+		parts := make([]string, len(chunk))
+		for i, id := range chunk {
+			acct := arg(id)
+			if i == 0 {
+				at = arg(Micros(now))
+				subs = notIn("subscription_id", excludeSubscriptions)
+				limit = arg(perAccount)
+			}
+			parts[i] = fmt.Sprintf(`SELECT * FROM (SELECT account_id, subscription_id, id, due_at FROM webhook_events
+				WHERE account_id = %s AND due_at <= %s AND (lease_until IS NULL OR lease_until <= %s)%s
+				ORDER BY due_at, subscription_id, id LIMIT %s) q%d`, acct, at, at, subs, limit, i)
+		}
+		if err := scanCandidates(ctx, db.r, strings.Join(parts, " UNION ALL "), args, byAccount); err != nil {
 			return nil, err
 		}
-		byAccount[c.AccountID] = append(byAccount[c.AccountID], c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	var out []webhook.Candidate
 	for round := 0; ; round++ {
@@ -338,6 +329,26 @@ func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, exclude, excl
 			return out, nil
 		}
 	}
+}
+
+// dueChunk is how many accounts' due records one query reads.
+const dueChunk = 100
+
+func scanCandidates(ctx context.Context, q *sql.DB, query string, args []any, into map[string][]webhook.Candidate) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c webhook.Candidate
+		var due int64
+		if err := rows.Scan(&c.AccountID, &c.SubscriptionID, &c.ID, &due); err != nil {
+			return err
+		}
+		into[c.AccountID] = append(into[c.AccountID], c)
+	}
+	return rows.Err()
 }
 
 func queryStrings(ctx context.Context, q *sql.DB, query string, args ...any) ([]string, error) {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -133,5 +134,27 @@ func TestDueWebhookEventsRoundRobin(t *testing.T) {
 	cs, _ := db.DueWebhookEvents(ctx, now, nil, nil, 1, 10)
 	if got := accountsOf(cs); !slices.Equal(got, []string{"b", "c"}) {
 		t.Errorf("with a's subscription inactive: accounts %v; want [b c]", got)
+	}
+}
+
+// TestDueWebhookEventsManyAccounts: Drain asks for every account; more than one query's worth.
+func TestDueWebhookEventsManyAccounts(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	for i := range 2*dueChunk + 7 {
+		acct, err := db.CreateAccount(ctx, fmt.Sprintf("acct-%d", i), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.CreateWebhookSubscription(ctx, acct.ID, "https://h.example/", webhook.TopicLabelVoided, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.EmitWebhookEvent(ctx, acct.ID, webhook.TopicLabelVoided, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs, err := db.DueWebhookEvents(ctx, time.Now().Add(time.Hour), nil, nil, 1<<30, 1<<30)
+	if err != nil || len(cs) != 2*dueChunk+7 {
+		t.Errorf("DueWebhookEvents = %d candidates, %v; want %d", len(cs), err, 2*dueChunk+7)
 	}
 }
