@@ -29,6 +29,8 @@ func testFairness(t *testing.T, hanging, fanOut bool) {
 	e := newEnv(t)
 	w := e.api.webhooks.worker
 	w.Timeout, w.PollInterval = time.Minute, 50*time.Millisecond
+	w.Init() // the defaults: Concurrency, PerAccount, PerSubscription
+	share := w.PerAccount
 	release := make(chan struct{})
 	hang := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		select {
@@ -81,7 +83,7 @@ func testFairness(t *testing.T, hanging, fanOut bool) {
 	}()
 	// Let acme's receivers take what they can, then time the other account's deliveries.
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if (!hanging || len(hang.deliveries()) >= w.PerAccount) && (hanging || fanned.Load() > 0) {
+		if (!hanging || len(hang.deliveries()) >= share) && (hanging || fanned.Load() > 0) {
 			break
 		}
 	}
@@ -100,8 +102,8 @@ func testFairness(t *testing.T, hanging, fanOut bool) {
 			t.Fatalf("the other account's event %d took %v; want it within 2 s", i, lat)
 		}
 	}
-	if n := len(hang.deliveries()); n > w.PerAccount {
-		t.Errorf("acme's hanging receivers got %d deliveries; want at most %d (its share)", n, w.PerAccount)
+	if n := len(hang.deliveries()); n > share {
+		t.Errorf("acme's hanging receivers got %d deliveries; want at most %d (its share)", n, share)
 	}
 	if !hanging && fanned.Load() == 0 {
 		t.Errorf("acme's fan-out got nowhere")
