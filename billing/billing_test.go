@@ -259,72 +259,148 @@ func sampleInvoice(n int) (Invoice, []LineItem) {
 }
 
 func TestWriteCSV(t *testing.T) {
-	inv, items := sampleInvoice(20)
-	var b bytes.Buffer
-	if err := WriteCSV(&b, inv, items); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(&b).ReadAll()
-	if err != nil {
-		t.Fatalf("reading the CSV back: %v", err)
-	}
-	if got, want := len(rows), len(items)+2; got != want {
-		t.Fatalf("CSV has %d rows; want %d (header, items, total)", got, want)
-	}
-	if strings.Join(rows[0], ",") != strings.Join(CSVHeader, ",") {
-		t.Errorf("header = %v; want %v", rows[0], CSVHeader)
-	}
-	col := len(CSVHeader) - 1
-	var sum int64
-	for i, r := range rows[1 : len(rows)-1] {
-		n, err := strconv.ParseInt(r[col], 10, 64)
+	for _, n := range []int{0, 1, 20} {
+		_, items := sampleInvoice(n)
+		var b bytes.Buffer
+		if err := WriteCSV(&b, items); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(&b).ReadAll()
 		if err != nil {
-			t.Fatalf("row %d total_cents %q: %v", i+1, r[col], err)
+			t.Fatalf("reading the CSV back: %v", err)
 		}
-		if r[0] != items[i].ID {
-			t.Errorf("row %d id = %q; want %q", i+1, r[0], items[i].ID)
+		// Exactly the header and one row per line item: no total or summary row.
+		if got, want := len(rows), len(items)+1; got != want {
+			t.Fatalf("CSV of %d items has %d rows; want %d (header, one per item)", n, got, want)
 		}
-		if strings.HasPrefix(r[3], "=") {
-			t.Errorf("row %d description %q starts a formula", i+1, r[3])
+		if strings.Join(rows[0], ",") != strings.Join(CSVHeader, ",") {
+			t.Errorf("header = %v; want %v", rows[0], CSVHeader)
 		}
-		sum += n
-	}
-	last := rows[len(rows)-1]
-	if last[0] != "TOTAL" || last[col] != strconv.FormatInt(inv.TotalCents, 10) || sum != inv.TotalCents {
-		t.Errorf("total row = %v, rows sum to %d; want TOTAL and %d", last, sum, inv.TotalCents)
+		col := len(CSVHeader) - 1
+		for i, r := range rows[1:] {
+			got, err := strconv.ParseInt(r[col], 10, 64)
+			if err != nil {
+				t.Fatalf("row %d total_cents %q: %v", i+1, r[col], err)
+			}
+			if r[0] != items[i].ID || got != items[i].TotalCents {
+				t.Errorf("row %d = %s, %d; want %s, %d", i+1, r[0], got, items[i].ID, items[i].TotalCents)
+			}
+			if strings.HasPrefix(r[3], "=") {
+				t.Errorf("row %d description %q starts a formula", i+1, r[3])
+			}
+		}
 	}
 }
+
+func sampleStatement(n int) Statement {
+	inv, items := sampleInvoice(n)
+	return Statement{Invoice: inv, Account: Account{ID: "acct-1", Name: "Acme (Ünïcode) \\ Corp", Brand: "Acme"},
+		Profile: Profile{NetTermsDays: 15, BillToName: "Acme Fulfillment LLC",
+			BillToAddress: &Address{Street1: "100 Commerce Way", Street2: "Suite 200", City: "Reno", State: "NV", Zip: "89502", Country: "US"}},
+		Items: items}
+}
+
+var sampleRenderer = Renderer{Issuer: Issuer{Name: "Waybill Logistics Inc.", Address: []string{"1 Harbor Blvd", "Oakland, CA 94607", "billing@waybill.example"}},
+	ServiceName: func(carrier, service string) string {
+		if service == "REGEA" {
+			return "Regional Economy Air"
+		}
+		return ""
+	}}
 
 // TestRenderPDF renders invoices of several sizes and, where pdftoppm is installed, checks
 // that a real PDF reader renders every page.
 func TestRenderPDF(t *testing.T) {
 	for _, n := range []int{0, 3, 120, 600} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
-			inv, items := sampleInvoice(n)
-			doc := RenderPDF(inv, Account{ID: "acct-1", Name: "Acme (Ünïcode) \\ Corp", Brand: "Acme"}, items)
+			st := sampleStatement(n)
+			doc := sampleRenderer.PDF(st)
 			if !bytes.HasPrefix(doc, []byte("%PDF-")) {
-				t.Fatalf("RenderPDF output starts %q; want %%PDF-", doc[:min(8, len(doc))])
+				t.Fatalf("PDF output starts %q; want %%PDF-", doc[:min(8, len(doc))])
 			}
-			if again := RenderPDF(inv, Account{ID: "acct-1", Name: "Acme (Ünïcode) \\ Corp", Brand: "Acme"}, items); !bytes.Equal(doc, again) {
-				t.Error("RenderPDF is not deterministic")
+			if again := sampleRenderer.PDF(sampleStatement(n)); !bytes.Equal(doc, again) {
+				t.Error("PDF is not deterministic")
 			}
-			got := renderPages(t, doc)
-			if got < 0 {
+			got := renderPages(t, doc, 30)
+			if got == nil {
 				return
 			}
-			// 36 rows fit under the first page's header and 44 on each further page; the total
-			// may need a page of its own.
-			want := 1 + (max(0, n-36)+43)/44
-			if got != want && got != want+1 {
-				t.Errorf("PDF of %d items has %d pages; want %d or %d", n, got, want, want+1)
+			// Postage rows take two lines, fees one: 20 to 30 rows fit a page.
+			if lo, hi := 1+n/30, 2+n/20; len(got) < lo || len(got) > hi {
+				t.Errorf("PDF of %d items has %d pages; want %d to %d", n, len(got), lo, hi)
 			}
 		})
 	}
 }
 
-// renderPages renders doc with pdftoppm and returns how many pages it rendered, or -1 when
-// pdftoppm is missing outside CI.
-func renderPages(t *testing.T, doc []byte) int {
+// TestPDFContent checks what the invoice PDF says: letterhead, bill-to, terms, full
+// descriptions with the service's name, deferred postage as a note beside the total, and no
+// status (the document stays true after the invoice is paid or voided).
+func TestPDFContent(t *testing.T) {
+	st := sampleStatement(3)
+	text := pdfText(sampleRenderer.PDF(st))
+	for _, want := range []string{"Waybill Logistics Inc.", "1 Harbor Blvd", "billing@waybill.example",
+		"Acme Fulfillment LLC", "100 Commerce Way", "Suite 200", "Reno, NV 89502", "Account acct-1",
+		"INV-2026-000007", "Net 15", "2026-12-16", "2026-11-01 to 2026-11-30",
+		"Postage: ACME Regional Economy Air", "tracking 1Z100000, purchased 2026-11-05, postage $7.00, surcharges $0.45",
+		"Total due (USD)", Money(st.Invoice.TotalCents), "Note: deferred postage", "Postage of $12.34 for labels purchased on or before 2026-11-30",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("invoice PDF lacks %q; it says:\n%s", want, text)
+		}
+	}
+	for _, unwanted := range []string{"OPEN", "Status", "Deferred (in transit)"} {
+		if strings.Contains(text, unwanted) {
+			t.Errorf("invoice PDF says %q", unwanted)
+		}
+	}
+	// Without a bill-to name the account's name and brand are printed; without a service name,
+	// the code.
+	st.Profile = Profile{NetTermsDays: 30}
+	st.Invoice.DeferredCents = 0
+	text = pdfText(Renderer{}.PDF(st))
+	for _, want := range []string{"Waybill", "Acme (Ünïcode) \\ Corp (Acme)", "Net 30", "Postage: ACME REGEA"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("invoice PDF lacks %q; it says:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "deferred") {
+		t.Error("invoice PDF without deferred postage has a deferred note")
+	}
+}
+
+// pdfText extracts the text shown by the document's Tj operators, one line each, decoding the
+// escapes shipping/pdf writes (WinAnsi above ASCII as octal).
+func pdfText(doc []byte) string {
+	var b strings.Builder
+	for _, line := range strings.Split(string(doc), "\n") {
+		start, end := strings.Index(line, "("), strings.LastIndex(line, ") Tj")
+		if start < 0 || end < start {
+			continue
+		}
+		s := line[start+1 : end]
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c == '\\' && i+1 < len(s) {
+				if i+3 < len(s) && s[i+1] >= '0' && s[i+1] <= '7' {
+					n, _ := strconv.ParseUint(s[i+1:i+4], 8, 8)
+					b.WriteRune(rune(n)) // Latin-1 is WinAnsi for these letters
+					i += 3
+					continue
+				}
+				i++
+				c = s[i]
+			}
+			b.WriteByte(c)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// renderPages renders doc with pdftoppm at dpi and returns the PNG files of its pages, or nil
+// when pdftoppm is missing outside CI.
+func renderPages(t *testing.T, doc []byte, dpi int) []string {
 	t.Helper()
 	bin, err := exec.LookPath("pdftoppm")
 	if err != nil {
@@ -332,14 +408,14 @@ func renderPages(t *testing.T, doc []byte) int {
 			t.Fatal("pdftoppm is required in CI")
 		}
 		t.Log("pdftoppm not installed; not rendering")
-		return -1
+		return nil
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "invoice.pdf")
 	if err := os.WriteFile(in, doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(bin, "-r", "30", "-png", in, filepath.Join(dir, "page")).CombinedOutput()
+	out, err := exec.Command(bin, "-r", strconv.Itoa(dpi), "-png", in, filepath.Join(dir, "page")).CombinedOutput()
 	if err != nil || len(bytes.TrimSpace(out)) > 0 {
 		t.Fatalf("pdftoppm: %v\n%s", err, out)
 	}
@@ -347,5 +423,103 @@ func renderPages(t *testing.T, doc []byte) int {
 	if len(pngs) == 0 {
 		t.Fatal("pdftoppm rendered no page")
 	}
-	return len(pngs)
+	return pngs
+}
+
+func TestNormalizeBillTo(t *testing.T) {
+	us := func(f func(a *Address)) *Address {
+		a := &Address{Street1: " 1 Main St ", City: "Boston", State: "ma", Zip: "02101", Country: "us"}
+		f(a)
+		return a
+	}
+	tests := []struct {
+		name   string
+		p      Profile
+		fields []string
+	}{
+		{"empty", Profile{}, nil},
+		{"name only", Profile{BillToName: "Acme LLC"}, nil},
+		{"US address", Profile{BillToName: "Acme", BillToAddress: us(func(*Address) {})}, nil},
+		{"ZIP+4", Profile{BillToAddress: us(func(a *Address) { a.Zip = "02101-1234" })}, nil},
+		{"foreign, no state or zip", Profile{BillToAddress: &Address{Street1: "Hauptstr. 1", City: "Berlin", Country: "DE"}}, nil},
+		{"long name", Profile{BillToName: strings.Repeat("x", MaxBillToText+1)}, []string{"bill_to_name"}},
+		{"control character", Profile{BillToName: "a\nb"}, []string{"bill_to_name"}},
+		{"missing street, city, country", Profile{BillToAddress: &Address{}}, []string{"bill_to_address.street1", "bill_to_address.city", "bill_to_address.country"}},
+		{"bad country", Profile{BillToAddress: us(func(a *Address) { a.Country = "USA" })}, []string{"bill_to_address.country"}},
+		{"US without state and zip", Profile{BillToAddress: us(func(a *Address) { a.State, a.Zip = "", "" })}, []string{"bill_to_address.state", "bill_to_address.zip"}},
+		{"US bad state and zip", Profile{BillToAddress: us(func(a *Address) { a.State, a.Zip = "Mass", "2101" })}, []string{"bill_to_address.state", "bill_to_address.zip"}},
+		{"long street2", Profile{BillToAddress: us(func(a *Address) { a.Street2 = strings.Repeat("y", 201) })}, []string{"bill_to_address.street2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.p
+			err := NormalizeBillTo(&p)
+			var got []string
+			var ve *shipping.ValidationError
+			if errors.As(err, &ve) {
+				for _, f := range ve.Fields {
+					got = append(got, f.Field)
+				}
+			} else if err != nil {
+				t.Fatalf("NormalizeBillTo = %v; want a ValidationError", err)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.fields, ",") {
+				t.Errorf("NormalizeBillTo fields = %v; want %v", got, tt.fields)
+			}
+			if err == nil && p.BillToAddress != nil && (p.BillToAddress.Street1 != strings.TrimSpace(p.BillToAddress.Street1) ||
+				p.BillToAddress.Country != strings.ToUpper(p.BillToAddress.Country) || p.BillToAddress.State != strings.ToUpper(p.BillToAddress.State)) {
+				t.Errorf("NormalizeBillTo left %+v unnormalized", p.BillToAddress)
+			}
+		})
+	}
+}
+
+func TestAddressLines(t *testing.T) {
+	tests := []struct {
+		a    Address
+		want string
+	}{
+		{Address{Street1: "1 Main St", City: "Boston", State: "MA", Zip: "02101", Country: "US"}, "1 Main St|Boston, MA 02101"},
+		{Address{Street1: "1 Main St", Street2: "Suite 2", City: "Boston", State: "MA", Zip: "02101", Country: "US"}, "1 Main St|Suite 2|Boston, MA 02101"},
+		{Address{Street1: "Hauptstr. 1", City: "Berlin", Zip: "10115", Country: "DE"}, "Hauptstr. 1|Berlin, 10115|DE"},
+		{Address{Street1: "1 Rue", City: "Monaco", Country: "MC"}, "1 Rue|Monaco|MC"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(tt.a.Lines(), "|"); got != tt.want {
+			t.Errorf("Lines(%+v) = %q; want %q", tt.a, got, tt.want)
+		}
+	}
+}
+
+// TestPDFInAReader reads the invoice PDF back with pdftotext (poppler, as pdftoppm): a real
+// reader finds the bill-to, the issuer, the terms, the full descriptions and the deferred
+// note, in reading order.
+func TestPDFInAReader(t *testing.T) {
+	bin, err := exec.LookPath("pdftotext")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("pdftotext (poppler-utils) is required in CI")
+		}
+		t.Skip("pdftotext not installed")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "invoice.pdf")
+	if err := os.WriteFile(in, sampleRenderer.PDF(sampleStatement(40)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "-layout", in, "-").CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdftotext: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{"Waybill Logistics Inc.", "INVOICE", "INV-2026-000007", "Net 15", "2026-12-16",
+		"BILL TO", "Acme Fulfillment LLC", "Reno, NV 89502", "Postage: ACME Regional Economy Air",
+		"tracking 1Z100039, purchased 2026-11-05", "Total due (USD)", "Note: deferred postage", "Page 2 of 2"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("pdftotext finds no %q in:\n%s", want, text)
+		}
+	}
+	if i, j := strings.Index(text, "Total due"), strings.Index(text, "deferred postage"); i < 0 || j < i {
+		t.Error("the deferred note is not under the total")
+	}
 }

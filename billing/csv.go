@@ -15,9 +15,10 @@ var CSVHeader = []string{"line_item_id", "created_at", "type", "description", "c
 	"tracking_code", "purchased_at", "shipping_label_status", "postage_cents", "surcharges_cents",
 	"retail_cents", "total_cents"}
 
-// WriteCSV writes an invoice's CSV document: the header row, one row per live line item (oldest
-// first, as given) and a last row "TOTAL" whose total_cents is the invoice total.
-func WriteCSV(w io.Writer, inv Invoice, items []LineItem) error {
+// WriteCSV writes an invoice's CSV document: the header row, then exactly one row per live line
+// item (oldest first, as given). There is no total or summary row: a spreadsheet sums the
+// total_cents column, and every row is a line item a program can read alike.
+func WriteCSV(w io.Writer, items []LineItem) error {
 	cw := csv.NewWriter(w)
 	cw.Write(CSVHeader)
 	for _, it := range items {
@@ -26,9 +27,6 @@ func WriteCSV(w io.Writer, inv Invoice, items []LineItem) error {
 			cell(deref(it.ShippingLabelStatus)), cents(it.PostageCents), cents(it.SurchargesCents),
 			centsPtr(it.RetailCents), cents(it.TotalCents)})
 	}
-	total := make([]string, len(CSVHeader))
-	total[0], total[3], total[len(total)-1] = "TOTAL", "Invoice "+inv.Number+" total", cents(inv.TotalCents)
-	cw.Write(total)
 	cw.Flush()
 	return cw.Error()
 }

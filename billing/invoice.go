@@ -3,6 +3,7 @@ package billing
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -109,6 +110,7 @@ type LineItem struct {
 	Description               string              `json:"description"`
 	PostageCents              int64               `json:"postage_cents"`
 	SurchargesCents           int64               `json:"surcharges_cents"`
+	Surcharges                []Surcharge         `json:"surcharges"`
 	TotalCents                int64               `json:"total_cents"`
 	RetailCents               *int64              `json:"retail_cents"`
 	PurchasedAt               *shipping.Timestamp `json:"purchased_at"`
@@ -116,6 +118,22 @@ type LineItem struct {
 	ShipmentRequestParameters json.RawMessage     `json:"shipment_request_parameters"`
 	ShippingRateMetadata      json.RawMessage     `json:"shipping_rate_metadata"`
 	CreatedAt                 shipping.Timestamp  `json:"created_at"`
+}
+
+// Surcharge is one of a line item's surcharges (compat: the real product's line items list
+// them); they add up to the item's surcharges_cents.
+type Surcharge struct {
+	Type        string `json:"type"` // FUEL, DAS, EDAS, INSURANCE
+	AmountCents int64  `json:"amount_cents"`
+}
+
+// SurchargesOf lists a rate's surcharges in cents, from its rate_metadata (amounts in dollars).
+func SurchargesOf(m shipping.RateMetadata) []Surcharge {
+	out := make([]Surcharge, 0, len(m.SurchargesMetadata))
+	for _, s := range m.SurchargesMetadata {
+		out = append(out, Surcharge{Type: s.SurchargeType, AmountCents: int64(math.Round(s.Surcharge.Amount * 100))})
+	}
+	return out
 }
 
 // Total is the sum of the items' totals: an invoice's total is always Total of its live items.

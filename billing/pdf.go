@@ -3,11 +3,12 @@ package billing
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/waybill/waybill/shipping/pdf"
 )
 
-// Account is who an invoice document is addressed to.
+// Account is the account an invoice bills.
 type Account struct {
 	ID    string
 	Name  string
@@ -16,22 +17,31 @@ type Account struct {
 
 // Page layout of the invoice PDF, in points on US Letter.
 const (
-	margin      = 50.0
-	rowHeight   = 14.0
-	tableFont   = 8.5
-	footerSpace = 40.0
+	margin     = 50.0
+	right      = pdf.LetterWidth - margin
+	top        = pdf.LetterHeight - margin
+	tableFont  = 8.5
+	lineHeight = 11.0 // one line of a table row
+	rowGap     = 4.0  // between table rows
+	bottom     = margin + 30
+	// maxDescriptionLines bounds how tall one line item's row grows.
+	maxDescriptionLines = 3
 )
 
-// table columns: left edge of each, and the right edge of the amount.
+// Table columns: the left edge of the date and the description, the right edge of the amount.
 var (
-	colDate, colType, colDesc, colTracking = margin, margin + 62, margin + 112, margin + 330
-	colAmountRight                         = pdf.LetterWidth - margin
+	colDate, colDesc = margin, margin + 62
+	colAmount        = right
+	descWidth        = colAmount - 80 - colDesc
 )
 
-// RenderPDF draws an invoice as a US Letter PDF: a header with the account, the invoice
-// number, period and dates; the live line items (oldest first, as given) in a table over as
-// many pages as they need; and the total. The same arguments give the same bytes.
-func RenderPDF(inv Invoice, acct Account, items []LineItem) []byte {
+// PDF draws the invoice as a US Letter PDF: the issuer's letterhead, the bill-to block, the
+// invoice number, dates and net terms; the line items with full descriptions (oldest first,
+// as given) over as many pages as they need; the total; and deferred postage as a note, not an
+// addend. The invoice's status is not printed: the document is the invoice as issued, and stays
+// true after it is paid or voided. The same statement gives the same bytes.
+func (r Renderer) PDF(st Statement) []byte {
+	inv := st.Invoice
 	var doc pdf.Document
 	var pages []*pdf.Page
 	newPage := func() *pdf.Page {
@@ -40,83 +50,193 @@ func RenderPDF(inv Invoice, acct Account, items []LineItem) []byte {
 		return p
 	}
 	page := newPage()
-	y := pdf.LetterHeight - margin - 10
 
-	page.Text(margin, y, 22, pdf.HelveticaBold, "INVOICE")
-	page.TextRight(colAmountRight, y, 12, pdf.HelveticaBold, inv.Number)
-	y -= 16
-	page.TextRight(colAmountRight, y, 9, pdf.Helvetica, "Status: "+string(inv.Status))
-	y -= 24
-
-	billTo := acct.Name
-	if acct.Brand != "" && acct.Brand != acct.Name {
-		billTo += " (" + acct.Brand + ")"
+	// Letterhead, left; title and invoice facts, right.
+	issuer := r.issuer()
+	y := top
+	page.Text(margin, y, 14, pdf.HelveticaBold, fit(pdf.HelveticaBold, 14, 300, issuer.Name))
+	for _, l := range issuer.Address {
+		y -= 12
+		page.Text(margin, y, 9, pdf.Helvetica, fit(pdf.Helvetica, 9, 300, l))
 	}
-	rows := [][2]string{
-		{"Bill to", billTo},
-		{"Account", acct.ID},
-		{"Billing period", inv.PeriodStart + " to " + inv.PeriodEnd},
+	leftY := y
+
+	y = top
+	page.TextRight(right, y, 22, pdf.HelveticaBold, "INVOICE")
+	y -= 22
+	terms := "Net " + strconv.Itoa(st.Profile.NetTermsDays)
+	facts := [][2]string{
+		{"Invoice number", inv.Number},
 		{"Invoice date", orDash(inv.InvoiceDate)},
+		{"Terms", terms},
 		{"Due date", orDash(inv.DueDate)},
-		{"Currency", inv.Currency},
+		{"Billing period", inv.PeriodStart + " to " + inv.PeriodEnd},
 	}
-	for _, r := range rows {
-		page.Text(margin, y, 9, pdf.HelveticaBold, r[0])
-		page.Text(margin+100, y, 9, pdf.Helvetica, fit(pdf.Helvetica, 9, colAmountRight-margin-100, r[1]))
+	for _, f := range facts {
+		page.Text(right-230, y, 9, pdf.HelveticaBold, f[0])
+		page.TextRight(right, y, 9, pdf.Helvetica, f[1])
 		y -= 13
 	}
+	rightY := y
+
+	// Bill to.
+	y = min(leftY-30, rightY-10)
+	page.FillGray(0.4)
+	page.Text(margin, y, 8, pdf.HelveticaBold, "BILL TO")
+	page.FillGray(0)
 	y -= 14
+	for i, l := range billTo(st) {
+		font, size := pdf.Helvetica, 9.5
+		if i == 0 {
+			font, size = pdf.HelveticaBold, 10.5
+		}
+		page.Text(margin, y, size, font, fit(font, size, 300, l))
+		y -= 13
+	}
+	page.FillGray(0.4)
+	page.Text(margin, y, 8, pdf.Helvetica, "Account "+st.Account.ID)
+	page.FillGray(0)
+
+	// Amount due, beside the bill-to block.
+	page.FillGray(0.94)
+	page.Rect(right-230, y-6, 230, 46)
+	page.FillGray(0)
+	page.Text(right-220, y+22, 9, pdf.HelveticaBold, "Amount due ("+inv.Currency+")")
+	page.TextRight(right-10, y+22, 9, pdf.Helvetica, "due "+orDash(inv.DueDate))
+	page.TextRight(right-10, y+2, 16, pdf.HelveticaBold, Money(inv.TotalCents))
+	y -= 36
 
 	header := func(p *pdf.Page, y float64) float64 {
 		p.FillGray(0.88)
-		p.Rect(margin-4, y-4, colAmountRight-margin+8, rowHeight+2)
+		p.Rect(margin-4, y-4, right-margin+8, lineHeight+5)
 		p.FillGray(0)
 		p.Text(colDate, y, tableFont, pdf.HelveticaBold, "Date")
-		p.Text(colType, y, tableFont, pdf.HelveticaBold, "Type")
 		p.Text(colDesc, y, tableFont, pdf.HelveticaBold, "Description")
-		p.Text(colTracking, y, tableFont, pdf.HelveticaBold, "Tracking code")
-		p.TextRight(colAmountRight, y, tableFont, pdf.HelveticaBold, "Amount")
-		return y - rowHeight - 4
+		p.TextRight(colAmount, y, tableFont, pdf.HelveticaBold, "Amount")
+		return y - lineHeight - 8
 	}
 	y = header(page, y)
-	if len(items) == 0 {
+	if len(st.Items) == 0 {
 		page.Text(colDesc, y, tableFont, pdf.Helvetica, "No charges in this period.")
-		y -= rowHeight
+		y -= lineHeight + rowGap
 	}
-	for _, it := range items {
-		if y < margin+footerSpace {
+	for _, it := range st.Items {
+		lines := r.describe(it)
+		if y-lineHeight*float64(len(lines)-1) < bottom {
 			page = newPage()
-			y = pdf.LetterHeight - margin - 10
+			y = top
 			page.Text(margin, y, 10, pdf.HelveticaBold, "Invoice "+inv.Number+" (continued)")
-			y = header(page, y-22)
+			y = header(page, y-24)
 		}
 		page.Text(colDate, y, tableFont, pdf.Helvetica, it.CreatedAt.UTC().Format(DateLayout))
-		page.Text(colType, y, tableFont, pdf.Helvetica, it.Type)
-		page.Text(colDesc, y, tableFont, pdf.Helvetica, fit(pdf.Helvetica, tableFont, colTracking-colDesc-8, it.Description))
-		page.Text(colTracking, y, tableFont, pdf.Helvetica, fit(pdf.Helvetica, tableFont, colAmountRight-colTracking-70, deref(it.TrackingCode)))
-		page.TextRight(colAmountRight, y, tableFont, pdf.Helvetica, Money(it.TotalCents))
-		y -= rowHeight
+		page.TextRight(colAmount, y, tableFont, pdf.Helvetica, Money(it.TotalCents))
+		for i, l := range lines {
+			if i > 0 {
+				page.FillGray(0.35)
+			}
+			page.Text(colDesc, y-lineHeight*float64(i), tableFont, pdf.Helvetica, l)
+		}
+		page.FillGray(0)
+		y -= lineHeight*float64(len(lines)) + rowGap
 	}
-	if y < margin+footerSpace {
+
+	// The total, then deferred postage as a note under it: it is not part of the total.
+	note := deferredNote(inv)
+	need := 30.0 + 11*float64(len(note))
+	if y-need < bottom {
 		page = newPage()
-		y = pdf.LetterHeight - margin - 10
+		y = top
+		page.Text(margin, y, 10, pdf.HelveticaBold, "Invoice "+inv.Number+" (continued)")
+		y -= 24
 	}
-	page.Line(margin, y+rowHeight-4, colAmountRight, y+rowHeight-4, 0.8)
-	y -= 4
-	page.Text(colTracking, y, 10, pdf.HelveticaBold, "Total "+inv.Currency)
-	page.TextRight(colAmountRight, y, 10, pdf.HelveticaBold, Money(inv.TotalCents))
-	if inv.DeferredCents != 0 {
-		y -= rowHeight
-		page.Text(colTracking, y, tableFont, pdf.Helvetica, "Deferred (in transit)")
-		page.TextRight(colAmountRight, y, tableFont, pdf.Helvetica, Money(inv.DeferredCents))
+	page.Line(margin, y+lineHeight-2, right, y+lineHeight-2, 0.8)
+	y -= 6
+	page.Text(right-230, y, 10, pdf.HelveticaBold, "Total due ("+inv.Currency+")")
+	page.TextRight(colAmount, y, 10, pdf.HelveticaBold, Money(inv.TotalCents))
+	y -= 24
+	for i, l := range note {
+		font := pdf.Helvetica
+		if i == 0 {
+			font = pdf.HelveticaBold
+		}
+		page.Text(margin, y, 8, font, l)
+		y -= 11
 	}
 
 	// Footers go on last, once the page count is known.
 	for i, p := range pages {
-		p.Text(margin, margin-20, 7.5, pdf.Helvetica, "Invoice "+inv.Number)
-		p.TextRight(colAmountRight, margin-20, 7.5, pdf.Helvetica, fmt.Sprintf("Page %d of %d", i+1, len(pages)))
+		p.FillGray(0.4)
+		p.Text(margin, margin-20, 7.5, pdf.Helvetica, fit(pdf.Helvetica, 7.5, 380, issuer.Name+" - Invoice "+inv.Number+" - "+terms+", due "+orDash(inv.DueDate)))
+		p.TextRight(right, margin-20, 7.5, pdf.Helvetica, fmt.Sprintf("Page %d of %d", i+1, len(pages)))
+		p.FillGray(0)
 	}
 	return doc.Bytes()
+}
+
+// billTo is the bill-to block: the profile's name and address, or else the account's name
+// (and brand).
+func billTo(st Statement) []string {
+	name := st.Profile.BillToName
+	if name == "" {
+		name = st.Account.Name
+		if st.Account.Brand != "" && st.Account.Brand != name {
+			name += " (" + st.Account.Brand + ")"
+		}
+	}
+	lines := []string{name}
+	if a := st.Profile.BillToAddress; a != nil {
+		lines = append(lines, a.Lines()...)
+	}
+	return lines
+}
+
+// describe is a line item's description as the PDF prints it, in at most
+// maxDescriptionLines lines: for postage the carrier, the service's name, the tracking code,
+// the purchase date and the price's parts; for a fee its description.
+func (r Renderer) describe(it LineItem) []string {
+	text := it.Description
+	var detail string
+	if it.Type == Postage {
+		text = "Postage: " + deref(it.Carrier) + " " + r.serviceName(deref(it.Carrier), deref(it.Service))
+		var parts []string
+		if it.TrackingCode != nil {
+			parts = append(parts, "tracking "+*it.TrackingCode)
+		}
+		if it.PurchasedAt != nil {
+			parts = append(parts, "purchased "+it.PurchasedAt.UTC().Format(DateLayout))
+		}
+		parts = append(parts, "postage "+Money(it.PostageCents))
+		if it.SurchargesCents != 0 {
+			parts = append(parts, "surcharges "+Money(it.SurchargesCents))
+		}
+		detail = strings.Join(parts, ", ")
+	}
+	lines := pdf.WrapText(pdf.Helvetica, tableFont, descWidth, text)
+	if detail != "" {
+		lines = append(lines, pdf.WrapText(pdf.Helvetica, tableFont, descWidth, detail)...)
+	}
+	if len(lines) == 0 {
+		lines = []string{""}
+	}
+	if len(lines) > maxDescriptionLines {
+		last := strings.Join(lines[maxDescriptionLines-1:], " ")
+		lines = append(lines[:maxDescriptionLines-1], last)
+	}
+	for i, l := range lines {
+		lines[i] = fit(pdf.Helvetica, tableFont, descWidth, l)
+	}
+	return lines
+}
+
+// deferredNote explains deferred postage, when there is any, in lines of the page's width.
+func deferredNote(inv Invoice) []string {
+	if inv.DeferredCents == 0 {
+		return nil
+	}
+	text := fmt.Sprintf("Postage of %s for labels purchased on or before %s that were still in transit when this invoice "+
+		"was issued is not included in the total above. It will be billed on a later invoice once those shipments are "+
+		"delivered or returned.", Money(inv.DeferredCents), inv.PeriodEnd)
+	return append([]string{"Note: deferred postage"}, pdf.WrapText(pdf.Helvetica, 8, right-margin, text)...)
 }
 
 // Money formats cents as dollars: 123456 → "$1,234.56", -5 → "-$0.05".
@@ -140,14 +260,18 @@ func orDash(s string) string {
 	return s
 }
 
-// fit shortens s with an ellipsis until it is at most width wide.
+// fit shortens s with an ellipsis so that it is at most width wide, in one pass over s.
 func fit(font pdf.Font, size, width float64, s string) string {
 	if pdf.TextWidth(font, size, s) <= width {
 		return s
 	}
-	r := []rune(s)
-	for len(r) > 0 && pdf.TextWidth(font, size, string(r)+"...") > width {
-		r = r[:len(r)-1]
+	room := width - pdf.TextWidth(font, size, "...")
+	used := 0.0
+	for i, c := range s {
+		used += pdf.TextWidth(font, size, string(c))
+		if used > room {
+			return s[:i] + "..."
+		}
 	}
-	return string(r) + "..."
+	return s
 }

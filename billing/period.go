@@ -24,6 +24,10 @@ type Profile struct {
 	Currency     string
 	Period       Period
 	NetTermsDays int
+	// BillToName and BillToAddress are whom the invoices are addressed to; while unset the
+	// documents show the account's name.
+	BillToName    string
+	BillToAddress *Address
 }
 
 // DefaultProfile is the profile a new account gets.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
 )
@@ -34,6 +35,8 @@ type Config struct {
 	// shipping.BuiltinCarriers(). A host plugs in a real carrier by implementing
 	// shipping.Carrier.
 	Carriers []shipping.Carrier
+	// Issuer is the letterhead of invoice PDFs; the zero value prints billing.DefaultIssuer.
+	Issuer billing.Issuer
 }
 
 // DefaultRetrySchedule is the webhook retry schedule unless one is configured.
@@ -58,6 +61,7 @@ type API struct {
 	orders   *ingestState
 	billing  *billingState
 	webhooks *webhookState
+	docs     *documentState
 }
 
 // worker is one background loop of the API.
@@ -107,7 +111,7 @@ func (a *API) Run(ctx context.Context) error {
 
 // setup builds each domain's state and registers its workers.
 func (a *API) setup() error {
-	for _, f := range []func() error{a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks} {
+	for _, f := range []func() error{a.setupDocuments, a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks} {
 		if err := f(); err != nil {
 			return err
 		}
@@ -155,7 +159,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// mux.Handler does not set the path values; ServeHTTP routes again and does.
 		a.mux.ServeHTTP(rec, r)
 	}
-	path := r.URL.Path
+	path := loggedPath(r)
 	if len(path) > 200 {
 		path = path[:200] + "…"
 	}

@@ -1,8 +1,8 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -20,13 +20,16 @@ const inlineLineItems = 250
 type billingState struct {
 	// closeEvery is how often the period closer looks for ended DRAFT invoices.
 	closeEvery time.Duration
+	// render draws invoice documents when an invoice is finalized.
+	render billing.Renderer
 }
 
 // setupBilling registers the period closer: it finalizes every DRAFT invoice whose period has
 // ended, exactly once (the update is conditional on the status being DRAFT), also after
 // downtime (it looks for every ended period, not just the last one).
 func (a *API) setupBilling() error {
-	a.billing = &billingState{closeEvery: time.Minute}
+	a.billing = &billingState{closeEvery: time.Minute,
+		render: billing.Renderer{Issuer: a.cfg.Issuer, ServiceName: a.serviceName}}
 	a.workers = append(a.workers, worker{name: "billing-closer", run: a.runCloser, drain: a.closePeriods})
 	return nil
 }
@@ -54,7 +57,7 @@ func (a *API) closePeriods(ctx context.Context) error {
 			return err
 		}
 		for _, ref := range due {
-			_, err := a.db.TransitionInvoice(ctx, ref.AccountID, ref.ID, billing.Finalize)
+			_, err := a.db.FinalizeInvoice(ctx, ref.AccountID, ref.ID, a.billing.render)
 			// Another closer (or an operator) finalizing it first is fine: it happened once.
 			if err != nil && !errors.Is(err, billing.ErrInvalidState) {
 				return fmt.Errorf("finalizing invoice %s: %w", ref.ID, err)
@@ -108,8 +111,7 @@ func (a *API) invoiceJSON(inv billing.Invoice) invoiceJSON {
 	}
 	// Documents exist once the invoice is finalized; a client fetches them only when non-null.
 	if inv.Status != billing.Draft {
-		pdf := a.baseURL + "/billing/invoices/" + inv.ID + "/pdf"
-		csv := a.baseURL + "/billing/invoices/" + inv.ID + "/csv"
+		pdf, csv := a.invoiceURLs(inv.ID)
 		j.PDFURL, j.CSVURL = &pdf, &csv
 	}
 	return j
@@ -171,42 +173,52 @@ func (a *API) listLineItems(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// invoiceDocument loads a finalized invoice with all its live line items. A DRAFT invoice has
-// no documents yet: 422 invalid_state (its pdf_url and csv_url are null).
-func (a *API) invoiceDocument(r *http.Request) (billing.Invoice, billing.Account, []billing.LineItem, error) {
-	inv, acct, items, _, err := a.db.InvoiceWithItems(r.Context(), accountID(r), r.PathValue("id"), 0)
-	if err == nil && inv.Status == billing.Draft {
-		err = fmt.Errorf("%w: invoice %s is DRAFT; its documents exist once it is finalized", billing.ErrInvalidState, inv.Number)
-	}
-	return inv, acct, items, err
-}
-
-// getInvoicePDF: GET /billing/invoices/{id}/pdf.
+// getInvoicePDF: GET /billing/invoices/{id}/pdf, the PDF stored when the invoice was finalized.
+// A DRAFT invoice has no documents yet: invalid_state (its pdf_url and csv_url are null).
 func (a *API) getInvoicePDF(w http.ResponseWriter, r *http.Request) error {
-	inv, acct, items, err := a.invoiceDocument(r)
-	if err != nil {
-		return err
-	}
-	doc := billing.RenderPDF(inv, acct, items)
-	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Disposition", `inline; filename="`+inv.Number+`.pdf"`)
-	w.Write(doc)
-	return nil
+	return a.serveInvoiceDocument(w, r, accountID(r), r.PathValue("id"), store.InvoicePDF)
 }
 
-// getInvoiceCSV: GET /billing/invoices/{id}/csv.
+// getInvoiceCSV: GET /billing/invoices/{id}/csv, the CSV stored when the invoice was finalized.
 func (a *API) getInvoiceCSV(w http.ResponseWriter, r *http.Request) error {
-	inv, _, items, err := a.invoiceDocument(r)
+	return a.serveInvoiceDocument(w, r, accountID(r), r.PathValue("id"), store.InvoiceCSV)
+}
+
+// invoicePDFOf and invoiceCSVOf serve an invoice's documents through their capability URLs: the
+// signature vouches for the id, whose account is looked up.
+func (a *API) invoicePDFOf(w http.ResponseWriter, r *http.Request, id string) error {
+	return a.invoiceDocumentOf(w, r, id, store.InvoicePDF)
+}
+
+func (a *API) invoiceCSVOf(w http.ResponseWriter, r *http.Request, id string) error {
+	return a.invoiceDocumentOf(w, r, id, store.InvoiceCSV)
+}
+
+func (a *API) invoiceDocumentOf(w http.ResponseWriter, r *http.Request, id, kind string) error {
+	acct, err := a.db.InvoiceAccount(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	if err := billing.WriteCSV(&b, inv, items); err != nil {
+	return a.serveInvoiceDocument(w, r, acct, id, kind)
+}
+
+// serveInvoiceDocument answers a finalized invoice's stored PDF (shown inline) or CSV (saved as
+// a file). The bytes never change, so they are cacheable for good.
+func (a *API) serveInvoiceDocument(w http.ResponseWriter, r *http.Request, accountID, invoiceID, kind string) error {
+	d, err := a.db.InvoiceDocument(r.Context(), accountID, invoiceID, kind, a.billing.render)
+	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+inv.Number+`.csv"`)
-	w.Write(b.Bytes())
+	doc := document{body: d.Body, etag: d.SHA256, immutable: true, filename: d.Invoice.Number + "." + kind}
+	if d.Invoice.FinalizedAt != nil {
+		doc.modified = *d.Invoice.FinalizedAt
+	}
+	if kind == store.InvoicePDF {
+		doc.contentType = "application/pdf"
+	} else {
+		doc.contentType, doc.attachment = "text/csv; charset=utf-8", true
+	}
+	serveDocument(w, r, doc)
 	return nil
 }
 
@@ -290,7 +302,12 @@ func (a *API) invoiceAction(action string) handlerFunc {
 		if err != nil {
 			return err
 		}
-		inv, err := a.db.TransitionInvoice(r.Context(), acct, r.PathValue("id"), billing.Action(action))
+		var inv billing.Invoice
+		if action == string(billing.Finalize) {
+			inv, err = a.db.FinalizeInvoice(r.Context(), acct, r.PathValue("id"), a.billing.render)
+		} else {
+			inv, err = a.db.TransitionInvoice(r.Context(), acct, r.PathValue("id"), billing.Action(action))
+		}
 		if err != nil {
 			return err
 		}
@@ -299,12 +316,38 @@ func (a *API) invoiceAction(action string) handlerFunc {
 	}
 }
 
+// serviceName is a carrier service's human name, when the carrier can tell it.
+func (a *API) serviceName(carrier, service string) string {
+	c, ok := a.carrier(carrier)
+	if !ok {
+		return ""
+	}
+	if n, ok := c.(interface {
+		ServiceName(code string) (string, bool)
+	}); ok {
+		name, _ := n.ServiceName(service)
+		return name
+	}
+	return ""
+}
+
 // billingProfileJSON is an account's billing profile as the ADMIN endpoints show it.
 type billingProfileJSON struct {
-	AccountID    string         `json:"account_id"`
-	Currency     string         `json:"currency"`
-	Period       billing.Period `json:"period"`
-	NetTermsDays int            `json:"net_terms_days"`
+	AccountID     string           `json:"account_id"`
+	Currency      string           `json:"currency"`
+	Period        billing.Period   `json:"period"`
+	NetTermsDays  int              `json:"net_terms_days"`
+	BillToName    *string          `json:"bill_to_name"`
+	BillToAddress *billing.Address `json:"bill_to_address"`
+}
+
+func profileJSON(p billing.Profile) billingProfileJSON {
+	j := billingProfileJSON{AccountID: p.AccountID, Currency: p.Currency, Period: p.Period, NetTermsDays: p.NetTermsDays,
+		BillToAddress: p.BillToAddress}
+	if p.BillToName != "" {
+		j.BillToName = &p.BillToName
+	}
+	return j
 }
 
 // getBillingProfile: GET /admin/accounts/{id}/billing_profile.
@@ -313,24 +356,55 @@ func (a *API) getBillingProfile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeData(w, http.StatusOK, billingProfileJSON(p))
+	writeData(w, http.StatusOK, profileJSON(p))
 	return nil
 }
 
-// updateBillingProfile: PATCH /admin/accounts/{id}/billing_profile {period}. Invoice periods
-// never overlap, so the period can change only before the account's first invoice (422 after).
+// updateBillingProfile: PATCH /admin/accounts/{id}/billing_profile {period, bill_to_name,
+// bill_to_address}, each optional; null clears a bill-to field. Invoice periods never overlap,
+// so the period can change only before the account's first invoice (invalid_state after).
+// Invoices already finalized keep the bill-to they were issued with.
 func (a *API) updateBillingProfile(w http.ResponseWriter, r *http.Request) error {
-	var body struct {
-		Period billing.Period `json:"period"`
-	}
-	if err := readJSON(w, r, &body); err != nil {
+	body, err := readBody(w, r)
+	if err != nil {
 		return err
 	}
-	if !body.Period.Valid() {
+	var req struct {
+		Period        *billing.Period  `json:"period"`
+		BillToName    *string          `json:"bill_to_name"`
+		BillToAddress *billing.Address `json:"bill_to_address"`
+	}
+	if body == nil {
+		body = []byte("{}")
+	}
+	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	// Which fields were sent at all: a field sent as null is cleared, an absent one kept.
+	var sent map[string]json.RawMessage
+	if err := json.Unmarshal(body, &sent); err != nil {
+		return err
+	}
+	if _, ok := sent["period"]; ok && (req.Period == nil || !req.Period.Valid()) {
 		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "period", Code: "invalid", Message: "must be MONTHLY or WEEKLY"}}}
 	}
-	if err := a.db.SetBillingPeriod(r.Context(), r.PathValue("id"), body.Period); err != nil {
+	p, err := a.db.UpdateBillingProfile(r.Context(), r.PathValue("id"), func(p *billing.Profile) {
+		if req.Period != nil {
+			p.Period = *req.Period
+		}
+		if _, ok := sent["bill_to_name"]; ok {
+			p.BillToName = ""
+			if req.BillToName != nil {
+				p.BillToName = *req.BillToName
+			}
+		}
+		if _, ok := sent["bill_to_address"]; ok {
+			p.BillToAddress = req.BillToAddress
+		}
+	})
+	if err != nil {
 		return err
 	}
-	return a.getBillingProfile(w, r)
+	writeData(w, http.StatusOK, profileJSON(p))
+	return nil
 }

@@ -2,12 +2,14 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/waybill/waybill/billing"
+	"github.com/waybill/waybill/store"
 )
 
 // benchInvoice gives acme a DRAFT invoice of n fees, added through the store for speed, and
@@ -22,6 +24,24 @@ func benchInvoice(b *testing.B, e *testEnv, n int) string {
 	}
 	for i := range n {
 		if _, err := e.db.AddFee(ctx, acct, inv.ID, "Fee", int64(i+1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return inv.ID
+}
+
+// benchInvoiceDescribed is benchInvoice with each fee described by format (given the item's
+// number twice), so that long descriptions are drawn as postage lines are.
+func benchInvoiceDescribed(b *testing.B, e *testEnv, n int, format string) string {
+	b.Helper()
+	ctx := context.Background()
+	acct := e.accounts["acme"].ID
+	inv, _, err := e.db.OpenDraftInvoice(ctx, acct)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		if _, err := e.db.AddFee(ctx, acct, inv.ID, fmt.Sprintf(format, i, i), int64(700+i%300)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -91,5 +111,27 @@ func BenchmarkAddFee(b *testing.B) {
 		r.Header.Set("Authorization", "Bearer "+tok)
 		r.Header.Set("Content-Type", "application/json")
 		return r
+	})
+}
+
+// BenchmarkInvoicePDF: GET /billing/invoices/{id}/pdf of a finalized 5,000-line invoice (issue
+// 10: it took 2.3 s per GET while every GET drew the PDF again).
+func BenchmarkInvoicePDF(b *testing.B) {
+	e := newEnv(b)
+	id := benchInvoiceDescribed(b, e, 5000, "Postage POSTLINE GROUND_ADVANTAGE PL%08d to Jane Doe, 5 Broadway, New York NY 10001, order #%d")
+	// Finalizing renders and stores the documents, holding the writer meanwhile: report how long.
+	start := time.Now()
+	if _, err := e.db.FinalizeInvoice(context.Background(), e.accounts["acme"].ID, id, e.api.billing.render); err != nil {
+		b.Fatal(err)
+	}
+	took := time.Since(start)
+	d, err := e.db.InvoiceDocument(context.Background(), e.accounts["acme"].ID, id, store.InvoicePDF, e.api.billing.render)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("finalizing the 5,000-line invoice (rendering and storing its documents) took %v; the PDF has %d bytes", took, len(d.Body))
+	tok := e.tokens["read_billing"]
+	benchVsBare(b, e.api, http.StatusOK, func(base string, i int) *http.Request {
+		return authed("GET", base+"/billing/invoices/"+id+"/pdf", tok)
 	})
 }

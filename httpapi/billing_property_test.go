@@ -36,7 +36,7 @@ type propLabel struct {
 	shipmentID, tracking string
 	voided               bool
 	finished             bool // billed once seen billed
-	lastEvent            time.Time
+	purchased, lastEvent time.Time
 }
 
 func runBillingProperty(t *testing.T, e *testEnv, rnd *rand.Rand, steps int) {
@@ -62,7 +62,7 @@ func runBillingProperty(t *testing.T, e *testEnv, rnd *rand.Rand, steps int) {
 			rate := s.Data.ShippingRates[0]
 			bought := decode[shipmentAnswer](t, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+rate.ID, "all", nil), http.StatusOK)
 			labels = append(labels, &propLabel{shipmentID: s.Data.ID, tracking: bought.Data.ShippingLabel.TrackingCode,
-				lastEvent: clock.Add(-time.Hour)})
+				purchased: clock, lastEvent: clock})
 		case op < 4: // cancel one (voids it while PRE_TRANSIT; 422 once in transit)
 			if len(labels) == 0 {
 				continue
@@ -85,6 +85,9 @@ func runBillingProperty(t *testing.T, e *testEnv, rnd *rand.Rand, steps int) {
 			at := l.lastEvent.Add(time.Duration(rnd.IntN(120)-20) * time.Minute)
 			if at.After(clock) {
 				at = clock
+			}
+			if at.Before(l.purchased) {
+				at = l.purchased // an event dated before the purchase is refused (400)
 			}
 			body := fmt.Sprintf(`{"tracking_code": %q, "status": %q, "message": "scan", "occurred_at": %q}`, l.tracking, status, at.Format(time.RFC3339Nano))
 			w := e.do("POST", "/admin/tracking_events", "admin", body)

@@ -34,7 +34,9 @@ func invalidParameter(name, message string) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Parameter: name, Message: message}
 }
 
-// errorFor maps any error to its answer: this is the one place domain errors meet HTTP.
+// errorFor maps any error to its answer: this is the one place domain errors meet HTTP. As the
+// real product documents it, a body that fails validation is 400 and a business rule that
+// refuses the request (rate shopping, state, a reused idempotency key) is 422; 409 is not used.
 func errorFor(err error) *Error {
 	var e *Error
 	var ve *shipping.ValidationError
@@ -43,7 +45,7 @@ func errorFor(err error) *Error {
 	case errors.As(err, &e):
 		return e
 	case errors.As(err, &ve):
-		return &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: "the request failed validation", Fields: ve.Fields}
+		return &Error{Status: http.StatusBadRequest, Code: "validation_failed", Message: "the request failed validation", Fields: ve.Fields}
 	case errors.As(err, &re):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: re.Code, Message: re.Message, Reasons: re.Reasons}
 	case errors.Is(err, store.ErrUnavailable):
@@ -60,7 +62,7 @@ func errorFor(err error) *Error {
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e := errorFor(err)
 	if e.Status >= 500 {
-		a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		a.log.Error("request failed", "method", r.Method, "path", loggedPath(r), "err", err)
 	}
 	writeError(w, e)
 }

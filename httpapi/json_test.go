@@ -27,11 +27,11 @@ func TestDecodeStrict(t *testing.T) {
 		{`{"name":"a"} x`, 400, "malformed_json"},
 		{`{"name":"a"}{}`, 400, "malformed_json"},
 		{"{\"name\":\"\xff\"}", 400, "malformed_json"},
-		{`{"nope":1}`, 422, "unknown_field"},
-		{`{"inner":{"nope":1}}`, 422, "unknown_field"},
-		{`{"name":1}`, 422, "validation_failed"},
-		{`{"inner":{"n":"x"}}`, 422, "validation_failed"},
-		{`[]`, 422, "validation_failed"},
+		{`{"nope":1}`, 400, "unknown_field"},
+		{`{"inner":{"nope":1}}`, 400, "unknown_field"},
+		{`{"name":1}`, 400, "validation_failed"},
+		{`{"inner":{"n":"x"}}`, 400, "validation_failed"},
+		{`[]`, 400, "validation_failed"},
 		{strings.Repeat("[", 100) + strings.Repeat("]", 100), 400, "malformed_json"},
 	}
 	for _, tt := range tests {

@@ -57,13 +57,22 @@ func (a *API) pruneKeys(ctx context.Context) error {
 // maxIdempotencyKey bounds the Idempotency-Key header.
 const maxIdempotencyKey = 255
 
-// buyRate: POST /shipments/{id}/rates/{rate_id}, body optional {"inline_label": bool}, or
-// ?inline_label=true; Idempotency-Key header optional. Answers 200 with the purchased shipment
-// (the shipment is not created here, so not 201); a replay carries Idempotent-Replayed: true.
+// buyRate: POST /shipments/{id}/rates/{rate_id}, body optional {"inline_label": bool,
+// "insurance_amount": USD}, or the same as query parameters; Idempotency-Key header optional.
+// Answers 200 with the purchased shipment (the shipment is not created here, so not 201); a
+// replay carries Idempotent-Replayed: true.
 func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 	inline, err := boolParam(r, "inline_label")
 	if err != nil {
 		return err
+	}
+	var insurance *float64
+	if s := r.URL.Query().Get("insurance_amount"); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return invalidParameter("insurance_amount", "insurance_amount must be a number of US dollars")
+		}
+		insurance = &f
 	}
 	body, err := readBody(w, r)
 	if err != nil {
@@ -71,7 +80,8 @@ func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 	}
 	if body != nil {
 		var req struct {
-			InlineLabel *bool `json:"inline_label"`
+			InlineLabel     *bool    `json:"inline_label"`
+			InsuranceAmount *float64 `json:"insurance_amount"`
 		}
 		if err := decodeStrict(body, &req); err != nil {
 			return err
@@ -79,12 +89,25 @@ func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 		if req.InlineLabel != nil {
 			inline = inline || *req.InlineLabel
 		}
+		if req.InsuranceAmount != nil {
+			if insurance != nil && *insurance != *req.InsuranceAmount {
+				return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "insurance_amount", Code: "conflict",
+					Message: "the query parameter and the body give different amounts"}}}
+			}
+			insurance = req.InsuranceAmount
+		}
+	}
+	var p store.Purchase
+	if insurance != nil {
+		if p.InsuredCents, err = shipping.InsuredCents(*insurance); err != nil {
+			return err
+		}
 	}
 	key := r.Header.Get("Idempotency-Key")
 	if r.Header.Values("Idempotency-Key") != nil && !validIdempotencyKey(key) {
 		return invalidParameter("Idempotency-Key", "Idempotency-Key must be 1 to 255 printable ASCII characters")
 	}
-	s, replayed, err := a.buy(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("rate_id"), inline, key)
+	s, replayed, err := a.buy(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("rate_id"), p, inline, key)
 	if err != nil {
 		return err
 	}
@@ -123,19 +146,19 @@ func boolParam(r *http.Request, name string) (bool, error) {
 // purchaseRate buys rateID for the shipment (the buy endpoint, and POST /shipments with
 // buy_cheapest_rate) and returns the purchased shipment. idempotencyKey may be empty.
 func (a *API) purchaseRate(ctx context.Context, accountID, shipmentID, rateID string, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, error) {
-	s, _, err := a.buy(ctx, accountID, shipmentID, rateID, inlineLabel, idempotencyKey)
+	s, _, err := a.buy(ctx, accountID, shipmentID, rateID, store.Purchase{}, inlineLabel, idempotencyKey)
 	return s, err
 }
 
-// buy is purchaseRate that also reports whether the answer is an idempotent replay.
-func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, bool, error) {
+// buy is purchaseRate, with the purchase's options, that also reports whether the answer is an
+// idempotent replay.
+func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, p store.Purchase, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, bool, error) {
 	var idem *store.Idempotency
 	if idempotencyKey != "" {
 		// The fingerprint is what the request asked for; the same key must ask the same.
-		sum := sha256.Sum256([]byte("buy\x00" + shipmentID + "\x00" + rateID + "\x00" + strconv.FormatBool(inlineLabel)))
-		idem = &store.Idempotency{Key: idempotencyKey, Fingerprint: hex.EncodeToString(sum[:])}
+		idem = &store.Idempotency{Key: idempotencyKey, Fingerprint: buyFingerprint(shipmentID, rateID, p, inlineLabel)}
 	}
-	s, replayed, err := a.db.BuyLabel(ctx, accountID, shipmentID, rateID, idem, a.purchaseFromCarrier)
+	s, replayed, err := a.db.BuyLabel(ctx, accountID, shipmentID, rateID, p, idem, a.purchaseFromCarrier)
 	if errors.Is(err, store.ErrIdempotencyKeyReused) {
 		return nil, false, &Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
 			Message: "this Idempotency-Key was already used for a different request"}
@@ -145,13 +168,25 @@ func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, inl
 	}
 	a.linkShipments(s)
 	if inlineLabel && s.ShippingLabel != nil {
-		doc, _, err := labelDocument(s, s.ShippingLabel).Render(s.ShippingLabel.LabelFormat)
+		doc, _, err := shipping.LabelDocumentFor(s, s.ShippingLabel).Render(s.ShippingLabel.LabelFormat)
 		if err != nil {
 			return nil, false, err
 		}
 		s.ShippingLabel.LabelFile = base64.StdEncoding.EncodeToString(doc)
 	}
 	return s, replayed, nil
+}
+
+// buyFingerprint is what a buy asks for, for its Idempotency-Key: the shipment, the rate, the
+// insurance and whether the document is inlined.
+func buyFingerprint(shipmentID, rateID string, p store.Purchase, inlineLabel bool) string {
+	fields := "buy\x00" + shipmentID + "\x00" + rateID + "\x00" + strconv.FormatBool(inlineLabel)
+	if p.InsuredCents > 0 {
+		// Without insurance the fingerprint is the one keys recorded before insurance have.
+		fields += "\x00insured=" + strconv.FormatInt(p.InsuredCents, 10)
+	}
+	sum := sha256.Sum256([]byte(fields))
+	return hex.EncodeToString(sum[:])
 }
 
 // linkShipments sets label_url on the shipments' labels: URLs are the API's, so the store
@@ -164,11 +199,11 @@ func (a *API) linkShipments(ss ...*shipping.Shipment) {
 	}
 }
 
-// linkLabels sets label_url on labels.
+// linkLabels sets label_url, the label's capability URL, on labels.
 func (a *API) linkLabels(ls ...*shipping.Label) {
 	for _, l := range ls {
 		if l != nil {
-			l.LabelURL = a.baseURL + "/shipping_labels/" + l.ID + "/label"
+			l.LabelURL = a.labelURL(l.ID)
 		}
 	}
 }
@@ -207,16 +242,6 @@ func validTrackingCode(code string) bool {
 	return !strings.ContainsFunc(code, func(r rune) bool {
 		return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r == '-')
 	})
-}
-
-// labelDocument is what the label of shipment s shows.
-func labelDocument(s *shipping.Shipment, l *shipping.Label) shipping.LabelDocument {
-	ref := ""
-	if s.CustomReference1 != nil {
-		ref = *s.CustomReference1
-	}
-	return shipping.LabelDocument{From: s.ReturnAddress, To: s.Destination, Carrier: l.Carrier, Service: l.Service,
-		ShipDate: s.ShipDate, TrackingCode: l.TrackingCode, Weight: shipping.FormatWeight(s.Parcel), Reference: ref, LabelID: l.ID}
 }
 
 // cancelShipment: PUT /shipments/{id}/cancel, no body required. Cancelling a CANCELLED
@@ -289,26 +314,39 @@ func (a *API) getLabel(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// getLabelDocument: GET /shipping_labels/{id}/label — the PDF or ZPL document, drawn from
+// getLabelDocument: GET /shipping_labels/{id}/label — the PDF, ZPL or PNG document, drawn from
 // the stored label and shipment each time (the same data always gives the same bytes).
 func (a *API) getLabelDocument(w http.ResponseWriter, r *http.Request) error {
-	l, s, err := a.db.LabelDocument(r.Context(), accountID(r), r.PathValue("id"))
+	return a.serveLabelDocument(w, r, accountID(r), r.PathValue("id"))
+}
+
+// labelDocumentOf serves a label's document through its capability URL (label_url): the
+// signature vouches for the id, whose account is looked up.
+func (a *API) labelDocumentOf(w http.ResponseWriter, r *http.Request, id string) error {
+	acct, err := a.db.LabelAccount(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	doc, contentType, err := labelDocument(s, l).Render(l.LabelFormat)
+	return a.serveLabelDocument(w, r, acct, id)
+}
+
+// serveLabelDocument answers a label's document in its format. A label's document changes when
+// the label is voided or the shipment's reference edited, so caches revalidate it by its ETag.
+func (a *API) serveLabelDocument(w http.ResponseWriter, r *http.Request, accountID, labelID string) error {
+	l, s, err := a.db.LabelDocument(r.Context(), accountID, labelID)
 	if err != nil {
 		return err
 	}
-	ext := ".pdf"
-	if l.LabelFormat == shipping.LabelFormatZPL {
-		ext = ".zpl"
+	body, contentType, err := shipping.LabelDocumentFor(s, l).Render(l.LabelFormat)
+	if err != nil {
+		return err
 	}
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Content-Disposition", `inline; filename="label-`+l.TrackingCode+ext+`"`)
-	w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(doc)
+	sum := sha256.Sum256(body)
+	doc := document{body: body, contentType: contentType, etag: hex.EncodeToString(sum[:])}
+	// PDF and PNG open in a browser; ZPL is for a printer, so it is saved as a file.
+	doc.filename = "label-" + l.TrackingCode + shipping.LabelFileExtension(l.LabelFormat)
+	doc.attachment = l.LabelFormat == shipping.LabelFormatZPL
+	serveDocument(w, r, doc)
 	return nil
 }
 
@@ -335,6 +373,9 @@ type trackingEventRequest struct {
 	Message      string             `json:"message"`
 	OccurredAt   string             `json:"occurred_at"`
 	Location     *shipping.Location `json:"location"`
+	// TrackingLocation is the place under the name events are returned with; location is
+	// accepted as its alias.
+	TrackingLocation *shipping.Location `json:"tracking_location"`
 }
 
 // postTrackingEvent: POST /admin/tracking_events, the operator feed of the built-in carriers.
@@ -345,9 +386,16 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &req); err != nil {
 		return err
 	}
-	e := shipping.TrackingEvent{Status: req.Status, Substatus: nonEmpty(req.Substatus), StatusDetail: nonEmpty(req.StatusDetail),
-		Message: strings.TrimSpace(req.Message), Source: "admin", TrackingLocation: req.Location}
 	var v shipping.ValidationError
+	location, locationField := req.TrackingLocation, "tracking_location"
+	switch {
+	case req.TrackingLocation != nil && req.Location != nil:
+		v.Add("location", "conflict", "send tracking_location or its alias location, not both")
+	case req.Location != nil:
+		location, locationField = req.Location, "location"
+	}
+	e := shipping.TrackingEvent{Status: req.Status, Substatus: nonEmpty(req.Substatus), StatusDetail: nonEmpty(req.StatusDetail),
+		Message: strings.TrimSpace(req.Message), Source: "admin", TrackingLocation: location}
 	req.TrackingCode = strings.TrimSpace(req.TrackingCode)
 	if req.TrackingCode == "" {
 		v.Add("tracking_code", "required", "is required")
@@ -369,8 +417,12 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 	var ve *shipping.ValidationError
 	if errors.As(shipping.ValidateTrackingEvent(&e), &ve) {
 		for _, f := range ve.Fields {
-			// A bad occurred_at is reported as such, not as missing.
+			// A bad occurred_at is reported as such, not as missing; the place under the name
+			// the client sent it with.
 			if f.Field != "occurred_at" || badTime == nil {
+				if rest, ok := strings.CutPrefix(f.Field, "tracking_location."); ok {
+					f.Field = locationField + "." + rest
+				}
 				v.Fields = append(v.Fields, f)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -71,7 +72,7 @@ func (e *testEnv) buyRequest(path, key string) (int, http.Header, []byte) {
 }
 
 // TestBuyConcurrent races buyers of every rate of one shipment: exactly one buys, the others
-// get 422, and the shipment has exactly one label.
+// get 422 invalid_state, and the shipment has exactly one label.
 func TestBuyConcurrent(t *testing.T) {
 	e := newEnv(t)
 	s := e.createShipment(t, "ALL", "PDF")
@@ -195,7 +196,7 @@ func TestTrackingCodes(t *testing.T) {
 // TestInlineLabelIsTheDocument: label_file decodes to exactly what label_url serves, for both
 // formats, and the document shows the tracking code.
 func TestInlineLabelIsTheDocument(t *testing.T) {
-	for _, format := range []string{"PDF", "ZPL"} {
+	for _, format := range []string{"PDF", "ZPL", "PNG"} {
 		t.Run(format, func(t *testing.T) {
 			e := newEnv(t)
 			s := e.createShipment(t, "CHEAPEST", format)
@@ -213,16 +214,36 @@ func TestInlineLabelIsTheDocument(t *testing.T) {
 			if !bytes.Equal(w.Body.Bytes(), inline) {
 				t.Errorf("label_file differs from the served document")
 			}
-			want := []byte("(TRACKING # " + l.TrackingCode + ")")
-			if format == "ZPL" {
-				want = []byte("^BCN,200,N,N,N,A^FD" + l.TrackingCode + "^FS")
-			}
-			if !bytes.Contains(inline, want) {
-				t.Errorf("%s document lacks %s", format, want)
+			switch format {
+			case "PDF":
+				if want := []byte("(Ground Advantage)"); !bytes.Contains(inline, want) {
+					t.Errorf("PDF document lacks %s", want)
+				}
+			case "ZPL":
+				if want := []byte("^BCN,160,N,N,N,A^FD" + l.TrackingCode + "^FS"); !bytes.Contains(inline, want) {
+					t.Errorf("ZPL document lacks %s", want)
+				}
+			case "PNG":
+				cfg, err := png.DecodeConfig(bytes.NewReader(inline))
+				if err != nil || cfg.Width != 812 || cfg.Height != 1218 {
+					t.Errorf("PNG document is %dx%d, %v; want 812x1218", cfg.Width, cfg.Height, err)
+				}
+				if ct := w.Header().Get("Content-Type"); ct != "image/png" {
+					t.Errorf("PNG document served as %q; want image/png", ct)
+				}
 			}
 			// Drawn again from the stored data, the document is the same bytes.
 			if again := e.do("GET", path, "all", nil); !bytes.Equal(again.Body.Bytes(), inline) {
 				t.Error("the document changed between two requests")
+			}
+			// Voided, it is drawn again, marked VOID.
+			decode[shipmentAnswer](t, e.do("PUT", "/shipments/"+s.Data.ID+"/cancel", "all", nil), http.StatusOK)
+			voided := e.do("GET", path, "all", nil).Body.Bytes()
+			if bytes.Equal(voided, inline) {
+				t.Error("the voided label's document is the same as before")
+			}
+			if format != "PNG" && !bytes.Contains(voided, []byte("VOID")) {
+				t.Errorf("the voided label's %s document does not say VOID", format)
 			}
 		})
 	}
@@ -339,7 +360,7 @@ func TestTrackingEventsAcrossAccounts(t *testing.T) {
 }
 
 // TestIdempotencyKeyRetention: a key replays for 24 hours; once the pruner forgets it, a retry
-// is executed again and, the shipment being bought already, answers 422 — never a second label.
+// is executed again and, the shipment being bought already, answers 422 invalid_state — never a second label.
 func TestIdempotencyKeyRetention(t *testing.T) {
 	e := newEnv(t)
 	s := e.createShipment(t, "CHEAPEST", "PDF")

@@ -13,7 +13,11 @@ func TestLabelURLOnEveryAnswer(t *testing.T) {
 	s := e.createShipment(t, "CHEAPEST", "PDF")
 	path := "/shipments/" + s.Data.ID
 	bought := decode[shipmentAnswer](t, e.do("POST", path+"/rates/"+s.Data.ShippingRates[0].ID, "all", nil), http.StatusOK)
-	want := e.url + "/shipping_labels/" + bought.Data.ShippingLabel.ID + "/label"
+	// label_url is the label's capability URL (documents_test.go checks that it opens).
+	want := bought.Data.ShippingLabel.LabelURL
+	if prefix := e.url + "/documents/shipping_labels/" + bought.Data.ShippingLabel.ID + "/"; !strings.HasPrefix(want, prefix) || len(want) < len(prefix)+43 {
+		t.Fatalf("label_url = %q; want %s followed by a signature", want, prefix)
+	}
 
 	type labelOnly struct {
 		Data struct {

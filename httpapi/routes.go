@@ -55,6 +55,12 @@ func (a *API) routes() {
 	// Order import authenticates by signature, not by bearer token.
 	a.mux.Handle("POST /webhook/custom-orders", a.orderImportHandler())
 
+	// Capability document URLs (label_url, pdf_url, csv_url): the signature in the path is the
+	// credential, no bearer token (documents.go).
+	a.public("GET /documents/shipping_labels/{id}/{sig}", a.capability(docLabel, a.labelDocumentOf))
+	a.public("GET /documents/invoices/{id}/pdf/{sig}", a.capability(docInvoicePDF, a.invoicePDFOf))
+	a.public("GET /documents/invoices/{id}/csv/{sig}", a.capability(docInvoiceCSV, a.invoiceCSVOf))
+
 	a.handle("POST /admin/accounts", ScopeAdmin, a.createAccount)
 	a.handle("POST /admin/accounts/{id}/tokens", ScopeAdmin, a.createToken)
 	a.handle("DELETE /admin/tokens/{id}", ScopeAdmin, a.revokeToken)

@@ -100,7 +100,7 @@ func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
 		ShipDate: req.ShipDate, Origin: *req.Origin, Destination: *req.Destination, ReturnAddress: *req.ReturnAddress,
 		Parcel: *req.Parcel, RateShoppingProfile: profile.Key, RateShoppingStrategy: req.RateShoppingStrategy,
 		LabelFormat: req.LabelFormat, CustomReference1: req.CustomReference1, CustomReference2: req.CustomReference2,
-		ShippingRates: rates, CreatedAt: shipping.Timestamp{Time: now}, UpdatedAt: shipping.Timestamp{Time: now}}
+		CustomsInfo: req.CustomsInfo, ShippingRates: rates, CreatedAt: shipping.Timestamp{Time: now}, UpdatedAt: shipping.Timestamp{Time: now}}
 	for i := range s.ShippingRates {
 		s.ShippingRates[i].ID, s.ShippingRates[i].ShipmentID = a.db.NewID(), s.ID
 	}

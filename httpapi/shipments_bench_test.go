@@ -59,7 +59,8 @@ func seedShipments(b *testing.B, db *store.DB, accountID string, n int) []store.
 		`"destination":{"name":"B","street1":"5 Broadway","city":"New York","state":"NY","zip":"10001","country":"US"},` +
 		`"return_address":{"name":"A","street1":"1 Main St","city":"Los Angeles","state":"CA","zip":"90058","country":"US"},` +
 		`"parcel":{"length":10,"width":8,"height":4,"length_unit":"IN","weight":20,"weight_unit":"OZ"}}`
-	const meta = `{"zone":8,"billable_weight_oz":31,"surcharges":[{"type":"FUEL","amount":0.19}]}`
+	const meta = `{"usps_zone":8,"billable_weight":31,"weight_metadata":{"actual_oz_weight":20,"billable_oz_weight":31,"dim_factor":166,` +
+		`"dim_threshold":1728,"volume":320},"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":{"amount":0.19,"currency":"USD"}}]}`
 	start := store.Micros(testStart) - int64(n)*1000
 	keys := make([]store.Key, n)
 	err := db.Tx(context.Background(), func(ctx context.Context, tx *sql.Tx) error {

@@ -65,7 +65,7 @@ func FuzzShipmentRequest(f *testing.F) {
 		}
 		for _, r := range rates {
 			if r.TotalCents <= 0 || r.TotalCents != r.PostageCents+r.SurchargesCents || r.RetailCents < r.TotalCents ||
-				r.EstimatedDeliveryDays < 1 || r.RateMetadata.Zone < 1 || r.RateMetadata.Zone > 8 {
+				r.EstimatedDeliveryDays < 1 || r.RateMetadata.USPSZone < 1 || r.RateMetadata.USPSZone > 8 {
 				t.Fatalf("Shop(%q): implausible rate %+v", body, r)
 			}
 		}

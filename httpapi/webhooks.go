@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
@@ -59,6 +60,7 @@ type eventJSON struct {
 	LastAttemptAt         *string         `json:"last_attempt_at"`
 	NextAttemptAt         *string         `json:"next_attempt_at"`
 	LastResponseStatus    *int            `json:"last_response_status"`
+	LastError             *string         `json:"last_error"`
 	Payload               json.RawMessage `json:"payload"`
 }
 
@@ -73,7 +75,17 @@ func eventView(e webhook.Event) eventJSON {
 	return eventJSON{ID: e.ID, Topic: e.Topic, WebhookSubscriptionID: e.SubscriptionID, URL: e.URL,
 		HappenedAt: shipping.FormatTime(e.HappenedAt), Status: e.Status, Attempts: e.Attempts,
 		LastAttemptAt: opt(e.LastAttemptAt), NextAttemptAt: opt(e.NextAttemptAt),
-		LastResponseStatus: e.LastResponseStatus, Payload: e.Payload}
+		LastResponseStatus: e.LastResponseStatus, LastError: e.LastError, Payload: e.Payload}
+}
+
+// invalidWebhook answers a webhook request body that fails validation, a refused URL included,
+// 400 validation_failed with its fields (DESIGN §3); other errors pass unchanged.
+func invalidWebhook(err error) error {
+	var ve *shipping.ValidationError
+	if errors.As(err, &ve) {
+		return &Error{Status: http.StatusBadRequest, Code: "validation_failed", Message: "the request failed validation", Fields: ve.Fields}
+	}
+	return err
 }
 
 // checkWebhookURL validates a subscription URL, refusing private targets unless allowed.
@@ -89,7 +101,7 @@ func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
 		IsActive *bool   `json:"is_active"`
 	}
 	if err := readJSON(w, r, &body); err != nil {
-		return err
+		return invalidWebhook(err)
 	}
 	var v shipping.ValidationError
 	if body.URL == nil {
@@ -104,7 +116,7 @@ func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
 		v.Add("topic", "invalid", "must be one of LABEL_PURCHASED, LABEL_IN_TRANSIT, LABEL_VOIDED, LABEL_TRACKING_UPDATED, ZIP_COVERAGE_UPDATED")
 	}
 	if err := v.Err(); err != nil {
-		return err
+		return invalidWebhook(err)
 	}
 	active := body.IsActive == nil || *body.IsActive
 	s, err := a.db.CreateWebhookSubscription(r.Context(), accountID(r), *body.URL, *body.Topic, active)
@@ -150,7 +162,7 @@ func (a *API) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 		IsActive *bool   `json:"is_active"`
 	}
 	if err := readJSON(w, r, &body); err != nil {
-		return err
+		return invalidWebhook(err)
 	}
 	// An unknown id is a 404 before the body's values are judged.
 	if _, err := a.db.WebhookSubscription(r.Context(), accountID(r), r.PathValue("id")); err != nil {
@@ -158,7 +170,7 @@ func (a *API) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 	}
 	if body.URL != nil {
 		if err := a.checkWebhookURL(r.Context(), *body.URL); err != nil {
-			return err
+			return invalidWebhook(err)
 		}
 	}
 	s, err := a.db.UpdateWebhookSubscription(r.Context(), accountID(r), r.PathValue("id"), body.URL, body.IsActive)

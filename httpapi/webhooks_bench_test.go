@@ -27,7 +27,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 
 	b.Run("bare", func(b *testing.B) {
 		body := webhook.Body(webhook.Event{ID: "00000000-0000-7000-8000-000000000002", SubscriptionID: "00000000-0000-7000-8000-000000000003",
-			Topic: webhook.TopicLabelTrackingUpdated, HappenedAt: testStart, Payload: []byte(`{"status":"IN_TRANSIT","tracking_code":"WB1234567890"}`)})
+			Topic: webhook.TopicLabelTrackingUpdated, Status: webhook.StatusPending, HappenedAt: testStart, Payload: []byte(`{"status":"IN_TRANSIT","tracking_code":"WB1234567890"}`)})
 		client := webhook.NewClient(true, webhook.DefaultConcurrency)
 		work := make(chan struct{})
 		var wg sync.WaitGroup

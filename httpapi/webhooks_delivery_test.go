@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,7 +109,7 @@ func TestWebhookDeliverySigned(t *testing.T) {
 		t.Fatalf("GET events = %d records; want 1", len(evs))
 	}
 	ev := evs[0]
-	wantBody := fmt.Sprintf(`{"id":%q,"topic":"LABEL_PURCHASED","webhook_subscription_id":%q,"happened_at":"2026-11-22T03:42:03.123456Z","payload":{"status":"PRE_TRANSIT","tracking_code":"WB123"}}`, ev.ID, sub.ID)
+	wantBody := fmt.Sprintf(`{"id":%q,"topic":"LABEL_PURCHASED","webhook_subscription_id":%q,"happened_at":"2026-11-22T03:42:03.123456Z","status":"PENDING","payload":{"status":"PRE_TRANSIT","tracking_code":"WB123"}}`, ev.ID, sub.ID)
 	if string(d.Body) != wantBody {
 		t.Errorf("delivered body = %s; want %s", d.Body, wantBody)
 	}
@@ -409,27 +410,36 @@ func TestWebhookDialGuard(t *testing.T) {
 }
 
 // TestWebhookPrivateURLRefused: the create and PATCH check, with the API refusing private
-// addresses and a resolver the test controls.
+// addresses and a resolver the test controls. A refused URL is 400 validation_failed.
 func TestWebhookPrivateURLRefused(t *testing.T) {
-	e := newEnv(t)
-	api, err := New(Config{DB: e.db, BaseURL: e.url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	api.webhooks.resolver = mapResolver{"hooks.example.com": "93.184.216.34", "internal.example.com": "10.0.0.7", "localhost": "127.0.0.1"}
-	e.api = api
+	e := newStrictEnv(t)
 	tests := []struct {
 		url      string
 		want     int
 		wantCode string
 	}{
 		{"https://hooks.example.com/waybill", 201, ""},
-		{"https://internal.example.com/waybill", 422, "private_address"},
-		{"http://localhost:9000/", 422, "private_address"},
-		{"http://127.0.0.1:9000/", 422, "private_address"},
-		{"http://[::1]:9000/", 422, "private_address"},
-		{"http://169.254.169.254/latest/meta-data/", 422, "private_address"},
-		{"http://[::ffff:192.168.0.1]/", 422, "private_address"},
+		{"https://internal.example.com/waybill", 400, "private_address"},
+		{"http://localhost:9000/", 400, "private_address"},
+		{"http://127.0.0.1:9000/", 400, "private_address"},
+		{"http://[::1]:9000/", 400, "private_address"},
+		{"http://169.254.169.254/latest/meta-data/", 400, "private_address"},
+		{"http://[::ffff:192.168.0.1]/", 400, "private_address"},
+		{"http://100.64.0.1/", 400, "private_address"},
+		{"http://198.18.0.1/", 400, "private_address"},
+		{"http://192.0.2.1/", 400, "private_address"},
+		{"http://198.51.100.1/", 400, "private_address"},
+		{"http://203.0.113.1/", 400, "private_address"},
+		{"http://239.1.2.3/", 400, "private_address"},
+		{"http://240.0.0.1/", 400, "private_address"},
+		{"http://255.255.255.255/", 400, "private_address"},
+		{"http://[2001:db8::1]/", 400, "private_address"},
+		{"http://[ff02::1]/", 400, "private_address"},
+		{"http://127.1/", 400, "numeric_shorthand"},
+		{"http://0x7f000001/", 400, "numeric_shorthand"},
+		{"http://2130706433/", 400, "numeric_shorthand"},
+		{"http://0177.0.0.1/", 400, "numeric_shorthand"},
+		{"http://0/", 400, "numeric_shorthand"},
 		{"https://unknown.example.com/", 201, ""}, // the dial-time guard checks it
 	}
 	var created string
@@ -440,11 +450,41 @@ func TestWebhookPrivateURLRefused(t *testing.T) {
 		}
 		if w.Code == 201 {
 			created = decode[subscriptionAnswer](t, w, 201).Data.ID
+		} else if !strings.Contains(w.Body.String(), `"validation_failed"`) {
+			t.Errorf("POST /webhooks url=%s = %s; want validation_failed", tt.url, w.Body)
 		}
 	}
-	w := e.do("PATCH", "/webhooks/"+created, "all", map[string]any{"url": "http://internal.example.com/"})
-	if w.Code != 422 || !strings.Contains(w.Body.String(), "private_address") {
-		t.Errorf("PATCH to a private URL = %d %s; want 422 private_address", w.Code, w.Body)
+	for _, url := range []string{"http://internal.example.com/", "http://203.0.113.9/", "http://127.1/"} {
+		w := e.do("PATCH", "/webhooks/"+created, "all", map[string]any{"url": url})
+		if w.Code != 400 || !strings.Contains(w.Body.String(), "validation_failed") {
+			t.Errorf("PATCH url=%s = %d %s; want 400 validation_failed", url, w.Code, w.Body)
+		}
+	}
+}
+
+// newStrictEnv is newEnv with an API that refuses private webhook targets, resolving hosts
+// through a map: hooks.example.com is public, internal.example.com private, others unknown.
+func newStrictEnv(t *testing.T) *testEnv {
+	t.Helper()
+	e := newEnv(t)
+	api, err := New(Config{DB: e.db, BaseURL: e.url, WebhookRetrySchedule: []time.Duration{time.Second, 2 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api.webhooks.resolver = mapResolver{"hooks.example.com": "93.184.216.34", "internal.example.com": "10.0.0.7", "localhost": "127.0.0.1"}
+	e.api = api
+	return e
+}
+
+// TestWebhookGuardGolden replays testdata/webhooks/private/*.txtar against an API that refuses
+// private targets (TestGolden's API allows them, so these files sit one level deeper).
+func TestWebhookGuardGolden(t *testing.T) {
+	files, err := filepath.Glob("../testdata/webhooks/private/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files under testdata/webhooks/private (%v)", err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) { runGolden(t, newStrictEnv(t), file) })
 	}
 }
 

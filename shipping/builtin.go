@@ -16,8 +16,8 @@ import (
 //go:embed carriers.json
 var carriersJSON []byte
 
-// dimDivisor turns cubic inches into dimensional pounds.
-const dimDivisor = 166
+// DimFactor is how many cubic inches make a dimensional pound.
+const DimFactor = 166
 
 // retailMarkupPercent is how much the carriers' list (retail) price is above ours.
 const retailMarkupPercent = 25
@@ -104,7 +104,7 @@ func (c *TableCarrier) Name() string { return c.card.Name }
 // BillableWeightOz is the weight a parcel is priced at: the larger of its actual weight and its
 // dimensional weight (L×W×H/166 lb), in whole ounces rounded up.
 func BillableWeightOz(lengthIn, widthIn, heightIn, weightOz float64) int64 {
-	dim := lengthIn * widthIn * heightIn / dimDivisor * 16
+	dim := lengthIn * widthIn * heightIn / DimFactor * 16
 	// A hair of tolerance keeps float noise (16.000000001) from adding an ounce.
 	return int64(math.Ceil(math.Max(weightOz, dim) - 1e-9))
 }

@@ -51,7 +51,7 @@ func ExampleCarrier() {
 		panic(err)
 	}
 	for _, r := range rates {
-		fmt.Printf("%s %s $%.2f zone %d, %d day(s)\n", r.Carrier, r.Service, r.Price.Amount, r.RateMetadata.Zone, r.EstimatedDeliveryDays)
+		fmt.Printf("%s %s $%.2f zone %d, %d day(s)\n", r.Carrier, r.Service, r.Price.Amount, r.RateMetadata.USPSZone, r.EstimatedDeliveryDays)
 	}
 	// Output:
 	// POSTLINE GROUND_ADVANTAGE $5.01 zone 1, 2 day(s)

@@ -41,6 +41,7 @@ type Label struct {
 	Service            string     `json:"service"`
 	ShippingRateID     string     `json:"shipping_rate_id"`
 	ShippingRate       *Rate      `json:"shipping_rate"`
+	InsuranceAmount    *float64   `json:"insurance_amount"` // the declared value insured, USD (compat); null if none
 	DeliveredAt        *Timestamp `json:"delivered_at"`
 	FirstCarrierScanAt *Timestamp `json:"first_carrier_scan_at"`
 	CreatedAt          Timestamp  `json:"created_at"`
@@ -52,6 +53,18 @@ type Label struct {
 	FinishedAt *time.Time `json:"-"`
 	// Billed: the label's postage is on an invoice. The store sets it where it decides a void.
 	Billed bool `json:"-"`
+	// InsuredCents is InsuranceAmount in cents (0 when not insured); InsuranceCents what the
+	// insurance costs, an INSURANCE surcharge of the purchased rate.
+	InsuredCents, InsuranceCents int64 `json:"-"`
+}
+
+// Insure records the label's insurance: insuredCents of declared value, costing chargeCents.
+func (l *Label) Insure(insuredCents, chargeCents int64) {
+	l.InsuredCents, l.InsuranceCents, l.InsuranceAmount = insuredCents, chargeCents, nil
+	if insuredCents > 0 {
+		amount := float64(insuredCents) / 100
+		l.InsuranceAmount = &amount
+	}
 }
 
 // Location is where a tracking event happened.
@@ -159,7 +172,7 @@ func ValidateTrackingEvent(e *TrackingEvent) error {
 	if l := e.TrackingLocation; l != nil {
 		for _, f := range []struct{ name, value string }{{"city", l.City}, {"state", l.State}, {"zip", l.Zip}, {"country", l.Country}} {
 			if len(f.value) > 100 {
-				v.Add("location."+f.name, "too_long", "must be at most 100 characters")
+				v.Add("tracking_location."+f.name, "too_long", "must be at most 100 characters")
 			}
 		}
 	}

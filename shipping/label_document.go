@@ -1,133 +1,215 @@
 package shipping
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/waybill/waybill/shipping/barcode"
-	"github.com/waybill/waybill/shipping/pdf"
 )
 
 // LabelDocument is what a printed label shows. It is regenerated from stored data whenever it
-// is asked for, and the same data always gives the same bytes.
+// is asked for, and the same data always gives the same bytes. It carries nothing internal:
+// no database identifiers are printed.
 type LabelDocument struct {
-	From, To     Address
+	From, To     Address // From is the shipment's return address
 	Carrier      string
-	Service      string
+	Service      string // the service's name as people read it, e.g. "Ground Advantage"
 	ShipDate     string // YYYY-MM-DD
 	TrackingCode string
-	Weight       string // as shown, e.g. "2.5 LB"
-	Reference    string // the shipment's custom_reference_1, if any
-	LabelID      string
+	// BillableWeight is the weight the parcel is priced at, e.g. "1 LB 15 OZ"; Weight is the
+	// weight as sent, e.g. "20 OZ"; Dimensions the sides as sent, e.g. "10 x 8 x 4 IN".
+	BillableWeight, Weight, Dimensions string
+	Reference                          string // the shipment's custom_reference_1, if any
+	// Customs marks a shipment that carries a customs declaration (customs_info): the label
+	// says so, for the carrier to find the declaration.
+	Customs bool
+	// Void marks a voided label: VOID is drawn across its face.
+	Void bool
+}
+
+// LabelDocumentFor is what the label l of shipment s shows.
+func LabelDocumentFor(s *Shipment, l *Label) LabelDocument {
+	d := LabelDocument{From: s.ReturnAddress, To: s.Destination, Carrier: l.Carrier, Service: ServiceName(l.Carrier, l.Service),
+		ShipDate: s.ShipDate, TrackingCode: l.TrackingCode, Weight: FormatWeight(s.Parcel), Dimensions: FormatDimensions(s.Parcel),
+		Customs: s.DeclaresCustoms(), Void: l.Status == LabelVoided}
+	if s.CustomReference1 != nil {
+		d.Reference = *s.CustomReference1
+	}
+	if s.Parcel.Weight > 0 {
+		d.BillableWeight = FormatOunces(BillableWeightOz(s.Parcel.Inches()))
+	}
+	return d
 }
 
 // Content types of the label formats.
 const (
 	ContentTypePDF = "application/pdf"
 	ContentTypeZPL = "application/zpl"
+	ContentTypePNG = "image/png"
 )
 
-// Render draws the label in format (PDF or ZPL) and returns it with its content type.
+// Render draws the label in format (PDF, ZPL or PNG; PDF when empty) and returns it with its
+// content type.
 func (d LabelDocument) Render(format string) ([]byte, string, error) {
-	if format == LabelFormatZPL {
+	switch format {
+	case LabelFormatZPL:
 		b, err := d.ZPL()
 		return b, ContentTypeZPL, err
+	case LabelFormatPNG:
+		b, err := d.PNG()
+		return b, ContentTypePNG, err
 	}
 	b, err := d.PDF()
 	return b, ContentTypePDF, err
 }
 
-// Label geometry, in points from the bottom-left of a 4 × 6 in page.
+// LabelFileExtension is the file name extension of a label document in format.
+func LabelFileExtension(format string) string {
+	switch format {
+	case LabelFormatZPL:
+		return ".zpl"
+	case LabelFormatPNG:
+		return ".png"
+	}
+	return ".pdf"
+}
+
+// The label is laid out once, in printer dots of a 4 × 6 in label at 203 dpi measured from the
+// top-left corner, and drawn by each format's canvas: the PDF, the PNG and the ZPL show the
+// same label.
 const (
-	labelMargin   = 12.0
-	barcodeBottom = 104.0
-	barcodeHeight = 72.0
-	maxModulePt   = 2.0
+	labelDPI    = 203
+	labelWidth  = 812
+	labelHeight = 1218
+	labelMargin = 16
+	labelPad    = 20
+	frameWidth  = 4
+	// The barcode's bars: top, height, and the widest module in dots.
+	barcodeTop    = 846
+	barcodeHeight = 160
+	maxModuleDots = 4
 )
 
-// BarcodeRow is the height, in points from the bottom of the page, of the middle of the PDF
-// label's barcode: a scan line through every bar.
-const BarcodeRow = barcodeBottom + barcodeHeight/2
+// BarcodeRow is the row, in dots from the top of the 203 dpi label, through the middle of the
+// barcode: a scan line through every bar.
+const BarcodeRow = barcodeTop + barcodeHeight/2
 
-// PDF draws the label as a one-page 4 × 6 in PDF.
-func (d LabelDocument) PDF() ([]byte, error) {
+// align places text in its box.
+type align int
+
+const (
+	alignLeft align = iota
+	alignCenter
+	alignRight
+)
+
+// labelCanvas is what the layout draws on, in dots from the top-left corner. Text is placed by
+// its baseline y in a box from x, width w, at a nominal size (em height) in dots, shrunk to fit
+// the box; white text is reversed out of a black fill.
+type labelCanvas interface {
+	text(x, y, w, size int, bold bool, a align, white bool, s string)
+	fill(x, y, w, h int, white bool)
+	box(x, y, w, h, thick int)
+	line(x1, y1, x2, y2, thick int)
+	// barcode draws Code 128 bars of code (modules as barcode.Modules returns them) with the
+	// first bar at x, module dots per module.
+	barcode(x, y, module, height int, modules []int, code string)
+}
+
+// draw lays the label out on c.
+func (d LabelDocument) draw(c labelCanvas) error {
 	modules, err := barcode.Modules(d.TrackingCode)
 	if err != nil {
-		return nil, fmt.Errorf("label barcode: %w", err)
+		return fmt.Errorf("label barcode: %w", err)
 	}
-	var doc pdf.Document
-	p := doc.AddPage(pdf.LabelWidth, pdf.LabelHeight)
-	const left, right = labelMargin, pdf.LabelWidth - labelMargin
-	width := right - left
+	const left, top, width = labelMargin, labelMargin, labelWidth - 2*labelMargin
+	const x, w = left + labelPad, width - 2*labelPad
+	c.box(left, top, width, labelHeight-2*labelMargin, frameWidth)
 
-	// Frame and header: carrier, service, ship date.
-	for _, l := range [][4]float64{{left, labelMargin, right, labelMargin}, {left, pdf.LabelHeight - labelMargin, right, pdf.LabelHeight - labelMargin},
-		{left, labelMargin, left, pdf.LabelHeight - labelMargin}, {right, labelMargin, right, pdf.LabelHeight - labelMargin}} {
-		p.Line(l[0], l[1], l[2], l[3], 1.5)
+	// Header: carrier on the left; ship date, billable weight and dimensions on the right.
+	c.text(x, 96, w/2, 60, true, alignLeft, false, d.Carrier)
+	facts := []string{"SHIP DATE " + d.ShipDate}
+	if d.BillableWeight != "" {
+		facts = append(facts, "BILLABLE WT "+d.BillableWeight)
 	}
-	p.Text(left+8, 392, fitSize(pdf.HelveticaBold, 22, width/2, d.Carrier), pdf.HelveticaBold, d.Carrier)
-	p.TextRight(right-8, 398, fitSize(pdf.HelveticaBold, 14, width/2-16, d.Service), pdf.HelveticaBold, d.Service)
-	p.TextRight(right-8, 384, 8, pdf.Helvetica, "SHIP DATE "+d.ShipDate)
-	p.Line(left, 374, right, 374, 1.5)
+	if d.Dimensions != "" {
+		facts = append(facts, "DIMS "+d.Dimensions)
+	}
+	for i, f := range facts {
+		c.text(x+w/2, 56+i*34, w/2, 26, false, alignRight, false, f)
+	}
 
-	// Sender, small; recipient, large.
-	y := 362.0
-	p.Text(left+8, y, 7, pdf.HelveticaBold, "FROM")
-	for _, line := range addressLines(d.From) {
-		y -= 10
-		p.Text(left+8, y, fitSize(pdf.Helvetica, 8.5, width-16, line), pdf.Helvetica, line)
+	// The service, reversed out of a black band.
+	c.fill(left, 156, width, 76, false)
+	c.text(x, 214, w, 56, true, alignCenter, true, d.Service)
+
+	// Return address, small.
+	c.text(x, 272, w, 24, true, alignLeft, false, "FROM")
+	for i, line := range addressLines(d.From) {
+		c.text(x, 300+i*25, w, 24, false, alignLeft, false, line)
 	}
-	p.Line(left, 294, right, 294, 1)
-	y = 280
-	p.Text(left+8, y, 9, pdf.HelveticaBold, "SHIP TO")
-	y -= 4
+
+	// Recipient, large.
+	c.fill(left, 446, width, frameWidth, false)
+	c.text(x, 490, w, 30, true, alignLeft, false, "SHIP TO:")
 	for i, line := range addressLines(d.To) {
-		size, font := 12.0, pdf.Helvetica
-		if i == 0 {
-			size, font = 13, pdf.HelveticaBold
-		}
-		y -= size + 3
-		p.Text(left+24, y, fitSize(font, size, width-32, line), font, line)
+		c.text(x+40, 544+i*48, w-40, 44, i == 0, alignLeft, false, line)
 	}
-	p.Line(left, 190, right, 190, 1.5)
 
-	// The barcode, centred, with its quiet zones inside the frame.
-	total := barcode.QuietZone * 2
+	// The barcode, centred with its quiet zones inside the frame, at a whole number of dots
+	// per module so every bar edge falls on a printer dot.
+	c.fill(left, 812, width, frameWidth, false)
+	c.text(x, 838, w, 24, true, alignCenter, false, d.Carrier+" TRACKING #")
+	total := 2 * barcode.QuietZone
 	for _, m := range modules {
 		total += m
 	}
-	module := min(maxModulePt, width/float64(total))
-	x := left + (width-module*float64(total-2*barcode.QuietZone))/2
-	for i, m := range modules {
-		if i%2 == 0 {
-			p.Rect(x, barcodeBottom, float64(m)*module, barcodeHeight)
-		}
-		x += float64(m) * module
-	}
-	code := "TRACKING # " + d.TrackingCode
-	size := fitSize(pdf.HelveticaBold, 12, width-16, code)
-	p.Text(left+(width-pdf.TextWidth(pdf.HelveticaBold, size, code))/2, barcodeBottom-16, size, pdf.HelveticaBold, code)
-	p.Line(left, 76, right, 76, 1)
+	module := max(1, min(maxModuleDots, (width-2*frameWidth)/total))
+	c.barcode((labelWidth-module*(total-2*barcode.QuietZone))/2, barcodeTop, module, barcodeHeight, modules, d.TrackingCode)
+	c.text(x, 1050, w, 34, true, alignCenter, false, groupDigits(d.TrackingCode))
+	c.fill(left, 1070, width, frameWidth, false)
 
-	// Footer: weight, reference, label id.
-	if d.Weight != "" {
-		p.Text(left+8, 60, 9, pdf.Helvetica, "WEIGHT "+d.Weight)
+	// Footer: reference and weight as sent; the customs declaration marker.
+	footW := w
+	if d.Customs {
+		footW = w - 300
+		c.box(x+w-280, 1086, 280, 104, 4)
+		c.text(x+w-280, 1130, 280, 34, true, alignCenter, false, "CUSTOMS")
+		c.text(x+w-280, 1170, 280, 34, true, alignCenter, false, "DECLARATION")
 	}
 	if d.Reference != "" {
-		ref := "REF " + d.Reference
-		p.Text(left+8, 46, fitSize(pdf.Helvetica, 9, width-16, ref), pdf.Helvetica, ref)
+		c.text(x, 1118, footW, 28, false, alignLeft, false, "REF "+d.Reference)
 	}
-	p.Text(left+8, 22, 6, pdf.Helvetica, "LABEL "+d.LabelID)
-	return doc.Bytes(), nil
+	if d.Weight != "" {
+		c.text(x, 1160, footW, 28, false, alignLeft, false, "ACTUAL WT "+d.Weight)
+	}
+
+	if d.Void {
+		// VOID across the face: both diagonals and a white panel with the word.
+		c.line(left, top, left+width, labelHeight-labelMargin, 12)
+		c.line(left+width, top, left, labelHeight-labelMargin, 12)
+		c.fill(146, 500, 520, 220, true)
+		c.box(146, 500, 520, 220, 12)
+		c.text(146, 670, 520, 190, true, alignCenter, false, "VOID")
+	}
+	return nil
 }
 
-// fitSize shrinks size until s fits in width (down to 5 pt; longer text overflows).
-func fitSize(font pdf.Font, size, width float64, s string) float64 {
-	for size > 5 && pdf.TextWidth(font, size, s) > width {
-		size -= 0.5
+// groupDigits writes a tracking code in groups of four, as carriers print it for people.
+func groupDigits(code string) string {
+	var b strings.Builder
+	for i, r := range code {
+		if i > 0 && i%4 == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
 	}
-	return size
+	return b.String()
 }
 
 // addressLines is an address as printed: name, company, streets, "City, ST ZIP", country.
@@ -152,91 +234,66 @@ func addressLines(a Address) []string {
 	return lines
 }
 
-// ZPL dot geometry: 4 × 6 in at 203 dpi.
-const (
-	zplWidth  = 812
-	zplHeight = 1218
-	zplMargin = 30
-)
-
-// ZPL writes the label as a ZPL II program for a 203 dpi thermal printer: text fields, boxes
-// and a Code 128 barcode (^BC) of the tracking code.
-func (d LabelDocument) ZPL() ([]byte, error) {
-	modules, err := barcode.Modules(d.TrackingCode) // checks the code is encodable
-	if err != nil {
-		return nil, fmt.Errorf("label barcode: %w", err)
-	}
-	var b strings.Builder
-	text := func(x, y, h int, s string) {
-		fmt.Fprintf(&b, "^FO%d,%d^A0N,%d,%d^FD%s^FS\n", x, y, h, h, zplText(s))
-	}
-	rule := func(y, thick int) {
-		fmt.Fprintf(&b, "^FO%d,%d^GB%d,%d,%d^FS\n", zplMargin, y, zplWidth-2*zplMargin, thick, thick)
-	}
-	b.WriteString("^XA\n^CI28\n")
-	fmt.Fprintf(&b, "^PW%d\n^LL%d\n^LH0,0\n", zplWidth, zplHeight)
-	fmt.Fprintf(&b, "^FO%d,%d^GB%d,%d,4^FS\n", zplMargin, zplMargin, zplWidth-2*zplMargin, zplHeight-2*zplMargin)
-	text(50, 55, 60, d.Carrier)
-	fmt.Fprintf(&b, "^FO%d,%d^FB%d,1,0,R^A0N,40,40^FD%s^FS\n", 400, 55, zplWidth-400-50, zplText(d.Service))
-	fmt.Fprintf(&b, "^FO%d,%d^FB%d,1,0,R^A0N,24,24^FD%s^FS\n", 400, 105, zplWidth-400-50, zplText("SHIP DATE "+d.ShipDate))
-	rule(145, 4)
-	y := 165
-	text(50, y, 22, "FROM")
-	for _, line := range addressLines(d.From) {
-		y += 28
-		text(50, y, 24, line)
-	}
-	rule(390, 3)
-	y = 410
-	text(50, y, 28, "SHIP TO")
-	for i, line := range addressLines(d.To) {
-		h := 38
-		if i == 0 {
-			h = 42
-		}
-		y += h + 8
-		text(100, y, h, line)
-	}
-	rule(760, 4)
-	// ^BY sets the module width in dots: as wide as fits, at most 3.
-	total := 2 * barcode.QuietZone
-	for _, m := range modules {
-		total += m
-	}
-	by := max(1, min(3, (zplWidth-2*zplMargin)/total))
-	x := (zplWidth - by*(total-2*barcode.QuietZone)) / 2
-	fmt.Fprintf(&b, "^BY%d,3,200\n^FO%d,790^BCN,200,N,N,N,A^FD%s^FS\n", by, x, zplText(d.TrackingCode))
-	fmt.Fprintf(&b, "^FO%d,1005^FB%d,1,0,C^A0N,36,36^FD%s^FS\n", zplMargin, zplWidth-2*zplMargin, zplText("TRACKING # "+d.TrackingCode))
-	rule(1060, 3)
-	if d.Weight != "" {
-		text(50, 1080, 26, "WEIGHT "+d.Weight)
-	}
-	if d.Reference != "" {
-		text(50, 1115, 26, "REF "+d.Reference)
-	}
-	text(50, 1160, 18, "LABEL "+d.LabelID)
-	b.WriteString("^XZ\n")
-	return []byte(b.String()), nil
-}
-
-// zplText makes s safe as ZPL field data: the command prefixes ^ and ~ and control
-// characters would end or corrupt the field.
-func zplText(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '^' || r == '~':
-			return '-'
-		case r < 0x20 || r == 0x7f:
-			return ' '
-		}
-		return r
-	}, s)
-}
-
 // FormatWeight shows a parcel's weight as sent, e.g. "2.5 LB".
 func FormatWeight(p Parcel) string {
 	if p.Weight <= 0 {
 		return ""
 	}
 	return strconv.FormatFloat(p.Weight, 'f', -1, 64) + " " + p.WeightUnit
+}
+
+// FormatDimensions shows a parcel's sides as sent, e.g. "10 x 8 x 4 IN".
+func FormatDimensions(p Parcel) string {
+	if p.Length <= 0 || p.Width <= 0 || p.Height <= 0 {
+		return ""
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	return f(p.Length) + " x " + f(p.Width) + " x " + f(p.Height) + " " + p.LengthUnit
+}
+
+// FormatOunces shows whole ounces as pounds and ounces, as labels print weights: "15 OZ",
+// "1 LB 15 OZ", "2 LB".
+func FormatOunces(oz int64) string {
+	lb, oz := oz/16, oz%16
+	switch {
+	case lb == 0:
+		return strconv.FormatInt(oz, 10) + " OZ"
+	case oz == 0:
+		return strconv.FormatInt(lb, 10) + " LB"
+	}
+	return strconv.FormatInt(lb, 10) + " LB " + strconv.FormatInt(oz, 10) + " OZ"
+}
+
+// serviceNames maps "CARRIER SERVICE" codes of the built-in carriers to the services' names.
+var serviceNames = sync.OnceValue(func() map[string]string {
+	var doc struct {
+		Carriers []RateCard `json:"carriers"`
+	}
+	if err := json.Unmarshal(carriersJSON, &doc); err != nil {
+		panic("shipping: carriers.json: " + err.Error())
+	}
+	m := map[string]string{}
+	for _, c := range doc.Carriers {
+		for _, s := range c.Services {
+			if s.Name != "" {
+				m[c.Name+" "+s.Code] = s.Name
+			}
+		}
+	}
+	return m
+})
+
+// ServiceName is the name people read for a carrier's service code: the built-in carriers'
+// names from their rate cards ("Ground Advantage" for POSTLINE GROUND_ADVANTAGE); for any other
+// carrier, the code in words ("SAME_DAY" reads "Same Day").
+func ServiceName(carrier, code string) string {
+	if name, ok := serviceNames()[carrier+" "+code]; ok {
+		return name
+	}
+	words := strings.FieldsFunc(code, func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
+	for i, w := range words {
+		r, n := utf8.DecodeRuneInString(w)
+		words[i] = string(unicode.ToUpper(r)) + strings.ToLower(w[n:])
+	}
+	return strings.Join(words, " ")
 }

@@ -82,7 +82,7 @@ func TestValidateTrackingEvent(t *testing.T) {
 		{"voided", func(e *TrackingEvent) { e.Status = LabelVoided }, []string{"status"}},
 		{"substatus without exception", func(e *TrackingEvent) { e.Substatus = ptr("DAMAGED") }, []string{"substatus"}},
 		{"unknown substatus", func(e *TrackingEvent) { e.Status, e.Substatus = LabelDeliveryException, ptr("EATEN") }, []string{"substatus"}},
-		{"long location", func(e *TrackingEvent) { e.TrackingLocation = &Location{City: string(make([]byte, 101))} }, []string{"location.city"}},
+		{"long location", func(e *TrackingEvent) { e.TrackingLocation = &Location{City: string(make([]byte, 101))} }, []string{"tracking_location.city"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -83,18 +84,38 @@ type Rate struct {
 	RetailCents     int64 `json:"-"`
 }
 
-// RateMetadata explains a rate's price.
+// RateMetadata explains a rate's price, with the real product's field names (DESIGN §4).
 type RateMetadata struct {
-	Zone             int               `json:"zone"`
-	BillableWeightOz int64             `json:"billable_weight_oz"`
-	Surcharges       []SurchargeAmount `json:"surcharges"`
+	USPSZone int `json:"usps_zone"` // the distance zone, 1 to 8
+	// BillableWeight is the weight the rate is priced at, in ounces.
+	BillableWeight     int64               `json:"billable_weight"`
+	WeightMetadata     WeightMetadata      `json:"weight_metadata"`
+	SurchargesMetadata []SurchargeMetadata `json:"surcharges_metadata"`
 }
 
-// SurchargeAmount is a surcharge as rate_metadata shows it (amount in dollars).
-type SurchargeAmount struct {
-	Type   string  `json:"type"`
-	Amount float64 `json:"amount"`
+// WeightMetadata explains the billable weight: the larger of the actual weight and the
+// dimensional weight (Volume / DimFactor pounds).
+type WeightMetadata struct {
+	ActualOzWeight   float64 `json:"actual_oz_weight"`
+	BillableOzWeight int64   `json:"billable_oz_weight"`
+	DimFactor        int     `json:"dim_factor"`    // cubic inches per dimensional pound
+	DimThreshold     int     `json:"dim_threshold"` // cubic inches
+	Volume           float64 `json:"volume"`        // cubic inches
 }
+
+// DimThreshold is the volume, in cubic inches, that rate_metadata reports as the threshold of
+// dimensional weight (the real product's 1 cubic foot). The built-in cards price dimensional
+// weight at every volume (DESIGN §4), so it is information, not a rule of theirs.
+const DimThreshold = 1728
+
+// SurchargeMetadata is one surcharge as rate_metadata shows it.
+type SurchargeMetadata struct {
+	SurchargeType string `json:"surcharge_type"` // FUEL, DAS, EDAS, INSURANCE
+	Surcharge     Money  `json:"surcharge"`
+}
+
+// roundTo2 rounds to two decimals, as weights and volumes are shown.
+func roundTo2(f float64) float64 { return math.Round(f*100) / 100 }
 
 // Strategies of rate shopping.
 const (
@@ -175,7 +196,7 @@ func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shi
 			continue
 		}
 		for _, q := range quotes {
-			rates = append(rates, rateOf(name, q, shipDate))
+			rates = append(rates, rateOf(name, q, req, shipDate))
 		}
 	}
 	if !covered {
@@ -187,14 +208,17 @@ func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shi
 	return PickRates(rates, sr.RateShoppingStrategy), nil
 }
 
-func rateOf(carrier string, q Quote, shipDate time.Time) Rate {
+func rateOf(carrier string, q Quote, req RateRequest, shipDate time.Time) Rate {
 	r := Rate{Carrier: carrier, Service: q.Service, EstimatedDeliveryDays: q.TransitDays,
 		EstimatedDeliveryDate: Timestamp{AddBusinessDays(shipDate, q.TransitDays)},
 		PostageCents:          q.PostageCents, SurchargesCents: q.SurchargesCents(), TotalCents: q.TotalCents(), RetailCents: q.RetailCents,
-		RateMetadata: RateMetadata{Zone: q.Zone, BillableWeightOz: q.BillableWeightOz, Surcharges: []SurchargeAmount{}}}
+		RateMetadata: RateMetadata{USPSZone: q.Zone, BillableWeight: q.BillableWeightOz,
+			WeightMetadata: WeightMetadata{ActualOzWeight: roundTo2(req.WeightOz), BillableOzWeight: q.BillableWeightOz,
+				DimFactor: DimFactor, DimThreshold: DimThreshold, Volume: roundTo2(req.LengthIn * req.WidthIn * req.HeightIn)},
+			SurchargesMetadata: make([]SurchargeMetadata, 0, len(q.Surcharges))}}
 	r.Price = USD(r.TotalCents)
 	for _, s := range q.Surcharges {
-		r.RateMetadata.Surcharges = append(r.RateMetadata.Surcharges, SurchargeAmount{Type: s.Type, Amount: float64(s.AmountCents) / 100})
+		r.RateMetadata.SurchargesMetadata = append(r.RateMetadata.SurchargesMetadata, SurchargeMetadata{SurchargeType: s.Type, Surcharge: USD(s.AmountCents)})
 	}
 	return r
 }
@@ -237,13 +261,14 @@ func Cheapest(rates []Rate) (Rate, bool) {
 	return best, true
 }
 
-// AddBusinessDays returns the date n business days (Monday to Friday) after day, at midnight
-// UTC. A parcel handed over on a weekend starts counting on the next business day.
+// AddBusinessDays returns the date n business days after day, at midnight UTC: days from
+// Monday to Friday that are not US federal holidays as observed (BusinessDay). A parcel handed
+// over on a weekend or a holiday starts counting on the next business day.
 func AddBusinessDays(day time.Time, n int) time.Time {
 	d := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
 	for n > 0 {
 		d = d.AddDate(0, 0, 1)
-		if wd := d.Weekday(); wd != time.Saturday && wd != time.Sunday {
+		if BusinessDay(d) {
 			n--
 		}
 	}

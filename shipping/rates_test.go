@@ -322,9 +322,17 @@ func TestAddBusinessDays(t *testing.T) {
 		{"2026-11-23", 1, "2026-11-24"}, // Monday → Tuesday
 		{"2026-11-27", 1, "2026-11-30"}, // Friday → Monday
 		{"2026-11-28", 1, "2026-11-30"}, // Saturday → Monday
-		{"2026-11-22", 5, "2026-11-27"}, // Sunday → Friday
-		{"2026-11-23", 10, "2026-12-07"},
+		{"2026-11-22", 5, "2026-11-30"}, // Sunday → Monday: Thanksgiving (Thursday 26th) is no business day
+		{"2026-11-23", 10, "2026-12-08"},
 		{"2026-11-23", 0, "2026-11-23"},
+		{"2026-11-25", 1, "2026-11-27"}, // Wednesday → Friday over Thanksgiving
+		{"2026-11-26", 1, "2026-11-27"}, // handed over on the holiday: counting starts the day after
+		{"2026-07-02", 1, "2026-07-06"}, // Thursday → Monday: July 4th, a Saturday, is observed Friday 3rd
+		{"2027-12-23", 1, "2027-12-27"}, // Christmas 2027 (Saturday) observed Friday 24th
+		{"2027-12-30", 1, "2028-01-03"}, // New Year's Day 2028 (Saturday) observed Friday 2027-12-31
+		{"2023-01-13", 1, "2023-01-17"}, // Friday → Tuesday: Martin Luther King, Jr. Day
+		{"2022-06-17", 1, "2022-06-21"}, // Juneteenth 2022 (Sunday) observed Monday 20th
+		{"2020-06-18", 1, "2020-06-19"}, // no Juneteenth before 2021
 	}
 	for _, tt := range tests {
 		from, _ := time.Parse(time.DateOnly, tt.from)
@@ -404,8 +412,23 @@ func TestShop(t *testing.T) {
 		t.Fatalf("Shop(LA→NY) = %d rates, %v; want all carriers", len(rates), err)
 	}
 	for _, r := range rates {
-		if r.RateMetadata.Zone != 8 {
-			t.Errorf("%s %s zone %d; want 8 (the profile's mapping)", r.Carrier, r.Service, r.RateMetadata.Zone)
+		if r.RateMetadata.USPSZone != 8 {
+			t.Errorf("%s %s zone %d; want 8 (the profile's mapping)", r.Carrier, r.Service, r.RateMetadata.USPSZone)
+		}
+		// 6×4×2 in, 8 oz: 48 in³ weigh 48/166 lb = 4.6 oz dimensionally, so 8 oz are billed.
+		wantWeight := WeightMetadata{ActualOzWeight: 8, BillableOzWeight: 8, DimFactor: 166, DimThreshold: 1728, Volume: 48}
+		if m := r.RateMetadata; m.BillableWeight != 8 || m.WeightMetadata != wantWeight {
+			t.Errorf("%s %s billable_weight %d, weight_metadata %+v; want 8, %+v", r.Carrier, r.Service, m.BillableWeight, m.WeightMetadata, wantWeight)
+		}
+		var sum float64
+		for _, s := range r.RateMetadata.SurchargesMetadata {
+			if s.Surcharge.Currency != "USD" || s.SurchargeType == "" {
+				t.Errorf("%s %s surcharge %+v; want a type and USD", r.Carrier, r.Service, s)
+			}
+			sum += s.Surcharge.Amount
+		}
+		if math.Round(sum*100) != float64(r.SurchargesCents) {
+			t.Errorf("%s %s surcharges_metadata sum to $%.2f; want %d cents", r.Carrier, r.Service, sum, r.SurchargesCents)
 		}
 	}
 
@@ -418,8 +441,8 @@ func TestShop(t *testing.T) {
 		if r.Carrier == "SPEEDSHIP" || r.Carrier == "REGIONALX" {
 			t.Errorf("rate from %s to Anchorage; its coverage excludes 995", r.Carrier)
 		}
-		if r.Carrier == "PARCELCO" && !slices.ContainsFunc(r.RateMetadata.Surcharges, func(s SurchargeAmount) bool { return s.Type == "DAS" }) {
-			t.Errorf("PARCELCO %s to 99501 has no DAS surcharge: %v", r.Service, r.RateMetadata.Surcharges)
+		if r.Carrier == "PARCELCO" && !slices.ContainsFunc(r.RateMetadata.SurchargesMetadata, func(s SurchargeMetadata) bool { return s.SurchargeType == "DAS" }) {
+			t.Errorf("PARCELCO %s to 99501 has no DAS surcharge: %v", r.Service, r.RateMetadata.SurchargesMetadata)
 		}
 	}
 
@@ -560,7 +583,7 @@ func TestValidateShipmentRequest(t *testing.T) {
 		{"past date", func(r *ShipmentRequest) { r.ShipDate = "2026-11-22" }, []string{"ship_date"}},
 		{"bad date", func(r *ShipmentRequest) { r.ShipDate = "2026-13-01" }, []string{"ship_date"}},
 		{"today", func(r *ShipmentRequest) { r.ShipDate = "2026-11-23" }, nil},
-		{"bad enums", func(r *ShipmentRequest) { r.RateShoppingStrategy, r.LabelFormat = "BEST", "PNG" },
+		{"bad enums", func(r *ShipmentRequest) { r.RateShoppingStrategy, r.LabelFormat = "BEST", "GIF" },
 			[]string{"rate_shopping_strategy", "label_format"}},
 		{"long reference", func(r *ShipmentRequest) { s := strings.Repeat("x", 256); r.CustomReference1 = &s }, []string{"custom_reference_1"}},
 		{"control characters", func(r *ShipmentRequest) { r.Origin.Name = "a\x00b" }, []string{"origin.name"}},

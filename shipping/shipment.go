@@ -38,6 +38,8 @@ type Shipment struct {
 	UpdatedAt            Timestamp `json:"updated_at"`
 	// Carrier is the purchased rate's carrier; empty until a label is bought.
 	Carrier string `json:"-"`
+	// CustomsInfo is the customs declaration sent on create; nil (null) without one.
+	CustomsInfo *CustomsInfo `json:"customs_info"`
 }
 
 // Address is a postal address (interface 2.4).
@@ -83,6 +85,7 @@ const (
 const (
 	LabelFormatPDF = "PDF"
 	LabelFormatZPL = "ZPL"
+	LabelFormatPNG = "PNG"
 )
 
 // ShipmentRequest is the body of POST /shipments.
@@ -99,14 +102,16 @@ type ShipmentRequest struct {
 	CustomReference2     *string  `json:"custom_reference_2"`
 	LabelFormat          string   `json:"label_format"`
 	BuyCheapestRate      bool     `json:"buy_cheapest_rate"`
+	// CustomsInfo is the shipment's customs declaration (compat), optional.
+	CustomsInfo *CustomsInfo `json:"customs_info"`
 }
 
 // maxText is the longest accepted free-text field.
 const maxText = 255
 
 // Validate checks the request and fills in its defaults: ship_date today, the default profile,
-// strategy ALL, label format PDF, the return address the origin. today is the current date
-// in UTC. It returns the ship date.
+// strategy ALL, label format PDF, the return address the origin; it normalizes customs_info.
+// today is the current date in UTC. It returns the ship date.
 func (r *ShipmentRequest) Validate(today time.Time) (time.Time, error) {
 	var v ValidationError
 	validateAddress(&v, "origin", r.Origin)
@@ -118,6 +123,9 @@ func (r *ShipmentRequest) Validate(today time.Time) (time.Time, error) {
 		r.ReturnAddress = &ra
 	}
 	validateParcel(&v, r.Parcel)
+	if r.CustomsInfo != nil {
+		validateCustoms(&v, r.CustomsInfo)
+	}
 
 	day := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)
 	shipDate := day
@@ -148,9 +156,9 @@ func (r *ShipmentRequest) Validate(today time.Time) (time.Time, error) {
 	switch r.LabelFormat {
 	case "":
 		r.LabelFormat = LabelFormatPDF
-	case LabelFormatPDF, LabelFormatZPL:
+	case LabelFormatPDF, LabelFormatZPL, LabelFormatPNG:
 	default:
-		v.Add("label_format", "invalid", "must be PDF or ZPL")
+		v.Add("label_format", "invalid", "must be PDF, ZPL or PNG")
 	}
 	for _, f := range []struct {
 		name string

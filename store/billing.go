@@ -35,11 +35,72 @@ type billingQuerier interface {
 
 func billingProfile(ctx context.Context, q billingQuerier, accountID string) (billing.Profile, error) {
 	p := billing.Profile{AccountID: accountID}
-	err := q.QueryRowContext(ctx, `SELECT currency, period, net_terms_days FROM billing_profiles WHERE account_id = $1`, accountID).
-		Scan(&p.Currency, &p.Period, &p.NetTermsDays)
+	var name, addr sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT currency, period, net_terms_days, bill_to_name, bill_to_address
+		FROM billing_profiles WHERE account_id = $1`, accountID).
+		Scan(&p.Currency, &p.Period, &p.NetTermsDays, &name, &addr)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, ErrNotFound
 	}
+	if err != nil {
+		return p, err
+	}
+	p.BillToName = name.String
+	if addr.Valid {
+		p.BillToAddress = &billing.Address{}
+		err = json.Unmarshal([]byte(addr.String), p.BillToAddress)
+	}
+	return p, err
+}
+
+// UpdateBillingProfile changes the account's billing profile in one transaction: change edits
+// the stored profile, the bill-to is checked (billing.NormalizeBillTo), and the result is
+// stored and returned. The period cannot change once the account has an invoice
+// (ErrInvalidState): invoice periods never overlap.
+func (db *DB) UpdateBillingProfile(ctx context.Context, accountID string, change func(*billing.Profile)) (billing.Profile, error) {
+	var p billing.Profile
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		old, err := billingProfile(ctx, tx, accountID)
+		if err != nil {
+			return err
+		}
+		p = old
+		if old.BillToAddress != nil {
+			a := *old.BillToAddress
+			p.BillToAddress = &a
+		}
+		change(&p)
+		p.AccountID, p.Currency, p.NetTermsDays = old.AccountID, old.Currency, old.NetTermsDays
+		if !p.Period.Valid() {
+			return fmt.Errorf("store: unknown billing period %q", p.Period)
+		}
+		if err := billing.NormalizeBillTo(&p); err != nil {
+			return err
+		}
+		if p.Period != old.Period {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM invoices WHERE account_id = $1`, accountID).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return fmt.Errorf("%w: the billing period cannot change once the account has invoices", billing.ErrInvalidState)
+			}
+		}
+		var name, addr sql.NullString
+		if p.BillToName != "" {
+			name = sql.NullString{String: p.BillToName, Valid: true}
+		}
+		if p.BillToAddress != nil {
+			j, err := json.Marshal(p.BillToAddress)
+			if err != nil {
+				return err
+			}
+			addr = sql.NullString{String: string(j), Valid: true}
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE billing_profiles SET period = $1, bill_to_name = $2, bill_to_address = $3,
+			updated_at = $4 WHERE account_id = $5`, string(p.Period), name, addr, db.now(), accountID)
+		return rowsOrNotFound(res, err)
+	})
 	return p, err
 }
 
@@ -152,6 +213,9 @@ func scanLineItem(s billingRow) (billing.LineItem, error) {
 	var created int64
 	err := s.Scan(&it.ID, &it.InvoiceID, &it.Type, &carrier, &service, &tracking, &it.Description, &it.PostageCents,
 		&it.SurchargesCents, &it.TotalCents, &retail, &purchased, &status, &params, &meta, &created)
+	if err != nil {
+		return it, err
+	}
 	it.Carrier, it.Service, it.TrackingCode, it.ShippingLabelStatus = billingNullString(carrier), billingNullString(service), billingNullString(tracking), billingNullString(status)
 	if retail.Valid {
 		it.RetailCents = &retail.Int64
@@ -160,11 +224,27 @@ func scanLineItem(s billingRow) (billing.LineItem, error) {
 	if params.Valid {
 		it.ShipmentRequestParameters = json.RawMessage(params.String)
 	}
+	it.Surcharges = []billing.Surcharge{}
 	if meta.Valid {
-		it.ShippingRateMetadata = json.RawMessage(meta.String)
+		var m shipping.RateMetadata
+		if fastRateMetadata(meta.String, &m) {
+			it.ShippingRateMetadata = json.RawMessage(meta.String)
+		} else {
+			// Written in another shape (before the real product's field names): show it in
+			// today's.
+			if err := decodeRateMetadata(meta.String, &m); err != nil {
+				return it, fmt.Errorf("line item %s: shipping_rate_metadata: %w", it.ID, err)
+			}
+			b, err := json.Marshal(m)
+			if err != nil {
+				return it, err
+			}
+			it.ShippingRateMetadata = b
+		}
+		it.Surcharges = billing.SurchargesOf(m)
 	}
 	it.CreatedAt = shipping.Timestamp{Time: Time(created)}
-	return it, err
+	return it, nil
 }
 
 func billingNullString(s sql.NullString) *string {
@@ -340,20 +420,35 @@ func (db *DB) addToDraft(ctx context.Context, tx *sql.Tx, accountID, invoiceID s
 // the label's account.
 func (db *DB) billFinishedLabel(ctx context.Context, tx *sql.Tx, labelID string, finishedAt int64) error {
 	var accountID, carrier, service, tracking, status, request, meta string
-	var postage, surcharges, total, retail, purchased int64
+	var rate shipping.Rate
+	var purchased, insurance int64
 	err := tx.QueryRowContext(ctx, `SELECT l.account_id, l.carrier, l.service, l.tracking_code, l.status, l.created_at,
-			s.request, r.postage_cents, r.surcharges_cents, r.total_cents, r.retail_cents, r.rate_metadata
+			l.insurance_cents, s.request, r.postage_cents, r.surcharges_cents, r.total_cents, r.retail_cents, r.rate_metadata
 		FROM shipping_labels l
 		JOIN shipments s ON s.id = l.shipment_id AND s.account_id = l.account_id
 		JOIN shipping_rates r ON r.id = l.shipping_rate_id AND r.account_id = l.account_id
 		WHERE l.id = $1`, labelID).
-		Scan(&accountID, &carrier, &service, &tracking, &status, &purchased, &request, &postage, &surcharges, &total, &retail, &meta)
+		Scan(&accountID, &carrier, &service, &tracking, &status, &purchased, &insurance, &request,
+			&rate.PostageCents, &rate.SurchargesCents, &rate.TotalCents, &rate.RetailCents, &meta)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}
 	if err != nil || status == "VOIDED" {
 		return err
 	}
+	if insurance > 0 {
+		// The postage is billed as bought: the rate with its insurance surcharge.
+		if err := decodeRateMetadata(meta, &rate.RateMetadata); err != nil {
+			return fmt.Errorf("label %s: rate_metadata: %w", labelID, err)
+		}
+		rate = rate.Insured(insurance)
+		b, err := json.Marshal(rate.RateMetadata)
+		if err != nil {
+			return err
+		}
+		meta = string(b)
+	}
+	postage, surcharges, total, retail := rate.PostageCents, rate.SurchargesCents, rate.TotalCents, rate.RetailCents
 	var billed int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM billing_line_items WHERE account_id = $1 AND label_id = $2`,
 		accountID, labelID).Scan(&billed); err != nil || billed > 0 {
@@ -440,9 +535,21 @@ func (db *DB) DeleteLineItem(ctx context.Context, accountID, itemID string) erro
 }
 
 // TransitionInvoice applies an action to an invoice (billing.Next decides whether it may).
-// Finalizing sets invoice_date (today), due_date (net terms later) and deferred_cents. The
+// Finalizing sets invoice_date (today), due_date (net terms later) and deferred_cents, and
+// renders the documents with billing.DefaultIssuer (FinalizeInvoice names the renderer). The
 // update is conditional on the status read, so concurrent moves cannot both happen.
 func (db *DB) TransitionInvoice(ctx context.Context, accountID, invoiceID string, action billing.Action) (billing.Invoice, error) {
+	return db.transitionInvoice(ctx, accountID, invoiceID, action, billing.Renderer{})
+}
+
+// FinalizeInvoice finalizes a DRAFT invoice (see TransitionInvoice) and, in the same
+// transaction, renders its PDF and CSV with r and stores them: a finalized invoice never
+// changes, so its documents are drawn once and served from the store.
+func (db *DB) FinalizeInvoice(ctx context.Context, accountID, invoiceID string, r billing.Renderer) (billing.Invoice, error) {
+	return db.transitionInvoice(ctx, accountID, invoiceID, billing.Finalize, r)
+}
+
+func (db *DB) transitionInvoice(ctx context.Context, accountID, invoiceID string, action billing.Action, r billing.Renderer) (billing.Invoice, error) {
 	var inv billing.Invoice
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		cur, err := invoice(ctx, tx, accountID, invoiceID)
@@ -469,6 +576,11 @@ func (db *DB) TransitionInvoice(ctx context.Context, accountID, invoiceID string
 		} else if err != nil {
 			return err
 		}
+		if action == billing.Finalize {
+			if err := db.storeInvoiceDocuments(ctx, tx, accountID, invoiceID, r); err != nil {
+				return err
+			}
+		}
 		inv, err = invoice(ctx, tx, accountID, invoiceID)
 		return err
 	})
@@ -492,9 +604,9 @@ func (db *DB) finalize(ctx context.Context, tx *sql.Tx, inv billing.Invoice, now
 		now, inv.AccountID, inv.ID, string(billing.Draft))
 }
 
-// deferredCents is the postage (rate total: postage plus surcharges, what will be billed) of
-// the account's labels purchased on or before the invoice's period_end that have not finished
-// yet: neither DELIVERED nor RETURN_TO_SENDER, not VOIDED, not billed.
+// deferredCents is the postage (rate total: postage plus surcharges, insurance included: what
+// will be billed) of the account's labels purchased on or before the invoice's period_end that
+// have not finished yet: neither DELIVERED nor RETURN_TO_SENDER, not VOIDED, not billed.
 func (db *DB) deferredCents(ctx context.Context, tx *sql.Tx, inv billing.Invoice) (int64, error) {
 	end, err := billing.ParseDate(inv.PeriodEnd)
 	if err != nil {
@@ -502,7 +614,7 @@ func (db *DB) deferredCents(ctx context.Context, tx *sql.Tx, inv billing.Invoice
 	}
 	cutoff := Micros(end.AddDate(0, 0, 1))
 	var sum int64
-	err = tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(r.total_cents), 0) FROM shipping_labels l
+	err = tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(r.total_cents + l.insurance_cents), 0) FROM shipping_labels l
 		JOIN shipping_rates r ON r.id = l.shipping_rate_id AND r.account_id = l.account_id
 		WHERE l.account_id = $1 AND l.created_at < $2 AND l.status NOT IN ('DELIVERED', 'RETURN_TO_SENDER', 'VOIDED')
 		AND NOT EXISTS (SELECT 1 FROM billing_line_items b WHERE b.account_id = l.account_id AND b.label_id = l.id)`,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/billing"
+	"github.com/waybill/waybill/shipping"
 )
 
 // billingDB is a test database with a settable clock and sequential ids.
@@ -51,13 +52,24 @@ type label struct {
 	status                             string
 	purchased                          time.Time
 	postage, surcharges, total, retail int64
+	// meta is the rate's stored rate_metadata; "" for seedMeta.
+	meta string
+	// insured is the declared value insured with the label, in cents.
+	insured int64
 }
+
+// seedMeta is a rate_metadata as CreateShipment writes it.
+const seedMeta = `{"usps_zone":5,"billable_weight":12,"weight_metadata":{"actual_oz_weight":12,"billable_oz_weight":12,` +
+	`"dim_factor":166,"dim_threshold":1728,"volume":48},"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":{"amount":0.45,"currency":"USD"}}]}`
 
 func (b *billingDB) seedLabel(accountID string, l label) string {
 	b.t.Helper()
 	ctx := context.Background()
 	shipment, rate, id := b.NewID(), b.NewID(), b.NewID()
 	at := Micros(l.purchased)
+	if l.meta == "" {
+		l.meta = seedMeta
+	}
 	err := b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, request, created_at, updated_at)
@@ -69,14 +81,14 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 			postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days, estimated_delivery_date,
 			rate_metadata, position, created_at) VALUES ($1, $2, $3, 'ACME', 'REGEA', 'USD', $4, $5, $6, $7, 3,
 			'2026-11-04T00:00:00Z', $8, 0, $9)`,
-			rate, accountID, shipment, l.postage, l.surcharges, l.total, l.retail,
-			`{"zone":5,"billable_weight_oz":12,"surcharges":[{"type":"FUEL","amount":0.45}]}`, at); err != nil {
+			rate, accountID, shipment, l.postage, l.surcharges, l.total, l.retail, l.meta, at); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
-			service, tracking_code, status, label_format, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, 'ACME', 'REGEA', $5, $6, 'PDF', $7, $7)`,
-			id, accountID, shipment, rate, "TRK"+id[24:], l.status, at)
+			service, tracking_code, status, label_format, created_at, updated_at, insured_cents, insurance_cents)
+			VALUES ($1, $2, $3, $4, 'ACME', 'REGEA', $5, $6, 'PDF', $7, $7, $8, $9)`,
+			id, accountID, shipment, rate, "TRK"+id[24:], l.status, at,
+			sql.NullInt64{Int64: l.insured, Valid: l.insured > 0}, shipping.InsuranceCents(l.insured))
 		return err
 	})
 	if err != nil {
@@ -161,10 +173,11 @@ func TestBillFinishedLabel(t *testing.T) {
 	it := items[0]
 	got, _ := json.Marshal(it)
 	want := fmt.Sprintf(`{"id":"%s","invoice_id":"%s","type":"POSTAGE","carrier":"ACME","service":"REGEA","tracking_code":"TRK%s",`+
-		`"description":"Postage ACME REGEA TRK%s","postage_cents":700,"surcharges_cents":45,"total_cents":745,"retail_cents":990,`+
+		`"description":"Postage ACME REGEA TRK%s","postage_cents":700,"surcharges_cents":45,`+
+		`"surcharges":[{"type":"FUEL","amount_cents":45}],"total_cents":745,"retail_cents":990,`+
 		`"purchased_at":"2026-11-19T03:42:03.123456Z","shipping_label_status":"DELIVERED",`+
 		`"shipment_request_parameters":{"origin":{"zip":"10001"},"destination":{"zip":"94103"},"parcel":{"weight":12,"weight_unit":"OZ"}},`+
-		`"shipping_rate_metadata":{"zone":5,"billable_weight_oz":12,"surcharges":[{"type":"FUEL","amount":0.45}]},`+
+		`"shipping_rate_metadata":`+seedMeta+`,`+
 		`"created_at":"2026-11-22T03:42:03.123456Z"}`, it.ID, inv.ID, id[24:], id[24:])
 	if string(got) != want {
 		t.Errorf("line item =\n%s\nwant\n%s", got, want)
@@ -182,6 +195,63 @@ func TestBillFinishedLabel(t *testing.T) {
 	}
 	if invs := b.invoices(acct); len(invs) != 1 || invs[0].TotalCents != 745 {
 		t.Errorf("after billing again: invoices = %+v; want one of 745 cents", invs)
+	}
+}
+
+// TestBillInsuredLabel: an insured label is billed with its insurance, an INSURANCE surcharge.
+func TestBillInsuredLabel(t *testing.T) {
+	b := newBillingDB(t, nov22)
+	acct := b.account("acme")
+	id := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: nov22.Add(-time.Hour), postage: 700, surcharges: 45, total: 745, retail: 990,
+		insured: 100_01})
+	if err := b.finish(id, "DELIVERED", nov22); err != nil {
+		t.Fatal(err)
+	}
+	inv := b.invoices(acct)[0]
+	items := b.items(acct, inv.ID)
+	if len(items) != 1 {
+		t.Fatalf("%d line items; want 1", len(items))
+	}
+	it := items[0]
+	got, _ := json.Marshal(it.Surcharges)
+	if it.PostageCents != 700 || it.SurchargesCents != 45+170 || it.TotalCents != 745+170 || *it.RetailCents != 990+170 ||
+		inv.TotalCents != 915 || string(got) != `[{"type":"FUEL","amount_cents":45},{"type":"INSURANCE","amount_cents":170}]` {
+		t.Errorf("line item postage %d, surcharges %d %s, total %d, retail %d; invoice total %d; want 700, 215 with INSURANCE 170, 915, 1160; 915",
+			it.PostageCents, it.SurchargesCents, got, it.TotalCents, *it.RetailCents, inv.TotalCents)
+	}
+	var m struct {
+		SurchargesMetadata []struct {
+			SurchargeType string `json:"surcharge_type"`
+		} `json:"surcharges_metadata"`
+	}
+	if err := json.Unmarshal(it.ShippingRateMetadata, &m); err != nil || len(m.SurchargesMetadata) != 2 || m.SurchargesMetadata[1].SurchargeType != "INSURANCE" {
+		t.Errorf("shipping_rate_metadata = %s; want its surcharges_metadata to end with INSURANCE", it.ShippingRateMetadata)
+	}
+}
+
+// TestBillLegacyRateMetadata: a rate stored before the real product's field names were adopted
+// is billed, and its line item shown, in today's shape.
+func TestBillLegacyRateMetadata(t *testing.T) {
+	b := newBillingDB(t, nov22)
+	acct := b.account("acme")
+	id := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: nov22.Add(-time.Hour), postage: 700, surcharges: 440, total: 1140, retail: 1400,
+		meta: `{"zone":5,"billable_weight_oz":12,"surcharges":[{"type":"FUEL","amount":0.45},{"type":"DAS","amount":3.95}]}`})
+	if err := b.finish(id, "DELIVERED", nov22); err != nil {
+		t.Fatal(err)
+	}
+	items := b.items(acct, b.invoices(acct)[0].ID)
+	if len(items) != 1 {
+		t.Fatalf("%d line items; want 1", len(items))
+	}
+	got, _ := json.Marshal(items[0].Surcharges)
+	if want := `[{"type":"FUEL","amount_cents":45},{"type":"DAS","amount_cents":395}]`; string(got) != want {
+		t.Errorf("surcharges = %s; want %s", got, want)
+	}
+	want := `{"usps_zone":5,"billable_weight":12,"weight_metadata":{"actual_oz_weight":0,"billable_oz_weight":12,"dim_factor":166,` +
+		`"dim_threshold":1728,"volume":0},"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":{"amount":0.45,"currency":"USD"}},` +
+		`{"surcharge_type":"DAS","surcharge":{"amount":3.95,"currency":"USD"}}]}`
+	if got := string(items[0].ShippingRateMetadata); got != want {
+		t.Errorf("shipping_rate_metadata = %s; want %s", got, want)
 	}
 }
 
@@ -261,7 +331,8 @@ func TestDeferredCents(t *testing.T) {
 	other := b.account("other")
 	inTransit := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), postage: 700, surcharges: 45, total: 745, retail: 900})
 	_ = inTransit
-	b.seedLabel(acct, label{status: "PRE_TRANSIT", purchased: time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC), postage: 500, total: 500, retail: 600})
+	b.seedLabel(acct, label{status: "PRE_TRANSIT", purchased: time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC), postage: 500, total: 500, retail: 600,
+		insured: 250_00}) // insurance: $2.55 more
 	b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), postage: 111, total: 111, retail: 200}) // after period_end
 	b.seedLabel(acct, label{status: "VOIDED", purchased: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), postage: 222, total: 222, retail: 300})
 	b.seedLabel(other, label{status: "IN_TRANSIT", purchased: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), postage: 333, total: 333, retail: 400})
@@ -282,8 +353,8 @@ func TestDeferredCents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inv.DeferredCents != 745+500 || inv.TotalCents != 444 || inv.InvoiceDate != "2026-12-01" || inv.DueDate != "2026-12-16" {
-		t.Errorf("finalized invoice = %+v; want deferred 1245, total 444, dated 2026-12-01 due 2026-12-16", inv)
+	if inv.DeferredCents != 745+500+255 || inv.TotalCents != 444 || inv.InvoiceDate != "2026-12-01" || inv.DueDate != "2026-12-16" {
+		t.Errorf("finalized invoice = %+v; want deferred 1500, total 444, dated 2026-12-01 due 2026-12-16", inv)
 	}
 	if due, err := b.EndedDrafts(ctx, 10); err != nil || len(due) != 0 {
 		t.Errorf("EndedDrafts after finalizing = %v, %v; want none", due, err)

@@ -23,7 +23,8 @@ type querier interface {
 }
 
 const labelColumns = `id, account_id, shipment_id, shipping_rate_id, carrier, service, tracking_code, status, substatus,
-	label_format, last_event_at, first_carrier_scan_at, delivered_at, finished_at, created_at, updated_at`
+	label_format, last_event_at, first_carrier_scan_at, delivered_at, finished_at, created_at, updated_at,
+	insured_cents, insurance_cents`
 
 func (db *DB) scanLabel(row rowScanner) (*shipping.Label, error) {
 	var account string
@@ -34,13 +35,14 @@ func (db *DB) scanLabel(row rowScanner) (*shipping.Label, error) {
 func (db *DB) scanLabelAccount(row rowScanner, account *string) (*shipping.Label, error) {
 	var l shipping.Label
 	var substatus sql.NullString
-	var lastEvent, firstScan, delivered, finished sql.NullInt64
-	var created, updated int64
+	var lastEvent, firstScan, delivered, finished, insured sql.NullInt64
+	var created, updated, insurance int64
 	err := row.Scan(&l.ID, account, &l.ShipmentID, &l.ShippingRateID, &l.Carrier, &l.Service, &l.TrackingCode, &l.Status,
-		&substatus, &l.LabelFormat, &lastEvent, &firstScan, &delivered, &finished, &created, &updated)
+		&substatus, &l.LabelFormat, &lastEvent, &firstScan, &delivered, &finished, &created, &updated, &insured, &insurance)
 	if err != nil {
 		return nil, err
 	}
+	l.Insure(insured.Int64, insurance)
 	if substatus.Valid {
 		l.Substatus = &substatus.String
 	}
@@ -94,7 +96,7 @@ func (db *DB) attachLabelsWith(ctx context.Context, q querier, accountID string,
 		s.ShippingLabel = l
 		for i := range s.ShippingRates {
 			if s.ShippingRates[i].ID == l.ShippingRateID {
-				r := s.ShippingRates[i]
+				r := s.ShippingRates[i].Insured(l.InsuranceCents)
 				l.ShippingRate = &r
 			}
 		}
@@ -109,7 +111,8 @@ func (db *DB) attachLabelsWith(ctx context.Context, q querier, accountID string,
 	return attachRates(ctx, q, accountID, missing)
 }
 
-// attachRates sets the ShippingRate of labels, in one query.
+// attachRates sets the ShippingRate of labels, in one query: the rate as bought, its
+// insurance included.
 func attachRates(ctx context.Context, q querier, accountID string, labels []*shipping.Label) error {
 	if len(labels) == 0 {
 		return nil
@@ -135,7 +138,7 @@ func attachRates(ctx context.Context, q querier, accountID string, labels []*shi
 			return err
 		}
 		for _, l := range byRate[r.ID] {
-			rc := r
+			rc := r.Insured(l.InsuranceCents)
 			l.ShippingRate = &rc
 		}
 	}
@@ -178,6 +181,13 @@ type Idempotency struct {
 	Key, Fingerprint string
 }
 
+// Purchase is what a label purchase asks for besides the rate.
+type Purchase struct {
+	// InsuredCents is the declared value to insure (insurance_amount); 0 for none. Its cost
+	// (shipping.InsuranceCents) is an INSURANCE surcharge of the purchased rate.
+	InsuredCents int64
+}
+
 // PurchaseFunc buys the label from the carrier inside the purchase transaction, after the
 // shipment has been claimed, and returns the tracking code.
 type PurchaseFunc func(ctx context.Context, s *shipping.Shipment, rate shipping.Rate, labelID string) (trackingCode string, err error)
@@ -206,8 +216,9 @@ func payloadOf(l *shipping.Label, events []shipping.TrackingEvent) labelPayload 
 // shipment OPEN (else shipping.ErrInvalidState). With idem, the first request under the key is
 // executed and its answer stored in the same transaction; a later one with the same
 // fingerprint gets that answer back (replayed true) and buys nothing, one with another
-// fingerprint gets ErrIdempotencyKeyReused. Any failure leaves nothing written.
-func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string, idem *Idempotency, buy PurchaseFunc) (s *shipping.Shipment, replayed bool, err error) {
+// fingerprint gets ErrIdempotencyKeyReused. Any failure leaves nothing written. p's insurance is
+// stored on the label.
+func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string, p Purchase, idem *Idempotency, buy PurchaseFunc) (s *shipping.Shipment, replayed bool, err error) {
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()
 		if idem != nil {
@@ -258,19 +269,23 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		if err != nil {
 			return err
 		}
+		insurance := shipping.InsuranceCents(p.InsuredCents)
+		insured := sql.NullInt64{Int64: p.InsuredCents, Valid: p.InsuredCents > 0}
 		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
-			service, tracking_code, status, substatus, label_format, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10)`,
-			labelID, accountID, shipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, now)
+			service, tracking_code, status, substatus, label_format, created_at, updated_at, insured_cents, insurance_cents)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12)`,
+			labelID, accountID, shipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, now,
+			insured, insurance)
 		if err != nil {
 			return err
 		}
 		// The answer is what was just written; no need to read it back.
-		at, r := Time(now), *rate
+		at, r := Time(now), rate.Insured(insurance)
 		s.Status, s.Carrier, s.UpdatedAt = shipping.StatusPurchased, rate.Carrier, shipping.Timestamp{Time: at}
 		s.ShippingLabel = &shipping.Label{ID: labelID, ShipmentID: shipmentID, Status: shipping.LabelPreTransit,
 			LabelFormat: s.LabelFormat, TrackingCode: code,
 			Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: shipping.Timestamp{Time: at}, UpdatedAt: shipping.Timestamp{Time: at}}
+		s.ShippingLabel.Insure(p.InsuredCents, insurance)
 		if err := db.emitEvent(ctx, tx, accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
 			return err
 		}

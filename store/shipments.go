@@ -18,12 +18,15 @@ type shipmentRequest struct {
 	Destination   shipping.Address `json:"destination"`
 	ReturnAddress shipping.Address `json:"return_address"`
 	Parcel        shipping.Parcel  `json:"parcel"`
+	// CustomsInfo is absent without one; billing copies the column into line items as
+	// shipment_request_parameters, so the declaration shows there too.
+	CustomsInfo *shipping.CustomsInfo `json:"customs_info,omitempty"`
 }
 
 // CreateShipment stores a new shipment and its rates in one transaction. The shipment's and
 // rates' IDs and timestamps must be set.
 func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) error {
-	req, err := json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel})
+	req, err := json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo})
 	if err != nil {
 		return err
 	}
@@ -79,7 +82,7 @@ func scanShipment(row rowScanner) (*shipping.Shipment, error) {
 	if err := json.Unmarshal([]byte(req), &r); err != nil {
 		return nil, err
 	}
-	s.Origin, s.Destination, s.ReturnAddress, s.Parcel = r.Origin, r.Destination, r.ReturnAddress, r.Parcel
+	s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo = r.Origin, r.Destination, r.ReturnAddress, r.Parcel, r.CustomsInfo
 	s.Carrier = carrier.String
 	if ref1.Valid {
 		s.CustomReference1 = &ref1.String

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
@@ -56,8 +57,9 @@ func (db *DB) emit(ctx context.Context, tx *sql.Tx, accountID *string, topic str
 	f, args = filter(4)
 	// The casts type the select list's parameters for PostgreSQL, which would read them as text.
 	_, err = tx.ExecContext(ctx, `INSERT INTO webhook_events
-		(id, subscription_id, account_id, topic, url, payload, happened_at, status, next_attempt_at, created_at)
-		SELECT $1, id, account_id, topic, url, $2, CAST($3 AS BIGINT), '`+webhook.StatusPending+`', CAST($3 AS BIGINT), CAST($3 AS BIGINT) `+f,
+		(id, subscription_id, account_id, topic, url, payload, happened_at, status, next_attempt_at, due_at, created_at)
+		SELECT $1, id, account_id, topic, url, $2, CAST($3 AS BIGINT), '`+webhook.StatusPending+`', CAST($3 AS BIGINT), CAST($3 AS BIGINT),
+			CAST($3 AS BIGINT) `+f,
 		append([]any{db.NewID(), string(body), db.now()}, args...)...)
 	if err != nil {
 		return fmt.Errorf("emit %s: %w", topic, err)
@@ -112,7 +114,9 @@ func (db *DB) ListWebhookSubscriptions(ctx context.Context, accountID string, p 
 	}, "created_at DESC, id DESC", p)
 }
 
-// UpdateWebhookSubscription changes a subscription's url and/or is_active (nil: unchanged).
+// UpdateWebhookSubscription changes a subscription's url and/or is_active (nil: unchanged). A
+// new url applies to the pending event records too; deactivating parks the pending records
+// (off the delivery loop's index), reactivating makes them due again.
 func (db *DB) UpdateWebhookSubscription(ctx context.Context, accountID, id string, url *string, active *bool) (webhook.Subscription, error) {
 	var s webhook.Subscription
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -130,11 +134,35 @@ func (db *DB) UpdateWebhookSubscription(ctx context.Context, accountID, id strin
 		}
 		now := db.now()
 		s.UpdatedAt = Time(now)
-		_, err = tx.ExecContext(ctx, `UPDATE webhook_subscriptions SET url = $1, is_active = $2, updated_at = $3
-			WHERE account_id = $4 AND id = $5`, s.URL, s.IsActive, now, accountID, id)
-		return err
+		if _, err = tx.ExecContext(ctx, `UPDATE webhook_subscriptions SET url = $1, is_active = $2, updated_at = $3
+			WHERE account_id = $4 AND id = $5`, s.URL, s.IsActive, now, accountID, id); err != nil {
+			return err
+		}
+		if url != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE webhook_events SET url = $1
+				WHERE account_id = $2 AND subscription_id = $3 AND status = $4`,
+				s.URL, accountID, id, webhook.StatusPending); err != nil {
+				return err
+			}
+		}
+		return setDue(ctx, tx, accountID, id, s.IsActive)
 	})
 	return s, err
+}
+
+// setDue parks (active false) or unparks the subscription's pending records. A record a worker
+// holds is unparked due at once; the lease still keeps it from a second worker.
+func setDue(ctx context.Context, tx *sql.Tx, accountID, subscriptionID string, active bool) error {
+	var err error
+	if active {
+		_, err = tx.ExecContext(ctx, `UPDATE webhook_events SET due_at = next_attempt_at
+			WHERE account_id = $1 AND subscription_id = $2 AND status = $3 AND due_at IS NULL`,
+			accountID, subscriptionID, webhook.StatusPending)
+	} else {
+		_, err = tx.ExecContext(ctx, `UPDATE webhook_events SET due_at = NULL
+			WHERE account_id = $1 AND subscription_id = $2 AND due_at IS NOT NULL`, accountID, subscriptionID)
+	}
+	return err
 }
 
 // DeleteWebhookSubscription deletes a subscription and its event records.
@@ -157,15 +185,16 @@ func (db *DB) DeleteWebhookSubscription(ctx context.Context, accountID, id strin
 }
 
 const eventColumns = `id, subscription_id, account_id, topic, url, payload, happened_at, status, attempts,
-	last_attempt_at, next_attempt_at, last_response_status`
+	last_attempt_at, next_attempt_at, last_response_status, last_error`
 
 func scanEvent(row interface{ Scan(...any) error }, extra ...any) (webhook.Event, error) {
 	var e webhook.Event
 	var happened int64
 	var payload string
 	var lastAt, nextAt, respStatus sql.NullInt64
+	var lastErr sql.NullString
 	dest := append([]any{&e.ID, &e.SubscriptionID, &e.AccountID, &e.Topic, &e.URL, &payload, &happened, &e.Status,
-		&e.Attempts, &lastAt, &nextAt, &respStatus}, extra...)
+		&e.Attempts, &lastAt, &nextAt, &respStatus, &lastErr}, extra...)
 	err := row.Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return e, ErrNotFound
@@ -179,6 +208,9 @@ func scanEvent(row interface{ Scan(...any) error }, extra ...any) (webhook.Event
 	if respStatus.Valid {
 		s := int(respStatus.Int64)
 		e.LastResponseStatus = &s
+	}
+	if lastErr.Valid && lastErr.String != "" {
+		e.LastError = &lastErr.String
 	}
 	return e, nil
 }
@@ -213,7 +245,7 @@ func (db *DB) RedeliverWebhookEvent(ctx context.Context, accountID, subscription
 			return err
 		}
 		e, err = scanEvent(tx.QueryRowContext(ctx, `UPDATE webhook_events
-			SET status = $1, next_attempt_at = $2, retry_from = attempts, url = $3, lease_until = NULL, lease_token = NULL
+			SET status = $1, next_attempt_at = $2, due_at = $2, retry_from = attempts, url = $3, lease_until = NULL, lease_token = NULL
 			WHERE account_id = $4 AND subscription_id = $5 AND id = $6 RETURNING `+eventColumns,
 			webhook.StatusPending, db.now(), s.URL, accountID, subscriptionID, eventID))
 		if err != nil {
@@ -227,65 +259,161 @@ func (db *DB) RedeliverWebhookEvent(ctx context.Context, accountID, subscription
 	return e, err
 }
 
-// DueWebhookEvents implements webhook.Store. It reads across accounts: the delivery worker
-// serves them all.
-func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, perSubscription, limit int) ([]webhook.Candidate, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT subscription_id, id FROM (
-			SELECT e.subscription_id, e.id, e.next_attempt_at,
-				ROW_NUMBER() OVER (PARTITION BY e.subscription_id ORDER BY e.next_attempt_at, e.id) AS n
-			FROM webhook_events e JOIN webhook_subscriptions s ON s.id = e.subscription_id AND s.account_id = e.account_id
-			WHERE e.status = $1 AND e.next_attempt_at <= $2 AND (e.lease_until IS NULL OR e.lease_until <= $2)
-				AND s.is_active = $3
-		) d WHERE n <= $4 ORDER BY next_attempt_at, subscription_id, id LIMIT $5`,
-		webhook.StatusPending, Micros(now), true, perSubscription, limit)
+// DueWebhookEvents implements webhook.Store. It reads across accounts (the delivery worker
+// serves them all) and only the due index, so parked records cost nothing. It finds the
+// accounts with a due record by a skip scan of that index (one seek per account with pending
+// work), takes up to accounts of them, longest waiting first and none of exclude, and reads up
+// to perAccount due records of each, none of excludeSubscriptions. The result interleaves the
+// accounts round-robin: every account's first record, then every account's second…
+func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, exclude, excludeSubscriptions []string, perAccount, accounts int) ([]webhook.Candidate, error) {
+	// Placeholders are numbered in order of first appearance (SQLite binds them so).
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	notIn := func(column string, ids []string) string {
+		if len(ids) == 0 {
+			return ""
+		}
+		ph := make([]string, len(ids))
+		for i, id := range ids {
+			ph[i] = arg(id)
+		}
+		return " AND " + column + " NOT IN (" + strings.Join(ph, ", ") + ")"
+	}
+	q := `WITH RECURSIVE a (account_id) AS (
+			SELECT MIN(account_id) FROM webhook_events WHERE due_at IS NOT NULL
+			UNION ALL
+			SELECT (SELECT MIN(e.account_id) FROM webhook_events e WHERE e.due_at IS NOT NULL AND e.account_id > a.account_id)
+			FROM a WHERE a.account_id IS NOT NULL
+		)
+		SELECT account_id FROM (
+			SELECT account_id, (SELECT MIN(e.due_at) FROM webhook_events e
+				WHERE e.account_id = a.account_id AND e.due_at IS NOT NULL) AS first_due
+			FROM a WHERE account_id IS NOT NULL` + notIn("account_id", exclude) + `
+		) d WHERE first_due <= ` + arg(Micros(now)) + ` ORDER BY first_due, account_id LIMIT ` + arg(accounts)
+	ids, err := queryStrings(ctx, db.r, q, args...)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	// A LIMITed range of the due index per account, dueChunk accounts to a query (SQLite caps
+	// a compound SELECT at 500 terms; Run asks for at most Concurrency accounts, Drain for all).
+	byAccount := map[string][]webhook.Candidate{}
+	for first := 0; first < len(ids); first += dueChunk {
+		chunk := ids[first:min(first+dueChunk, len(ids))]
+		args = nil
+		var at, subs, limit string
+		parts := make([]string, len(chunk))
+		for i, id := range chunk {
+			acct := arg(id)
+			if i == 0 {
+				at = arg(Micros(now))
+				subs = notIn("subscription_id", excludeSubscriptions)
+				limit = arg(perAccount)
+			}
+			parts[i] = fmt.Sprintf(`SELECT * FROM (SELECT account_id, subscription_id, id, due_at FROM webhook_events
+				WHERE account_id = %s AND due_at <= %s AND (lease_until IS NULL OR lease_until <= %s)%s
+				ORDER BY due_at, subscription_id, id LIMIT %s) q%d`, acct, at, at, subs, limit, i)
+		}
+		if err := scanCandidates(ctx, db.r, strings.Join(parts, " UNION ALL "), args, byAccount); err != nil {
+			return nil, err
+		}
+	}
+	var out []webhook.Candidate
+	for round := 0; ; round++ {
+		n := len(out)
+		for _, id := range ids {
+			if cs := byAccount[id]; round < len(cs) {
+				out = append(out, cs[round])
+			}
+		}
+		if len(out) == n {
+			return out, nil
+		}
+	}
+}
+
+// dueChunk is how many accounts' due records one query reads.
+const dueChunk = 100
+
+func scanCandidates(ctx context.Context, q *sql.DB, query string, args []any, into map[string][]webhook.Candidate) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c webhook.Candidate
+		var due int64
+		if err := rows.Scan(&c.AccountID, &c.SubscriptionID, &c.ID, &due); err != nil {
+			return err
+		}
+		into[c.AccountID] = append(into[c.AccountID], c)
+	}
+	return rows.Err()
+}
+
+func queryStrings(ctx context.Context, q *sql.DB, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []webhook.Candidate
+	var out []string
 	for rows.Next() {
-		var c webhook.Candidate
-		if err := rows.Scan(&c.SubscriptionID, &c.ID); err != nil {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			return nil, err
 		}
-		out = append(out, c)
+		out = append(out, s)
 	}
 	return out, rows.Err()
 }
 
 // LeaseWebhookEvents implements webhook.Store: in one transaction it leases each candidate
-// still due and unleased, and reads the secrets to sign with.
+// still due and unleased (due again when the lease ends), and reads the subscription's
+// current URL and secret to deliver with. A record's url becomes the URL it is sent to.
 func (db *DB) LeaseWebhookEvents(ctx context.Context, cs []webhook.Candidate, now, until time.Time) ([]webhook.Delivery, error) {
 	var out []webhook.Delivery
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		out = out[:0]
 		token := db.NewID()
-		secrets := map[string]string{}
+		type target struct {
+			url, secret string
+			active      bool
+		}
+		targets := map[string]target{}
 		for _, c := range cs {
-			var d webhook.Delivery
+			t, ok := targets[c.SubscriptionID]
+			if !ok {
+				err := tx.QueryRowContext(ctx, `SELECT url, secret, is_active FROM webhook_subscriptions WHERE id = $1`,
+					c.SubscriptionID).Scan(&t.url, &t.secret, &t.active)
+				if errors.Is(err, sql.ErrNoRows) {
+					continue // deleted meanwhile
+				}
+				if err != nil {
+					return err
+				}
+				targets[c.SubscriptionID] = t
+			}
+			if !t.active {
+				continue // deactivated meanwhile: its records are parked
+			}
 			var retryFrom int
-			e, err := scanEvent(tx.QueryRowContext(ctx, `UPDATE webhook_events SET lease_until = $1, lease_token = $2
-				WHERE subscription_id = $3 AND id = $4 AND status = $5 AND next_attempt_at <= $6
-					AND (lease_until IS NULL OR lease_until <= $6)
+			e, err := scanEvent(tx.QueryRowContext(ctx, `UPDATE webhook_events
+				SET lease_until = $1, lease_token = $2, due_at = $1, url = $3
+				WHERE subscription_id = $4 AND id = $5 AND status = $6 AND due_at <= $7
+					AND (lease_until IS NULL OR lease_until <= $7)
 				RETURNING `+eventColumns+`, retry_from`,
-				Micros(until), token, c.SubscriptionID, c.ID, webhook.StatusPending, Micros(now)), &retryFrom)
+				Micros(until), token, t.url, c.SubscriptionID, c.ID, webhook.StatusPending, Micros(now)), &retryFrom)
 			if errors.Is(err, ErrNotFound) {
 				continue // taken or changed meanwhile
 			}
 			if err != nil {
 				return err
 			}
-			secret, ok := secrets[e.SubscriptionID]
-			if !ok {
-				err := tx.QueryRowContext(ctx, `SELECT secret FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`,
-					e.AccountID, e.SubscriptionID).Scan(&secret)
-				if err != nil {
-					return err
-				}
-				secrets[e.SubscriptionID] = secret
-			}
-			d.Event, d.Secret, d.Round, d.Lease = e, secret, e.Attempts-retryFrom, token
-			out = append(out, d)
+			out = append(out, webhook.Delivery{Event: e, Secret: t.secret, Round: e.Attempts - retryFrom, Lease: token})
 		}
 		return nil
 	})
@@ -314,19 +442,28 @@ func (db *DB) finishDelivery(ctx context.Context, tx *sql.Tx, r webhook.Result) 
 	if r.ResponseStatus != nil {
 		respStatus = sql.NullInt64{Int64: int64(*r.ResponseStatus), Valid: true}
 	}
+	var lastErr sql.NullString
+	if r.Error != "" {
+		lastErr = sql.NullString{String: r.Error, Valid: true}
+	}
 	at := Micros(r.At)
+	// A retry is due at its next attempt, unless the subscription was deactivated meanwhile.
 	res, err := tx.ExecContext(ctx, `UPDATE webhook_events SET status = $1, attempts = attempts + 1,
 			last_attempt_at = $2, next_attempt_at = $3, last_response_status = $4, last_response_body = $5,
-			last_error = $6, lease_until = NULL, lease_token = NULL
-		WHERE account_id = $7 AND subscription_id = $8 AND id = $9 AND lease_token = $10`,
-		r.Status, at, next, respStatus, r.ResponseBody, r.Error, r.AccountID, r.SubscriptionID, r.ID, r.Lease)
+			last_error = $6, lease_until = NULL, lease_token = NULL,
+			due_at = CASE WHEN EXISTS (SELECT 1 FROM webhook_subscriptions s
+				WHERE s.account_id = $7 AND s.id = $8 AND s.is_active = $9) THEN CAST($3 AS BIGINT) END
+		WHERE account_id = $7 AND subscription_id = $8 AND id = $10 AND lease_token = $11`,
+		r.Status, at, next, respStatus, r.ResponseBody, lastErr, r.AccountID, r.SubscriptionID, true, r.ID, r.Lease)
 	if err != nil {
 		return err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 || !r.Deactivate {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE webhook_subscriptions SET is_active = $1, updated_at = $2
-		WHERE account_id = $3 AND id = $4`, false, at, r.AccountID, r.SubscriptionID)
-	return err
+	if _, err = tx.ExecContext(ctx, `UPDATE webhook_subscriptions SET is_active = $1, updated_at = $2
+		WHERE account_id = $3 AND id = $4`, false, at, r.AccountID, r.SubscriptionID); err != nil {
+		return err
+	}
+	return setDue(ctx, tx, r.AccountID, r.SubscriptionID, false)
 }

@@ -25,7 +25,8 @@ type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
-// blocked are the networks a callback may not reach unless private targets are allowed.
+// blocked are the networks a callback may not reach unless private targets are allowed: every
+// IANA special-purpose range that is not globally reachable, plus multicast and documentation.
 var blocked = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),       // "this network", unspecified
 	netip.MustParsePrefix("10.0.0.0/8"),      // RFC 1918
@@ -34,34 +35,34 @@ var blocked = []netip.Prefix{
 	netip.MustParsePrefix("169.254.0.0/16"),  // link-local (cloud metadata)
 	netip.MustParsePrefix("172.16.0.0/12"),   // RFC 1918
 	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // documentation (TEST-NET-1)
+	netip.MustParsePrefix("192.88.99.0/24"),  // 6to4 relay anycast (deprecated)
 	netip.MustParsePrefix("192.168.0.0/16"),  // RFC 1918
 	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // documentation (TEST-NET-2)
+	netip.MustParsePrefix("203.0.113.0/24"),  // documentation (TEST-NET-3)
 	netip.MustParsePrefix("224.0.0.0/4"),     // multicast
-	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and the broadcast 255.255.255.255
 	netip.MustParsePrefix("::/128"),          // unspecified
 	netip.MustParsePrefix("::1/128"),         // loopback
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated)
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated
 	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64 (embeds an IPv4 address)
 	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
+	netip.MustParsePrefix("100::/64"),        // discard-only
+	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments (Teredo, benchmarking …)
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("2002::/16"),       // 6to4 (deprecated; embeds an IPv4 address)
+	netip.MustParsePrefix("3fff::/20"),       // documentation
 	netip.MustParsePrefix("fc00::/7"),        // unique local
 	netip.MustParsePrefix("fe80::/10"),       // link-local
 	netip.MustParsePrefix("fec0::/10"),       // deprecated site-local
 	netip.MustParsePrefix("ff00::/8"),        // multicast
-	netip.MustParsePrefix("2001:db8::/32"),   // documentation
-	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated
-	netip.MustParsePrefix("100::/64"),        // discard-only
-	netip.MustParsePrefix("2002:a00::/24"),   // 6to4 of 10/8
-	netip.MustParsePrefix("2002:7f00::/24"),  // 6to4 of 127/8
-	netip.MustParsePrefix("2002:a9fe::/32"),  // 6to4 of 169.254/16
-	netip.MustParsePrefix("2002:ac10::/28"),  // 6to4 of 172.16/12
-	netip.MustParsePrefix("2002:c0a8::/32"),  // 6to4 of 192.168/16
-	netip.MustParsePrefix("2002:6440::/26"),  // 6to4 of 100.64/10
-	netip.MustParsePrefix("2002::/24"),       // 6to4 of 0/8
-	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated)
 }
 
 // Blocked reports whether ip is an address a callback must not reach: loopback, private,
-// link-local, carrier-grade NAT, unspecified, multicast or reserved, including IPv4-mapped
-// IPv6 forms of those.
+// link-local, carrier-grade NAT, benchmarking, documentation, unspecified, multicast, reserved
+// or broadcast, including IPv4-mapped IPv6 forms of those.
 func Blocked(ip netip.Addr) bool {
 	if !ip.IsValid() {
 		return true
@@ -90,13 +91,18 @@ func DialControl(network, address string, _ syscall.RawConn) error {
 }
 
 // CheckURL validates a subscription URL: absolute http or https with a host, at most
-// MaxURLLength. Unless allowPrivate, the host must not be, or resolve (through r) to, a blocked
-// address. A host that does not resolve now is accepted: DNS may be down or the name not yet
-// published, and DialControl refuses a blocked address whenever a delivery dials it. Problems
-// are a *shipping.ValidationError on field.
+// MaxURLLength, and a host that is not a numeric shorthand address (see NumericShorthand; refused
+// even when private targets are allowed, since resolvers disagree on what it names). Unless
+// allowPrivate, the host must not be, or resolve (through r) to, a blocked address. A host that
+// does not resolve now is accepted: DNS may be down or the name not yet published, and
+// DialControl refuses a blocked address whenever a delivery dials it. Problems are a
+// *shipping.ValidationError on field.
 func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resolver) error {
 	invalid := func(code, msg string) error {
 		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: field, Code: code, Message: msg}}}
+	}
+	private := func() error {
+		return invalid("private_address", "must not point at a loopback, private, link-local, documentation, multicast or reserved address")
 	}
 	if strings.TrimSpace(raw) == "" {
 		return invalid("required", "is required")
@@ -108,16 +114,19 @@ func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resol
 	if err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.Opaque != "" {
 		return invalid("invalid_url", "must be an absolute http or https URL")
 	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if NumericShorthand(host) {
+		return invalid("numeric_shorthand", "must not be a numeric shorthand address such as 127.1 or 0x7f000001; write IPv4 as four decimal parts")
+	}
 	if allowPrivate {
 		return nil
 	}
-	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") { // RFC 6761: always loopback
-		return invalid("private_address", "must not point at a loopback, private, link-local or reserved address")
+		return private()
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		if Blocked(ip) {
-			return invalid("private_address", "must not point at a loopback, private, link-local or reserved address")
+			return private()
 		}
 		return nil
 	}
@@ -129,8 +138,27 @@ func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resol
 	addrs, _ := r.LookupNetIP(ctx, "ip", host)
 	for _, ip := range addrs {
 		if Blocked(ip) {
-			return invalid("private_address", "must not point at a loopback, private, link-local or reserved address")
+			return private()
 		}
 	}
 	return nil
+}
+
+// NumericShorthand reports whether host (without brackets or a trailing dot) is a number-like
+// host that is not an address in canonical form: "127.1", "0x7f000001", "2130706433",
+// "0177.0.0.1", "0", "1.2.3.4.5". Like the WHATWG URL standard, any host whose last label is a
+// decimal or 0x-hexadecimal number counts (no top-level domain is numeric); C resolvers
+// (inet_aton) read such hosts as IPv4 addresses in shorthand, octal or hexadecimal, so a check
+// by name could disagree with the address finally dialled.
+func NumericShorthand(host string) bool {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return false // canonical dotted-quad IPv4, or IPv6
+	}
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	digits := last
+	if len(last) >= 2 && last[0] == '0' && (last[1] == 'x' || last[1] == 'X') {
+		digits = last[2:]
+		return strings.Trim(digits, "0123456789abcdefABCDEF") == ""
+	}
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
 }

@@ -33,6 +33,21 @@ func TestBlocked(t *testing.T) {
 		{"224.0.0.1", true},
 		{"255.255.255.255", true},
 		{"8.8.8.8", false},
+		{"100.63.255.255", false},
+		{"198.18.0.1", true},
+		{"198.19.255.255", true},
+		{"198.20.0.1", false},
+		{"192.0.0.8", true},
+		{"192.0.2.10", true},
+		{"192.0.3.1", false},
+		{"198.51.100.7", true},
+		{"203.0.113.200", true},
+		{"203.0.114.1", false},
+		{"192.88.99.1", true},
+		{"239.255.255.250", true},
+		{"240.0.0.1", true},
+		{"223.255.255.255", false},
+		{"255.255.255.254", true},
 		{"93.184.216.34", false},
 		{"::1", true},
 		{"::", true},
@@ -47,6 +62,15 @@ func TestBlocked(t *testing.T) {
 		{"::ffff:8.8.8.8", false},
 		{"64:ff9b::a00:1", true},
 		{"2002:7f00:1::", true},
+		{"2002:5db8:d822::1", true}, // 6to4, whatever it embeds
+		{"2001:db8::1", true},
+		{"3fff::1", true},
+		{"2001::1", true}, // Teredo
+		{"2001:2::1", true},
+		{"ff05::1:3", true},
+		{"fdff:ffff::1", true},
+		{"::ffff:203.0.113.1", true},
+		{"::ffff:100.64.0.1", true},
 		{"2606:4700:4700::1111", false},
 		{"2001:4860:4860::8888", false},
 	}
@@ -107,6 +131,29 @@ func TestCheckURL(t *testing.T) {
 		{"http://[::ffff:127.0.0.1]/", false, "private_address"},
 		{"http://169.254.169.254/latest/meta-data", false, "private_address"},
 		{"http://100.64.1.1/", false, "private_address"},
+		{"http://198.18.0.1/", false, "private_address"},
+		{"http://192.0.2.1/", false, "private_address"},
+		{"http://198.51.100.1/", false, "private_address"},
+		{"http://203.0.113.1/", false, "private_address"},
+		{"http://224.0.0.251/", false, "private_address"},
+		{"http://240.1.2.3/", false, "private_address"},
+		{"http://255.255.255.255/", false, "private_address"},
+		{"http://[2001:db8::1]/", false, "private_address"},
+		{"http://[ff02::1]/", false, "private_address"},
+		{"http://[fd00::1]/", false, "private_address"},
+		{"http://127.1/", false, "numeric_shorthand"},
+		{"http://0x7f000001/", false, "numeric_shorthand"},
+		{"http://0X7F000001:8080/", false, "numeric_shorthand"},
+		{"http://2130706433/", false, "numeric_shorthand"},
+		{"http://0177.0.0.1/", false, "numeric_shorthand"},
+		{"http://0/", false, "numeric_shorthand"},
+		{"http://127.0.0.1./", false, "private_address"},
+		{"http://127.1./", false, "numeric_shorthand"},
+		{"http://8.8.8.010/", false, "numeric_shorthand"},
+		{"http://127.1/", true, "numeric_shorthand"}, // refused even where private targets are allowed
+		{"http://0x7f000001/", true, "numeric_shorthand"},
+		{"https://1password.com/", false, ""},
+		{"https://example.0x/", false, "numeric_shorthand"},
 		{"http://0.0.0.0/", false, "private_address"},
 		{"http://[fe80::1%25eth0]/", false, "private_address"},
 		{"https://rebind.example/", false, "private_address"},
@@ -128,6 +175,38 @@ func TestCheckURL(t *testing.T) {
 		}
 		if got != tt.wantCode {
 			t.Errorf("CheckURL(%q, allowPrivate=%v) code = %q; want %q", tt.url, tt.allowPrivate, got, tt.wantCode)
+		}
+	}
+}
+
+func TestNumericShorthand(t *testing.T) {
+	tests := []struct {
+		host string
+		want bool
+	}{
+		{"127.1", true},
+		{"0x7f000001", true},
+		{"0x7F.1", true},
+		{"2130706433", true},
+		{"0177.0.0.1", true},
+		{"0", true},
+		{"0x", true},
+		{"1.2.3.4.5", true},
+		{"127.0.0.01", true},
+		{"hooks.example.1", true},
+		{"127.0.0.1", false},
+		{"8.8.8.8", false},
+		{"::1", false},
+		{"::ffff:127.0.0.1", false},
+		{"hooks.example.com", false},
+		{"1password.com", false},
+		{"0x7f000001.example", false},
+		{"example.0xg", false},
+		{"localhost", false},
+	}
+	for _, tt := range tests {
+		if got := NumericShorthand(tt.host); got != tt.want {
+			t.Errorf("NumericShorthand(%q) = %v; want %v", tt.host, got, tt.want)
 		}
 	}
 }

@@ -71,11 +71,21 @@ func TestSignature(t *testing.T) {
 }
 
 func TestBody(t *testing.T) {
-	e := Event{ID: "e1", SubscriptionID: "s1", Topic: TopicLabelVoided,
+	e := Event{ID: "e1", SubscriptionID: "s1", Topic: TopicLabelVoided, Status: StatusPending,
 		HappenedAt: time.Date(2026, 11, 22, 3, 42, 3, 0, time.UTC), Payload: []byte(`{"tracking_code":"T1"}`)}
-	want := `{"id":"e1","topic":"LABEL_VOIDED","webhook_subscription_id":"s1","happened_at":"2026-11-22T03:42:03.000000Z","payload":{"tracking_code":"T1"}}`
+	want := `{"id":"e1","topic":"LABEL_VOIDED","webhook_subscription_id":"s1","happened_at":"2026-11-22T03:42:03.000000Z","status":"PENDING","payload":{"tracking_code":"T1"}}`
 	if got := string(Body(e)); got != want {
 		t.Errorf("Body() = %s; want %s", got, want)
+	}
+	// The body is what is signed: both signatures of it verify, and not of the body without status.
+	secret := "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	sig, err := StandardSignature(secret, e.ID, vectorTimestamp, Body(e))
+	if err != nil || !VerifyStandard("whsec_"+secret, e.ID, vectorTimestamp, []byte(want), sig) {
+		t.Errorf("the signature of Body() does not verify: %v", err)
+	}
+	without := `{"id":"e1","topic":"LABEL_VOIDED","webhook_subscription_id":"s1","happened_at":"2026-11-22T03:42:03.000000Z","payload":{"tracking_code":"T1"}}`
+	if VerifyStandard("whsec_"+secret, e.ID, vectorTimestamp, []byte(without), sig) {
+		t.Errorf("the signature of Body() verifies a body without status")
 	}
 }
 

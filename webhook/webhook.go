@@ -70,10 +70,13 @@ type Event struct {
 	LastAttemptAt      *time.Time
 	NextAttemptAt      *time.Time
 	LastResponseStatus *int
+	LastError          *string // why the last attempt failed (see Describe); nil when none
 	Payload            json.RawMessage
 }
 
-// Body is the exact JSON body POSTed to a subscription: compact, fields in this order.
+// Body is the exact JSON body POSTed to a subscription: compact, fields in this order. Its
+// status is the record's status as sent: PENDING for every attempt, since a record is
+// DELIVERED or FAILED only once the attempt's outcome is known.
 func Body(e Event) []byte {
 	payload := e.Payload
 	if len(payload) == 0 {
@@ -84,7 +87,8 @@ func Body(e Event) []byte {
 		Topic                 string          `json:"topic"`
 		WebhookSubscriptionID string          `json:"webhook_subscription_id"`
 		HappenedAt            string          `json:"happened_at"`
+		Status                string          `json:"status"`
 		Payload               json.RawMessage `json:"payload"`
-	}{e.ID, e.Topic, e.SubscriptionID, shipping.FormatTime(e.HappenedAt), payload})
+	}{e.ID, e.Topic, e.SubscriptionID, shipping.FormatTime(e.HappenedAt), e.Status, payload})
 	return b
 }

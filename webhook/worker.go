@@ -3,6 +3,7 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"hash/fnv"
 	"io"
@@ -12,7 +13,9 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -28,6 +31,7 @@ type Delivery struct {
 
 // Candidate names a due event record the worker may lease.
 type Candidate struct {
+	AccountID      string
 	SubscriptionID string
 	ID             string
 }
@@ -40,17 +44,19 @@ type Result struct {
 	NextAttemptAt  *time.Time // when Status is StatusPending
 	ResponseStatus *int       // nil when no answer came
 	ResponseBody   string     // truncated to MaxResponseBody
-	Error          string     // why it failed, without URL or secrets
+	Error          string     // why it failed (Describe), without URL or secrets
 	Deactivate     bool       // 410 Gone: the subscription is switched off
 }
 
 // Store is what the worker needs from persistence (implemented by *store.DB).
 type Store interface {
-	// DueWebhookEvents lists up to limit PENDING records of active subscriptions that are due
-	// at now and not leased, at most perSubscription of them per subscription, oldest due first.
-	DueWebhookEvents(ctx context.Context, now time.Time, perSubscription, limit int) ([]Candidate, error)
+	// DueWebhookEvents lists PENDING records of active subscriptions that are due at now and
+	// not leased: of up to accounts accounts (longest waiting first, none in exclude), up to
+	// perAccount records each (oldest due first, none of a subscription in
+	// excludeSubscriptions), interleaved round-robin across the accounts.
+	DueWebhookEvents(ctx context.Context, now time.Time, exclude, excludeSubscriptions []string, perAccount, accounts int) ([]Candidate, error)
 	// LeaseWebhookEvents leases the candidates that are still due and free until until under
-	// a fresh lease, returning them.
+	// a fresh lease, returning them with their subscription's current URL and secret.
 	LeaseWebhookEvents(ctx context.Context, cs []Candidate, now, until time.Time) ([]Delivery, error)
 	// FinishWebhookDeliveries records attempts' results, in one transaction, each only if its
 	// lease is still held.
@@ -60,8 +66,9 @@ type Store interface {
 // Defaults of the Worker's tunables.
 const (
 	DefaultTimeout         = 10 * time.Second
-	DefaultConcurrency     = 16
-	DefaultPerSubscription = 4
+	DefaultConcurrency     = 32
+	DefaultPerAccount      = 8
+	DefaultPerSubscription = 2
 	DefaultPollInterval    = 500 * time.Millisecond
 	MaxResponseBody        = 1024
 	// maxRetryAfter bounds how far a receiver's Retry-After can push the next attempt.
@@ -81,8 +88,11 @@ type Worker struct {
 
 	// Zero values take the defaults above. Lease, zero, is Timeout + 10 s: a delivery
 	// in flight when the process dies is retried once its lease ends.
-	Timeout         time.Duration
-	Concurrency     int
+	Timeout     time.Duration
+	Concurrency int
+	// PerAccount bounds one account's deliveries in flight, so its hanging receivers or its
+	// fan-out leave the other slots to other accounts.
+	PerAccount      int
 	PerSubscription int
 	PollInterval    time.Duration
 	Lease           time.Duration
@@ -115,6 +125,9 @@ func (w *Worker) Init() {
 		}
 		if w.PerSubscription <= 0 {
 			w.PerSubscription = DefaultPerSubscription
+		}
+		if w.PerAccount <= 0 {
+			w.PerAccount = min(DefaultPerAccount, max(1, w.Concurrency/2))
 		}
 		if w.PollInterval <= 0 {
 			w.PollInterval = DefaultPollInterval
@@ -167,20 +180,36 @@ func (w *Worker) Notify() {
 	}
 }
 
-// Run delivers due records until ctx ends, at most Concurrency at once and at most
-// PerSubscription at once to any one subscription, so a slow or hostile receiver holds a few
-// slots for at most Timeout and never the whole worker. It returns after the deliveries in
-// flight have finished.
+// Run delivers due records until ctx ends, at most Concurrency at once, PerAccount at once
+// for any one account and PerSubscription at once to any one subscription. Due records are
+// taken round-robin across accounts, so one account's slow or hostile receivers hold at most
+// PerAccount slots (for at most Timeout) and its fan-out waits its turn beside the others'. It
+// returns after the deliveries in flight have finished.
 func (w *Worker) Run(ctx context.Context) error {
 	w.Init()
 	var (
-		mu       sync.Mutex
-		inFlight = map[string]int{} // subscription → deliveries in flight
-		total    int
-		wg       sync.WaitGroup
-		done     = make(chan struct{}, 1)
+		mu      sync.Mutex
+		perSub  = map[string]int{} // subscription → deliveries in flight
+		perAcct = map[string]int{} // account → deliveries in flight
+		total   int
+		wg      sync.WaitGroup
+		done    = make(chan struct{}, 1)
 	)
 	defer wg.Wait()
+	// full lists the accounts and subscriptions at their cap; the caller holds mu.
+	full := func() (accounts, subs []string) {
+		for id, n := range perAcct {
+			if n >= w.PerAccount {
+				accounts = append(accounts, id)
+			}
+		}
+		for id, n := range perSub {
+			if n >= w.PerSubscription {
+				subs = append(subs, id)
+			}
+		}
+		return accounts, subs
+	}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -194,29 +223,32 @@ func (w *Worker) Run(ctx context.Context) error {
 		for {
 			mu.Lock()
 			free := w.Concurrency - total
+			skipAccounts, skipSubs := full()
 			mu.Unlock()
 			if free <= 0 {
 				break
 			}
-			limit := 4 * w.Concurrency
-			cs, err := w.Store.DueWebhookEvents(ctx, w.Now(), w.PerSubscription, limit)
+			cs, err := w.Store.DueWebhookEvents(ctx, w.Now(), skipAccounts, skipSubs, w.PerAccount, w.Concurrency)
 			if err != nil {
 				if ctx.Err() == nil {
 					w.Log.Error("webhook worker: listing due events", "err", err)
 				}
 				break
 			}
-			// Keep each subscription within its share of slots, counting those in flight.
+			// Take them in their round-robin order, each account and subscription within its
+			// share of slots, counting those in flight.
 			mu.Lock()
-			pick := cs[:0:0]
-			taken := map[string]int{}
+			var pick []Candidate
+			takenAcct, takenSub := map[string]int{}, map[string]int{}
 			for _, c := range cs {
 				if len(pick) == free {
 					break
 				}
-				if inFlight[c.SubscriptionID]+taken[c.SubscriptionID] < w.PerSubscription {
+				if perAcct[c.AccountID]+takenAcct[c.AccountID] < w.PerAccount &&
+					perSub[c.SubscriptionID]+takenSub[c.SubscriptionID] < w.PerSubscription {
 					pick = append(pick, c)
-					taken[c.SubscriptionID]++
+					takenAcct[c.AccountID]++
+					takenSub[c.SubscriptionID]++
 				}
 			}
 			mu.Unlock()
@@ -236,7 +268,8 @@ func (w *Worker) Run(ctx context.Context) error {
 			}
 			mu.Lock()
 			for _, d := range ds {
-				inFlight[d.SubscriptionID]++
+				perSub[d.SubscriptionID]++
+				perAcct[d.AccountID]++
 				total++
 			}
 			mu.Unlock()
@@ -247,9 +280,11 @@ func (w *Worker) Run(ctx context.Context) error {
 					// In-flight deliveries finish even as ctx ends (the caller bounds shutdown).
 					w.deliver(context.WithoutCancel(ctx), d)
 					mu.Lock()
-					inFlight[d.SubscriptionID]--
-					if inFlight[d.SubscriptionID] == 0 {
-						delete(inFlight, d.SubscriptionID)
+					if perSub[d.SubscriptionID]--; perSub[d.SubscriptionID] == 0 {
+						delete(perSub, d.SubscriptionID)
+					}
+					if perAcct[d.AccountID]--; perAcct[d.AccountID] == 0 {
+						delete(perAcct, d.AccountID)
 					}
 					total--
 					mu.Unlock()
@@ -259,10 +294,8 @@ func (w *Worker) Run(ctx context.Context) error {
 					}
 				}()
 			}
-			// Look again only while there may be due records that did not fit this round.
-			if len(ds) < len(pick) || len(cs) < limit && len(pick) == len(cs) {
-				break
-			}
+			// Look again while slots are free: a subscription's cap may have cut an account's
+			// share short, and the next look skips that subscription.
 		}
 		timer.Reset(w.PollInterval)
 	}
@@ -273,7 +306,7 @@ func (w *Worker) Run(ctx context.Context) error {
 func (w *Worker) Drain(ctx context.Context) error {
 	w.Init()
 	now := w.Now()
-	cs, err := w.Store.DueWebhookEvents(ctx, now, 1<<30, 1<<30)
+	cs, err := w.Store.DueWebhookEvents(ctx, now, nil, nil, 1<<30, 1<<30)
 	if err != nil || len(cs) == 0 {
 		return err
 	}
@@ -366,13 +399,13 @@ func (w *Worker) attempt(ctx context.Context, d Delivery) Result {
 		res.Status = StatusDelivered
 		return res
 	case err != nil:
-		res.Error = err.Error()
+		res.Error = Describe(err)
 	case status == http.StatusGone:
-		res.Error = "410 Gone: subscription deactivated"
+		res.Error = "HTTP 410"
 		res.Status, res.Deactivate = StatusFailed, true
 		return res
 	default:
-		res.Error = "answered " + strconv.Itoa(status)
+		res.Error = "HTTP " + strconv.Itoa(status)
 	}
 	round := d.Round + 1
 	if round > len(w.Schedule) {
@@ -414,9 +447,6 @@ func (w *Worker) post(ctx context.Context, d Delivery, body []byte, at time.Time
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = errors.New("timed out after " + w.Timeout.String())
-		}
 		return 0, "", 0, err
 	}
 	defer resp.Body.Close()
@@ -424,6 +454,44 @@ func (w *Worker) post(ctx context.Context, d Delivery, body []byte, at time.Time
 	// Read a little more so a small answer's connection can be reused; a huge one is cut off.
 	io.CopyN(io.Discard, resp.Body, 4<<10)
 	return resp.StatusCode, string(b), RetryAfter(resp.Header.Get("Retry-After"), at), nil
+}
+
+// Describe names why an attempt got no answer, short and without addresses, URLs or secrets:
+// "timeout", "dial: no such host", "dial: connection refused", "dial: address not allowed" (the
+// guard), "dial: <reason>", "tls: <reason>", "connection closed" or "request failed".
+func Describe(err error) string {
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	var opErr *net.OpError
+	var certErr *tls.CertificateVerificationError
+	var recErr tls.RecordHeaderError
+	var sysErr syscall.Errno
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, errBlocked):
+		return "dial: address not allowed"
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return "dial: no such host"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "timeout"
+	case errors.As(err, &dnsErr):
+		return "dial: lookup failed"
+	case errors.As(err, &certErr):
+		return "tls: certificate not trusted"
+	case errors.As(err, &recErr):
+		return "tls: not a TLS server"
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		if errors.As(err, &sysErr) {
+			return "dial: " + sysErr.Error()
+		}
+		return "dial: failed"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "connection closed"
+	case strings.HasPrefix(err.Error(), "tls: "):
+		return "tls: handshake failed"
+	}
+	return "request failed"
 }
 
 // RetryAfter parses a Retry-After value (delay seconds or an HTTP date) relative to now; zero

@@ -1,6 +1,16 @@
 package webhook
 
 import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -43,5 +53,77 @@ func TestJitter(t *testing.T) {
 	}
 	if len(seen) < 150 {
 		t.Errorf("Jitter gave %d distinct delays for 200 records; want them spread", len(seen))
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	dial := func(err error) error { return &net.OpError{Op: "dial", Net: "tcp", Err: err} }
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{context.DeadlineExceeded, "timeout"},
+		{&url.Error{Op: "Post", URL: "http://h/", Err: context.DeadlineExceeded}, "timeout"},
+		{dial(&net.DNSError{Err: "no such host", Name: "h.invalid", IsNotFound: true}), "dial: no such host"},
+		{dial(&net.DNSError{Err: "i/o timeout", Name: "h", IsTimeout: true}), "timeout"},
+		{dial(&net.DNSError{Err: "server misbehaving", Name: "h"}), "dial: lookup failed"},
+		{dial(os.NewSyscallError("connect", syscall.ECONNREFUSED)), "dial: connection refused"},
+		{dial(os.NewSyscallError("connect", syscall.ENETUNREACH)), "dial: network is unreachable"},
+		{dial(errBlocked), "dial: address not allowed"},
+		{io.EOF, "connection closed"},
+		{&net.OpError{Op: "read", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, "connection closed"},
+		{&tls.CertificateVerificationError{Err: errors.New("x509: unknown authority")}, "tls: certificate not trusted"},
+		{tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}, "tls: not a TLS server"},
+		{errors.New("something else at 10.0.0.1"), "request failed"},
+	}
+	for _, tt := range tests {
+		if got := Describe(tt.err); got != tt.want {
+			t.Errorf("Describe(%v) = %q; want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestAttemptLastError: what an attempt's outcome records as its error.
+func TestAttemptLastError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // so the server notices the client hanging up
+		switch r.URL.Path {
+		case "/500":
+			w.WriteHeader(500)
+		case "/410":
+			w.WriteHeader(410)
+		case "/302":
+			http.Redirect(w, r, "/", http.StatusFound)
+		case "/hang":
+			<-r.Context().Done()
+		}
+	}))
+	defer srv.Close()
+	w := &Worker{AllowPrivate: true, Timeout: 200 * time.Millisecond, Schedule: []time.Duration{time.Second}}
+	w.Init()
+	tests := []struct {
+		path, want, status string
+	}{
+		{"/ok", "", StatusDelivered},
+		{"/500", "HTTP 500", StatusPending},
+		{"/410", "HTTP 410", StatusFailed},
+		{"/302", "HTTP 302", StatusPending},
+		{"/hang", "timeout", StatusPending},
+	}
+	for _, tt := range tests {
+		d := Delivery{Event: Event{ID: "e1", SubscriptionID: "s1", URL: srv.URL + tt.path, Status: StatusPending},
+			Secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}
+		res := w.attempt(context.Background(), d)
+		if res.Error != tt.want || res.Status != tt.status {
+			t.Errorf("attempt %s: %s, error %q; want %s, %q", tt.path, res.Status, res.Error, tt.status, tt.want)
+		}
+	}
+	// The dial-time guard refuses a loopback receiver when private targets are not allowed.
+	strict := &Worker{Timeout: time.Second, Schedule: []time.Duration{time.Second}}
+	strict.Init()
+	res := strict.attempt(context.Background(), Delivery{Event: Event{ID: "e1", URL: srv.URL + "/ok"}, Secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
+	if res.Error != "dial: address not allowed" {
+		t.Errorf("attempt to loopback with the guard: error %q; want %q", res.Error, "dial: address not allowed")
 	}
 }
