@@ -34,6 +34,16 @@ func writeData(w http.ResponseWriter, status int, v any) {
 	}{v})
 }
 
+// writeRawData answers one resource already rendered as JSON in the {data} envelope, the same
+// bytes writeData writes for it.
+func writeRawData(w http.ResponseWriter, status int, body []byte) {
+	out := make([]byte, 0, len(body)+10)
+	out = append(append(append(out, `{"data":`...), body...), "}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(out)
+}
+
 // errEmptyBody is returned by readJSON for a request without a body.
 var errEmptyBody = &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "request body is required"}
 

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -34,6 +35,31 @@ func writeList(w http.ResponseWriter, data any, meta metadata) {
 		Data     any      `json:"data"`
 		Metadata metadata `json:"metadata"`
 	}{data, meta})
+}
+
+// writeRawList answers a list whose items are already rendered as JSON, the same bytes
+// writeList writes for them.
+func writeRawList(w http.ResponseWriter, items []json.RawMessage, meta metadata) {
+	m, err := json.Marshal(meta)
+	if err != nil {
+		writeList(w, items, meta)
+		return
+	}
+	n := len(m) + 32
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	out := append(make([]byte, 0, n), `{"data":[`...)
+	for i, it := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, it...)
+	}
+	out = append(append(append(out, `],"metadata":`...), m...), "}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(out)
 }
 
 // parsePage reads page and page_size.

@@ -213,35 +213,38 @@ func (a *API) listShipments(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if cursor {
-		l, err := a.db.ListShipments(r.Context(), accountID(r), f, store.Page{}, &k)
-		if err != nil {
+	var p store.Page
+	if !cursor {
+		if p, err = parsePage(q); err != nil {
 			return err
 		}
-		a.linkShipments(l.Items...)
-		writeList(w, l.Items, keysetMeta(k, l))
-		return nil
 	}
-	p, err := parsePage(q)
+	var keyset *store.Keyset
+	if cursor {
+		keyset = &k
+	}
+	// The shipments' stored renderings (store.ShipmentJSON), linked.
+	l, err := a.db.ListShipmentsJSON(r.Context(), accountID(r), f, p, keyset)
 	if err != nil {
 		return err
 	}
-	l, err := a.db.ListShipments(r.Context(), accountID(r), f, p, nil)
-	if err != nil {
-		return err
+	for i := range l.Items {
+		l.Items[i] = a.linkJSON(l.Items[i])
 	}
-	a.linkShipments(l.Items...)
-	writeList(w, l.Items, offsetMeta(p, l))
+	if cursor {
+		writeRawList(w, l.Items, keysetMeta(k, l))
+	} else {
+		writeRawList(w, l.Items, offsetMeta(p, l))
+	}
 	return nil
 }
 
 func (a *API) getShipment(w http.ResponseWriter, r *http.Request) error {
-	s, err := a.db.Shipment(r.Context(), accountID(r), r.PathValue("id"))
+	body, err := a.db.ShipmentJSON(r.Context(), accountID(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	a.linkShipments(s)
-	writeData(w, http.StatusOK, s)
+	writeRawData(w, http.StatusOK, a.linkJSON(body))
 	return nil
 }
 

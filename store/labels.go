@@ -289,6 +289,9 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		if err := db.emitEvent(ctx, tx, accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
 			return err
 		}
+		if _, err := db.rerender(ctx, tx, accountID, shipmentID); err != nil {
+			return err
+		}
 		if idem != nil {
 			answer, err := json.Marshal(s)
 			if err != nil {
@@ -403,7 +406,7 @@ func (db *DB) CancelShipment(ctx context.Context, accountID, shipmentID string, 
 				return err
 			}
 		}
-		s, err = db.shipmentIn(ctx, tx, accountID, shipmentID)
+		s, err = db.rerender(ctx, tx, accountID, shipmentID)
 		return err
 	})
 	if err != nil {
@@ -604,6 +607,9 @@ func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipp
 			l.Status, l.Substatus, nullMicros(l.LastEventAt), nullStampMicros(l.FirstCarrierScanAt), nullStampMicros(l.DeliveredAt),
 			nullMicros(l.FinishedAt), now, account, l.ID)
 		if err != nil {
+			return err
+		}
+		if _, err := db.rerender(ctx, tx, account, l.ShipmentID); err != nil {
 			return err
 		}
 		events, err := trackingEvents(ctx, tx, account, l.ID)

@@ -59,7 +59,8 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) error {
 				return err
 			}
 		}
-		return nil
+		_, err = db.rerender(ctx, tx, s.AccountID, s.ID)
+		return err
 	})
 }
 
@@ -183,28 +184,10 @@ type ShipmentFilter struct {
 // ListShipments lists the account's shipments: one offset page (p), or one keyset page (k) when
 // k is not nil. Each has its rates and label.
 func (db *DB) ListShipments(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[*shipping.Shipment], error) {
-	args := []any{accountID}
-	where := []string{"account_id = $1"}
-	in := func(column string, values []string) {
-		if len(values) == 0 {
-			return
-		}
-		where = append(where, column+" IN ("+placeholders(&args, values)+")")
-	}
-	in("status", f.Statuses)
-	in("brand", f.Brands)
-	in("carrier", f.Carriers)
-	if !f.CreatedFrom.IsZero() {
-		args = append(args, Micros(f.CreatedFrom))
-		where = append(where, "created_at >= $"+strconv.Itoa(len(args)))
-	}
-	if !f.CreatedBefore.IsZero() {
-		args = append(args, Micros(f.CreatedBefore))
-		where = append(where, "created_at < $"+strconv.Itoa(len(args)))
-	}
+	from, args := shipmentWhere(accountID, f)
 	q := Query[*shipping.Shipment]{
 		Columns: shipmentColumns,
-		From:    "shipments WHERE " + strings.Join(where, " AND "),
+		From:    from,
 		Args:    args,
 		Scan:    func(rows *sql.Rows) (*shipping.Shipment, error) { return scanShipment(rows) },
 	}
@@ -216,11 +199,7 @@ func (db *DB) ListShipments(ctx context.Context, accountID string, f ShipmentFil
 			return Key{CreatedAt: Micros(s.CreatedAt.Time), ID: s.ID}
 		})
 	} else {
-		dir := "DESC"
-		if f.Asc {
-			dir = "ASC"
-		}
-		l, err = OffsetList(ctx, db.r, q, "created_at "+dir+", id "+dir, p)
+		l, err = OffsetList(ctx, db.r, q, shipmentOrder(f), p)
 	}
 	if err != nil {
 		return l, err
@@ -255,7 +234,11 @@ func (db *DB) UpdateShipmentReferences(ctx context.Context, accountID, id string
 		args = append(args, accountID, id)
 		res, err := tx.ExecContext(ctx, `UPDATE shipments SET `+strings.Join(sets, ", ")+`
 			WHERE account_id = $`+strconv.Itoa(n+1)+` AND id = $`+strconv.Itoa(n+2), args...)
-		return rowsOrNotFound(res, err)
+		if err := rowsOrNotFound(res, err); err != nil {
+			return err
+		}
+		_, err = db.rerender(ctx, tx, accountID, id)
+		return err
 	})
 	if err != nil {
 		return nil, err

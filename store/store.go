@@ -35,6 +35,7 @@ type DB struct {
 	// group is SQLite's committer (nil on PostgreSQL, whose writers run side by side).
 	group *groupCommit
 	file  *fileWatch // the SQLite file; nil on other databases
+	prep  prepared   // hot read statements, prepared once
 
 	// Now, NewID and Rand are the store's only sources of time, identity and randomness, so
 	// tests can make them deterministic.
@@ -64,7 +65,10 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
+	// Idle readers are kept (as many as may be open), so a burst does not reopen connections
+	// and re-prepare statements.
 	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
 	db := newDB(w, r)
 	db.group = newGroupCommit(w)
 	if err := db.migrate(ctx); err != nil {
@@ -91,6 +95,7 @@ func newDB(w, r *sql.DB) *DB {
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	db.closePrepared()
 	if db.group != nil {
 		db.group.close()
 	}

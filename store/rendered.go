@@ -1,0 +1,194 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// LabelURLMark stands for the API's label_url in a stored response: the store renders a label's
+// label_url as LabelURLMark followed by the label's id (JSON "\u0000<id>"), and the API, whose
+// URLs they are, replaces it. No client string can produce it: a NUL byte is refused at input,
+// and a quote inside a string is escaped, so `"label_url":"\u0000` only ever starts a label's own
+// field.
+const LabelURLMark = "\x00"
+
+// Stored responses (issue 13): every shipment and label keeps its rendered JSON in a rendered
+// column, so GET /shipments/{id}, GET /shipments and GET /shipping_labels/{id} read one column
+// instead of decoding the stored request and re-encoding the rates. rerender is the copy's one
+// owner: every transaction that changes a shipment, its rates or its label calls it last.
+
+// rerender renders the shipment and its label as they now stand in tx, stores the renderings,
+// and returns the shipment.
+func (db *DB) rerender(ctx context.Context, tx *sql.Tx, accountID, shipmentID string) (*shipping.Shipment, error) {
+	s, err := db.shipmentIn(ctx, tx, accountID, shipmentID)
+	if err != nil {
+		return nil, err
+	}
+	body, err := renderShipment(s)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE shipments SET rendered = $1 WHERE account_id = $2 AND id = $3`,
+		string(body), accountID, shipmentID); err != nil {
+		return nil, err
+	}
+	if l := s.ShippingLabel; l != nil {
+		body, err := renderLabel(l)
+		if err != nil {
+			return nil, err
+		}
+		if _, err = tx.ExecContext(ctx, `UPDATE shipping_labels SET rendered = $1 WHERE account_id = $2 AND id = $3`,
+			string(body), accountID, l.ID); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// renderShipment is a shipment's JSON as stored, its label_url marked.
+func renderShipment(s *shipping.Shipment) ([]byte, error) {
+	if l := s.ShippingLabel; l != nil {
+		c := *l
+		c.LabelURL = LabelURLMark + l.ID
+		cs := *s
+		cs.ShippingLabel = &c
+		s = &cs
+	}
+	return json.Marshal(s)
+}
+
+// renderLabel is a label's JSON as stored, its label_url marked.
+func renderLabel(l *shipping.Label) ([]byte, error) {
+	c := *l
+	c.LabelURL = LabelURLMark + l.ID
+	return json.Marshal(&c)
+}
+
+// ShipmentJSON returns one of the account's shipments as rendered JSON (label_url marked, see
+// LabelURLMark). A shipment stored before renderings existed is rendered now.
+func (db *DB) ShipmentJSON(ctx context.Context, accountID, id string) ([]byte, error) {
+	var body sql.NullString
+	err := db.readRow(ctx, `SELECT rendered FROM shipments WHERE account_id = $1 AND id = $2`, accountID, id).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if body.Valid {
+		return []byte(body.String), nil
+	}
+	s, err := db.shipmentIn(ctx, db.r, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	return renderShipment(s)
+}
+
+// LabelJSON returns one of the account's labels as rendered JSON (label_url marked).
+func (db *DB) LabelJSON(ctx context.Context, accountID, id string) ([]byte, error) {
+	var body sql.NullString
+	err := db.readRow(ctx, `SELECT rendered FROM shipping_labels WHERE account_id = $1 AND id = $2`, accountID, id).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if body.Valid {
+		return []byte(body.String), nil
+	}
+	l, err := db.Label(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	return renderLabel(l)
+}
+
+// renderedRow is one row of a list of stored renderings.
+type renderedRow struct {
+	id   string
+	key  Key
+	body sql.NullString
+}
+
+// ListShipmentsJSON is ListShipments answering each shipment's rendered JSON (label_url
+// marked): one query for the page, none per shipment.
+func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[json.RawMessage], error) {
+	from, args := shipmentWhere(accountID, f)
+	q := Query[renderedRow]{
+		Columns: "id, created_at, rendered",
+		From:    from,
+		Args:    args,
+		Scan: func(rows *sql.Rows) (renderedRow, error) {
+			var r renderedRow
+			err := rows.Scan(&r.id, &r.key.CreatedAt, &r.body)
+			r.key.ID = r.id
+			return r, err
+		},
+	}
+	var l List[renderedRow]
+	var err error
+	if k != nil {
+		k.Asc = f.Asc
+		l, err = KeysetList(ctx, db.r, q, *k, func(r renderedRow) Key { return r.key })
+	} else {
+		l, err = OffsetList(ctx, db.r, q, shipmentOrder(f), p)
+	}
+	out := List[json.RawMessage]{HasNext: l.HasNext, HasPrev: l.HasPrev, Total: l.Total, Keys: l.Keys, Items: make([]json.RawMessage, len(l.Items))}
+	if err != nil {
+		return out, err
+	}
+	for i, r := range l.Items {
+		if r.body.Valid {
+			out.Items[i] = json.RawMessage(r.body.String)
+			continue
+		}
+		s, err := db.shipmentIn(ctx, db.r, accountID, r.id)
+		if err != nil {
+			return out, err
+		}
+		if out.Items[i], err = renderShipment(s); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// shipmentWhere is the FROM clause of a shipment list, with its arguments.
+func shipmentWhere(accountID string, f ShipmentFilter) (string, []any) {
+	args := []any{accountID}
+	where := []string{"account_id = $1"}
+	in := func(column string, values []string) {
+		if len(values) == 0 {
+			return
+		}
+		where = append(where, column+" IN ("+placeholders(&args, values)+")")
+	}
+	in("status", f.Statuses)
+	in("brand", f.Brands)
+	in("carrier", f.Carriers)
+	if !f.CreatedFrom.IsZero() {
+		args = append(args, Micros(f.CreatedFrom))
+		where = append(where, "created_at >= $"+strconv.Itoa(len(args)))
+	}
+	if !f.CreatedBefore.IsZero() {
+		args = append(args, Micros(f.CreatedBefore))
+		where = append(where, "created_at < $"+strconv.Itoa(len(args)))
+	}
+	return "shipments WHERE " + strings.Join(where, " AND "), args
+}
+
+// shipmentOrder is an offset shipment list's ORDER BY.
+func shipmentOrder(f ShipmentFilter) string {
+	if f.Asc {
+		return "created_at ASC, id ASC"
+	}
+	return "created_at DESC, id DESC"
+}
