@@ -22,15 +22,29 @@ type shippingState struct {
 	carrierNames []string
 
 	mu       sync.Mutex
-	profiles map[string]*shipping.Profile // by key; checked against the stored updated_at
+	profiles map[string]cachedProfile // by key; checked against the stored updated_at
+	// gen counts replacements made through this process: a read that began before one is not
+	// cached, so it cannot bring the replaced profile back.
+	gen uint64
 }
+
+// cachedProfile is a compiled profile and when its stored version was last checked.
+type cachedProfile struct {
+	p       *shipping.Profile
+	checked time.Time
+}
+
+// profileRecheck is how long a cached profile is used without checking its stored version: a
+// profile replaced through this process is dropped at once (putProfile), one replaced through
+// another process sharing the database is seen within this.
+const profileRecheck = time.Second
 
 func (a *API) setupShipping() error {
 	carriers := a.cfg.Carriers
 	if carriers == nil {
 		carriers = shipping.BuiltinCarriers()
 	}
-	st := &shippingState{shopper: shipping.NewShopper(carriers...), profiles: map[string]*shipping.Profile{}}
+	st := &shippingState{shopper: shipping.NewShopper(carriers...), profiles: map[string]cachedProfile{}}
 	for _, c := range carriers {
 		st.carrierNames = append(st.carrierNames, c.Name())
 	}
@@ -45,23 +59,28 @@ func (a *API) carrier(name string) (shipping.Carrier, bool) { return a.ship.shop
 // profile returns the compiled profile, reusing the cached copy while the stored one is
 // unchanged.
 func (a *API) profile(ctx context.Context, key string) (*shipping.Profile, error) {
+	a.ship.mu.Lock()
+	c, gen := a.ship.profiles[key], a.ship.gen
+	a.ship.mu.Unlock()
+	if c.p != nil && time.Since(c.checked) < profileRecheck {
+		return c.p, nil
+	}
+	checked := time.Now()
 	version, err := a.db.ProfileVersion(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	a.ship.mu.Lock()
-	p := a.ship.profiles[key]
-	a.ship.mu.Unlock()
-	if p != nil && p.UpdatedAt.Equal(version) {
-		return p, nil
-	}
-	if p, err = a.db.Profile(ctx, key); err != nil {
-		return nil, err
+	if c.p == nil || !c.p.UpdatedAt.Equal(version) {
+		if c.p, err = a.db.Profile(ctx, key); err != nil {
+			return nil, err
+		}
 	}
 	a.ship.mu.Lock()
-	a.ship.profiles[key] = p
+	if cur := a.ship.profiles[key]; gen == a.ship.gen && !cur.checked.After(checked) {
+		a.ship.profiles[key] = cachedProfile{c.p, checked}
+	}
 	a.ship.mu.Unlock()
-	return p, nil
+	return c.p, nil
 }
 
 func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
@@ -90,11 +109,9 @@ func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
 	if req.Brand != nil {
 		brand = *req.Brand
 	} else {
-		account, err := a.db.Account(ctx, acct)
-		if err != nil {
+		if brand, err = a.db.AccountBrand(ctx, acct); err != nil {
 			return err
 		}
-		brand = account.Brand
 	}
 	s := &shipping.Shipment{ID: a.db.NewID(), AccountID: acct, Status: shipping.StatusOpen, Brand: brand,
 		ShipDate: req.ShipDate, Origin: *req.Origin, Destination: *req.Destination, ReturnAddress: *req.ReturnAddress,
@@ -330,6 +347,7 @@ func (a *API) putProfile(w http.ResponseWriter, r *http.Request) error {
 	}
 	a.ship.mu.Lock()
 	delete(a.ship.profiles, p.Key)
+	a.ship.gen++
 	a.ship.mu.Unlock()
 	status := http.StatusOK
 	if created {

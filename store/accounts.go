@@ -68,6 +68,25 @@ func (db *DB) Account(ctx context.Context, id string) (Account, error) {
 	return db.accountWhere(ctx, "id", id)
 }
 
+// AccountBrand returns the account's brand, the default of its new shipments, from a cache
+// (accounts never change their brand; a vanished account is not found).
+func (db *DB) AccountBrand(ctx context.Context, id string) (string, error) {
+	if brand, ok := db.brands.get(id); ok {
+		return brand, nil
+	}
+	gen := db.brands.begin()
+	var brand string
+	err := db.readRow(ctx, `SELECT brand FROM accounts WHERE id = $1`, id).Scan(&brand)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", err
+	}
+	db.brands.put(gen, id, brand)
+	return brand, nil
+}
+
 // AccountByOrganization returns the account with the given organization id.
 func (db *DB) AccountByOrganization(ctx context.Context, orgID string) (Account, error) {
 	return db.accountWhere(ctx, "organization_id", orgID)
@@ -144,20 +163,27 @@ func (db *DB) RevokeBearer(ctx context.Context, bearer string) error {
 }
 
 func (db *DB) revoke(ctx context.Context, column, value string) error {
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = $1 WHERE `+column+` = $2 AND revoked_at IS NULL`,
 			db.now(), value)
 		return rowsOrNotFound(res, err)
 	})
+	// The revocation takes effect at once in this process (other processes: within cacheTTL).
+	db.tokens.invalidate()
+	return err
 }
 
 // Authenticate resolves a bearer string to its principal; unknown and revoked tokens are
 // ErrNotFound.
 func (db *DB) Authenticate(ctx context.Context, bearer string) (Principal, error) {
 	h := tokenHash(bearer)
+	if p, ok := db.tokens.get(h); ok {
+		return p, nil
+	}
+	gen := db.tokens.begin()
 	var p Principal
 	var stored, scopes string
-	err := db.r.QueryRowContext(ctx, `SELECT id, account_id, token_hash, scopes FROM api_tokens
+	err := db.readRow(ctx, `SELECT id, account_id, token_hash, scopes FROM api_tokens
 		WHERE token_hash = $1 AND revoked_at IS NULL`, h).Scan(&p.TokenID, &p.AccountID, &stored, &scopes)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Principal{}, ErrNotFound
@@ -173,6 +199,8 @@ func (db *DB) Authenticate(ctx context.Context, bearer string) (Principal, error
 	if scopes != "" {
 		p.Scopes = strings.Split(scopes, ",")
 	}
+	// Only valid tokens are cached: a new token works at once, and guessed ones fill nothing.
+	db.tokens.put(gen, h, p)
 	return p, nil
 }
 
