@@ -289,7 +289,8 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		if err := db.emitEvent(ctx, tx, accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
 			return err
 		}
-		if _, err := db.rerender(ctx, tx, accountID, shipmentID); err != nil {
+		s.AccountID = accountID
+		if err := storeRendering(ctx, tx, s); err != nil {
 			return err
 		}
 		if idem != nil {

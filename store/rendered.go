@@ -30,25 +30,31 @@ func (db *DB) rerender(ctx context.Context, tx *sql.Tx, accountID, shipmentID st
 	if err != nil {
 		return nil, err
 	}
+	return s, storeRendering(ctx, tx, s)
+}
+
+// storeRendering stores the renderings of s and its label; s must be complete and exactly as it
+// now stands in tx (a caller that has just written it whole may pass it rather than read it back).
+func storeRendering(ctx context.Context, tx *sql.Tx, s *shipping.Shipment) error {
 	body, err := renderShipment(s)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE shipments SET rendered = $1 WHERE account_id = $2 AND id = $3`,
-		string(body), accountID, shipmentID); err != nil {
-		return nil, err
+		string(body), s.AccountID, s.ID); err != nil {
+		return err
 	}
 	if l := s.ShippingLabel; l != nil {
 		body, err := renderLabel(l)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if _, err = tx.ExecContext(ctx, `UPDATE shipping_labels SET rendered = $1 WHERE account_id = $2 AND id = $3`,
-			string(body), accountID, l.ID); err != nil {
-			return nil, err
+			string(body), s.AccountID, l.ID); err != nil {
+			return err
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // renderShipment is a shipment's JSON as stored, its label_url marked.

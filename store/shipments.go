@@ -23,43 +23,48 @@ type shipmentRequest struct {
 	CustomsInfo *shipping.CustomsInfo `json:"customs_info,omitempty"`
 }
 
-// CreateShipment stores a new shipment and its rates in one transaction. The shipment's and
-// rates' IDs and timestamps must be set.
+// CreateShipment stores a new shipment and its rates in one transaction, with its rendering.
+// The shipment's and rates' IDs and timestamps must be set.
 func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) error {
 	req, err := json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo})
 	if err != nil {
 		return err
 	}
+	// Everything is encoded before the transaction, so the single writer only writes: the
+	// shipment is stored as given, so its rendering is the given shipment's.
+	body, err := renderShipment(s)
+	if err != nil {
+		return err
+	}
+	const rateColumns = 15
+	args := make([]any, 0, rateColumns*len(s.ShippingRates))
+	values := make([]string, len(s.ShippingRates))
+	for i, r := range s.ShippingRates {
+		meta, err := json.Marshal(r.RateMetadata)
+		if err != nil {
+			return err
+		}
+		marks := make([]string, rateColumns)
+		for j := range marks {
+			marks[j] = "$" + strconv.Itoa(len(args)+j+1)
+		}
+		values[i] = "(" + strings.Join(marks, ", ") + ")"
+		args = append(args, r.ID, s.AccountID, s.ID, r.Carrier, r.Service, r.Price.Currency,
+			r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents, r.EstimatedDeliveryDays,
+			r.EstimatedDeliveryDate.Format(time.RFC3339), string(meta), i, Micros(s.CreatedAt.Time))
+	}
 	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
-			created_at, updated_at) VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			created_at, updated_at, rendered) VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 			s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,
-			s.CustomReference1, s.CustomReference2, string(req), Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time))
-		if err != nil {
+			s.CustomReference1, s.CustomReference2, string(req), Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), string(body))
+		if err != nil || len(values) == 0 {
 			return err
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service,
+		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service,
 			currency, postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days,
-			estimated_delivery_date, rate_metadata, position, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for i, r := range s.ShippingRates {
-			meta, err := json.Marshal(r.RateMetadata)
-			if err != nil {
-				return err
-			}
-			_, err = stmt.ExecContext(ctx, r.ID, s.AccountID, s.ID, r.Carrier, r.Service, r.Price.Currency,
-				r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents, r.EstimatedDeliveryDays,
-				r.EstimatedDeliveryDate.Format(time.RFC3339), string(meta), i, Micros(s.CreatedAt.Time))
-			if err != nil {
-				return err
-			}
-		}
-		_, err = db.rerender(ctx, tx, s.AccountID, s.ID)
+			estimated_delivery_date, rate_metadata, position, created_at) VALUES `+strings.Join(values, ", "), args...)
 		return err
 	})
 }
