@@ -219,6 +219,16 @@ func payloadOf(l *shipping.Label, events []shipping.TrackingEvent) labelPayload 
 // fingerprint gets ErrIdempotencyKeyReused. Any failure leaves nothing written. p's insurance is
 // stored on the label.
 func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string, p Purchase, idem *Idempotency, buy PurchaseFunc) (s *shipping.Shipment, replayed bool, err error) {
+	// The shipment is read before the transaction, off the single writer; the claim below
+	// checks that it is still as read (its stored rendering, which every change rewrites, is
+	// read first so that a change between the two reads fails the check), and reads it again
+	// inside the transaction only if not.
+	var rendered sql.NullString
+	var read *shipping.Shipment
+	err = db.readRow(ctx, `SELECT rendered FROM shipments WHERE account_id = $1 AND id = $2`, accountID, shipmentID).Scan(&rendered)
+	if err == nil && rendered.Valid {
+		read, _ = db.shipmentIn(ctx, db.r, accountID, shipmentID)
+	}
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()
 		if idem != nil {
@@ -239,31 +249,48 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 				return err
 			}
 		}
-		var err error
-		if s, err = db.shipmentIn(ctx, tx, accountID, shipmentID); err != nil {
-			return err
-		}
-		var rate *shipping.Rate
-		for i := range s.ShippingRates {
-			if s.ShippingRates[i].ID == rateID {
-				rate = &s.ShippingRates[i]
+		rateOf := func(s *shipping.Shipment) *shipping.Rate {
+			for i := range s.ShippingRates {
+				if s.ShippingRates[i].ID == rateID {
+					return &s.ShippingRates[i]
+				}
 			}
-		}
-		if rate == nil {
-			return ErrNotFound
-		}
-		if err := shipping.CanBuy(s.Status); err != nil {
-			return err
+			return nil
 		}
 		// The conditional update is the claim: of two concurrent buyers only one changes the row.
-		res, err := tx.ExecContext(ctx, `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3
-			WHERE account_id = $4 AND id = $5 AND status = $6`,
-			shipping.StatusPurchased, rate.Carrier, now, accountID, shipmentID, shipping.StatusOpen)
-		if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("%w: shipment is no longer OPEN", shipping.ErrInvalidState)
-		} else if err != nil {
-			return err
+		claim := `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3
+			WHERE account_id = $4 AND id = $5 AND status = $6`
+		claimed := false
+		if s = read; s != nil && s.Status == shipping.StatusOpen && rateOf(s) != nil {
+			res, err := tx.ExecContext(ctx, claim+` AND rendered = $7`, shipping.StatusPurchased, rateOf(s).Carrier, now,
+				accountID, shipmentID, shipping.StatusOpen, rendered.String)
+			err = rowsOrNotFound(res, err)
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
+			claimed = err == nil
 		}
+		if !claimed {
+			// Changed since it was read (or never read): read it again, in the transaction.
+			var err error
+			if s, err = db.shipmentIn(ctx, tx, accountID, shipmentID); err != nil {
+				return err
+			}
+			if rateOf(s) == nil {
+				return ErrNotFound
+			}
+			if err := shipping.CanBuy(s.Status); err != nil {
+				return err
+			}
+			res, err := tx.ExecContext(ctx, claim, shipping.StatusPurchased, rateOf(s).Carrier, now, accountID, shipmentID,
+				shipping.StatusOpen)
+			if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
+				return fmt.Errorf("%w: shipment is no longer OPEN", shipping.ErrInvalidState)
+			} else if err != nil {
+				return err
+			}
+		}
+		rate := rateOf(s)
 		labelID := db.NewID()
 		code, err := buy(ctx, s, *rate, labelID)
 		if err != nil {

@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// A buy reads its shipment before its transaction. A PATCH committed between that read and the
+// buy's claim (here: queued before the buy in the same batch, with the clock standing still so
+// updated_at cannot tell) must not leave a stale stored response: the claim sees the change and
+// the buy reads the shipment again.
+func TestBuyAfterConcurrentPatchStoresFreshRendering(t *testing.T) {
+	db := openGroup(t)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	db.Now = func() time.Time { return now }
+	acct, err := db.CreateAccount(ctx, "acme", "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := shipping.Address{Name: "A", Street1: "1 Main St", City: "Austin", State: "TX", Zip: "78701", Country: "US"}
+	s := &shipping.Shipment{ID: db.NewID(), AccountID: acct.ID, Status: shipping.StatusOpen, ShipDate: "2026-11-22",
+		Origin: addr, Destination: addr, ReturnAddress: addr, RateShoppingProfile: "default", RateShoppingStrategy: "ALL",
+		LabelFormat: "PDF", CreatedAt: shipping.Timestamp{Time: now}, UpdatedAt: shipping.Timestamp{Time: now},
+		ShippingRates: []shipping.Rate{{ID: db.NewID(), Carrier: "ACME", Service: "GROUND", Price: shipping.USD(745),
+			TotalCents: 745, EstimatedDeliveryDate: shipping.Timestamp{Time: now}}}}
+	s.ShippingRates[0].ShipmentID = s.ID
+	if err := db.CreateShipment(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+
+	g := db.group
+	g.pause.Lock()
+	taken, _ := g.stats()
+	waitQueued := func(n int) {
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Microsecond) {
+			if calls, _ := g.stats(); int(calls-taken)+len(g.queue) == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				g.pause.Unlock()
+				t.Fatalf("call %d never queued", n)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	var patchErr, buyErr error
+	ref := "PO-7"
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		_, patchErr = db.UpdateShipmentReferences(ctx, acct.ID, s.ID, OptionalString{Set: true, Value: &ref}, OptionalString{})
+	}()
+	waitQueued(1) // the PATCH waits, uncommitted, so the buy reads the shipment without it
+	go func() {
+		defer wg.Done()
+		_, _, buyErr = db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, Purchase{}, nil,
+			func(context.Context, *shipping.Shipment, shipping.Rate, string) (string, error) { return "TRK1", nil })
+	}()
+	waitQueued(2)
+	g.pause.Unlock()
+	wg.Wait()
+	if patchErr != nil || buyErr != nil {
+		t.Fatalf("patch: %v; buy: %v", patchErr, buyErr)
+	}
+	stored, err := db.ShipmentJSON(ctx, acct.ID, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := db.Shipment(ctx, acct.ID, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := renderShipment(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(stored) != string(want) {
+		t.Errorf("stored response is stale:\n got %s\nwant %s", stored, want)
+	}
+	if fresh.CustomReference1 == nil || *fresh.CustomReference1 != ref || fresh.Status != shipping.StatusPurchased {
+		t.Errorf("shipment = %+v; want purchased with reference %s", fresh, ref)
+	}
+}
