@@ -340,6 +340,12 @@ func (db *DB) addToDraft(ctx context.Context, tx *sql.Tx, accountID, invoiceID s
 	return fmt.Errorf("%w: invoice %s is %s; only DRAFT invoices change", billing.ErrInvalidState, inv.Number, inv.Status)
 }
 
+// BillFinishedLabel is billFinishedLabel for a caller's own transaction (the store suite
+// stands in for the tracking work with it).
+func (db *DB) BillFinishedLabel(ctx context.Context, tx *sql.Tx, labelID string, finishedAt int64) error {
+	return db.billFinishedLabel(ctx, tx, labelID, finishedAt)
+}
+
 // billFinishedLabel bills a label whose shipment finished (DELIVERED or RETURN_TO_SENDER) at
 // finishedAt (microseconds), inside the tracking event's transaction: one POSTAGE line item on
 // the DRAFT invoice draftInvoiceFor picks. Call it after the label row has its finishing

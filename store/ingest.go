@@ -107,7 +107,7 @@ func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) 
 			AND status IN ($3, $1) AND claimed_until <= $4
 			RETURNING id, account_id, body, attempts, received_at`,
 			ingest.StatusProcessing, now+lease.Microseconds(), ingest.StatusQueued, now, limit)
-	if err != nil {
+		if err != nil {
 			return err
 		}
 		defer rows.Close()

@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/billing"
+	"github.com/waybill/waybill/store"
 )
 
 // billingDB is a test database with a settable clock and sequential ids.
 type billingDB struct {
-	*DB
+	*store.DB
 	t   *testing.T
 	mu  sync.Mutex
 	now time.Time
@@ -57,7 +58,7 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 	b.t.Helper()
 	ctx := context.Background()
 	shipment, rate, id := b.NewID(), b.NewID(), b.NewID()
-	at := Micros(l.purchased)
+	at := store.Micros(l.purchased)
 	err := b.Tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, request, created_at, updated_at)
@@ -90,22 +91,22 @@ func (b *billingDB) finish(labelID, status string, at time.Time) error {
 	ctx := context.Background()
 	return b.Tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, finished_at = $2 WHERE id = $3`,
-			status, Micros(at), labelID); err != nil {
+			status, store.Micros(at), labelID); err != nil {
 			return err
 		}
-		return b.billFinishedLabel(ctx, tx, labelID, Micros(at))
+		return b.BillFinishedLabel(ctx, tx, labelID, store.Micros(at))
 	})
 }
 
 // bill calls billFinishedLabel alone (a repeated or racing call).
 func (b *billingDB) bill(labelID string, at time.Time) error {
 	ctx := context.Background()
-	return b.Tx(ctx, func(tx *sql.Tx) error { return b.billFinishedLabel(ctx, tx, labelID, Micros(at)) })
+	return b.Tx(ctx, func(tx *sql.Tx) error { return b.BillFinishedLabel(ctx, tx, labelID, store.Micros(at)) })
 }
 
 func (b *billingDB) invoices(accountID string) []billing.Invoice {
 	b.t.Helper()
-	l, err := b.Invoices(context.Background(), accountID, InvoiceFilter{}, Page{Number: 1, Size: 250})
+	l, err := b.Invoices(context.Background(), accountID, store.InvoiceFilter{}, store.Page{Number: 1, Size: 250})
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func (b *billingDB) items(accountID, invoiceID string) []billing.LineItem {
 
 var nov22 = time.Date(2026, 11, 22, 3, 42, 3, 123456000, time.UTC)
 
-func TestCreateAccountMakesBillingProfile(t *testing.T) {
+func testCreateAccountMakesBillingProfile(t *testing.T) {
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
 	p, err := b.BillingProfile(context.Background(), acct)
@@ -138,7 +139,7 @@ func TestCreateAccountMakesBillingProfile(t *testing.T) {
 	}
 }
 
-func TestBillFinishedLabel(t *testing.T) {
+func testBillFinishedLabel(t *testing.T) {
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
 	id := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: nov22.Add(-72 * time.Hour), postage: 700, surcharges: 45, total: 745, retail: 990})
@@ -185,7 +186,7 @@ func TestBillFinishedLabel(t *testing.T) {
 	}
 }
 
-func TestBillFinishedLabelVoidedAndUnknown(t *testing.T) {
+func testBillFinishedLabelVoidedAndUnknown(t *testing.T) {
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
 	id := b.seedLabel(acct, label{status: "VOIDED", purchased: nov22, postage: 700, total: 700, retail: 800})
@@ -195,14 +196,14 @@ func TestBillFinishedLabelVoidedAndUnknown(t *testing.T) {
 	if invs := b.invoices(acct); len(invs) != 0 {
 		t.Errorf("a VOIDED label made invoices %+v; want none", invs)
 	}
-	if err := b.bill("00000000-0000-7000-8000-ffffffffffff", nov22); !errors.Is(err, ErrNotFound) {
+	if err := b.bill("00000000-0000-7000-8000-ffffffffffff", nov22); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("billing an unknown label = %v; want ErrNotFound", err)
 	}
 }
 
 // TestBillAfterFinalize: a label that finishes in a period whose invoice is already finalized
 // is billed on the next DRAFT; with none, a DRAFT for the following period is created.
-func TestBillAfterFinalize(t *testing.T) {
+func testBillAfterFinalize(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
@@ -234,7 +235,7 @@ func TestBillAfterFinalize(t *testing.T) {
 	}
 }
 
-func TestWeeklyPeriods(t *testing.T) {
+func testWeeklyPeriods(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
@@ -254,7 +255,7 @@ func TestWeeklyPeriods(t *testing.T) {
 	}
 }
 
-func TestDeferredCents(t *testing.T) {
+func testDeferredCents(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
@@ -291,7 +292,7 @@ func TestDeferredCents(t *testing.T) {
 }
 
 // TestFinalizeOnce races finalizations of one invoice: exactly one wins.
-func TestFinalizeOnce(t *testing.T) {
+func testFinalizeOnce(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
@@ -327,7 +328,7 @@ func TestFinalizeOnce(t *testing.T) {
 // (repeated, voided, racing with finalization) and finalizations, and checks after every step
 // that each invoice's total is the sum of its live line items, that it matches a model of what
 // should be there, and that every finished label is billed exactly once and a voided one never.
-func TestBillingInvariants(t *testing.T) {
+func testBillingInvariants(t *testing.T) {
 	seeds := []uint64{1, 2, 3, 42, 2026}
 	steps := 120
 	if testing.Short() {
@@ -380,7 +381,7 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 			switch {
 			case err == nil && live:
 				delete(liveItems, id)
-			case errors.Is(err, ErrNotFound) && !live:
+			case errors.Is(err, store.ErrNotFound) && !live:
 			case errors.Is(err, billing.ErrInvalidState) && live:
 			default:
 				t.Fatalf("step %d: DeleteLineItem(live=%v) = %v", step, live, err)
@@ -412,7 +413,7 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 			if !l.voided && !l.billed {
 				l.billed = true
 				var id string
-				if err := b.r.QueryRowContext(ctx, `SELECT id FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&id); err != nil {
+				if err := b.Reader().QueryRowContext(ctx, `SELECT id FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&id); err != nil {
 					t.Fatalf("step %d: label %s not billed: %v", step, l.id, err)
 				}
 				liveItems[id] = l.total
@@ -434,7 +435,7 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 	}
 	for _, l := range labels {
 		var n int
-		if err := b.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&n); err != nil {
+		if err := b.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if want := map[bool]int{true: 1, false: 0}[l.billed]; n != want {
@@ -443,8 +444,8 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 	}
 }
 
-func allItemIDs(t *testing.T, db *DB, accountID string) []string {
-	rows, err := db.r.Query(`SELECT id FROM billing_line_items WHERE account_id = $1 ORDER BY id`, accountID)
+func allItemIDs(t *testing.T, db *store.DB, accountID string) []string {
+	rows, err := db.Reader().Query(`SELECT id FROM billing_line_items WHERE account_id = $1 ORDER BY id`, accountID)
 	if err != nil {
 		t.Fatal(err)
 	}
