@@ -115,6 +115,10 @@ func (a *API) setup() error {
 	return nil
 }
 
+// Drain runs the background workers' due work once and returns: a deterministic step for
+// tests (the golden files' drain sections), where Run would keep polling.
+func (a *API) Drain(ctx context.Context) error { return a.drain(ctx) }
+
 // drain does each worker's due work once, synchronously.
 func (a *API) drain(ctx context.Context) error {
 	for _, w := range a.workers {
