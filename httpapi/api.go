@@ -139,7 +139,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", id)
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	h, pattern := a.mux.Handler(r)
-	if pattern == "" {
+	if e := refuseNUL(r); e != nil {
+		pattern = ""
+		writeError(rec, e)
+	} else if pattern == "" {
 		// The mux's own 404 and 405 answers, re-said in the API's error shape.
 		probe := &statusRecorder{ResponseWriter: discardWriter{h: http.Header{}}}
 		h.ServeHTTP(probe, r)
@@ -156,6 +159,34 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	a.log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path, "pattern", pattern,
 		"status", rec.status, "bytes", rec.bytes, "duration_ms", float64(a.db.Now().Sub(start).Microseconds())/1000)
+}
+
+// refuseNUL answers a request whose path, query or Idempotency-Key hold a NUL character (no
+// database text column stores one; PostgreSQL refuses it), before routing and authentication:
+// a path is 404, like any path that names nothing; a query parameter or the key is 400
+// invalid_parameter. Cursors (after, before) are left to their own decoding (invalid_cursor),
+// and the Authorization header to authentication (it is only hashed). NULs in JSON bodies are
+// decodeStrict's (validation_failed).
+func refuseNUL(r *http.Request) *Error {
+	if strings.ContainsRune(r.URL.Path, 0) {
+		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"}
+	}
+	if strings.Contains(r.URL.RawQuery, "%00") || strings.ContainsRune(r.URL.RawQuery, 0) {
+		for name, values := range r.URL.Query() {
+			if name == "after" || name == "before" {
+				continue
+			}
+			for _, v := range append(values, name) {
+				if strings.ContainsRune(v, 0) {
+					return invalidParameter(strings.ReplaceAll(name, "\x00", ""), "must not contain a NUL character")
+				}
+			}
+		}
+	}
+	if strings.ContainsRune(r.Header.Get("Idempotency-Key"), 0) {
+		return invalidParameter("Idempotency-Key", "must not contain a NUL character")
+	}
+	return nil
 }
 
 type statusRecorder struct {
