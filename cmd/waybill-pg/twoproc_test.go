@@ -10,9 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -281,9 +283,13 @@ func TestTwoProcesses(t *testing.T) {
 				// Tracking: in transit, then delivered (which bills the label).
 				st := 0
 				answered := false
+				at := time.Now().UTC()
+				if n%3 == 0 {
+					at = at.AddDate(0, 0, -40) // billed on a past period's DRAFT, which has ended
+				}
 				for k, status := range []string{"IN_TRANSIT", "DELIVERED"} {
 					ev, _ := json.Marshal(map[string]any{"tracking_code": label.TrackingCode, "status": status,
-						"occurred_at": time.Now().UTC().Add(time.Duration(k) * time.Second).Format(time.RFC3339), "message": status})
+						"occurred_at": at.Add(time.Duration(k) * time.Second).Format(time.RFC3339), "message": status})
 					if st, answered = c.do(p, "POST", "/admin/tracking_events", nil, ev, nil); !answered || st >= 300 {
 						break
 					}
@@ -397,15 +403,73 @@ func TestTwoProcesses(t *testing.T) {
 		t.Errorf("%d events for %d purchases", len(events), len(labels))
 	}
 
-	// Each delivered label billed once; invoice totals are the sums of their live items.
-	var invs struct {
+	// Two fresh processes start together: both closers find the ended DRAFTs at once, and
+	// each is finalized once.
+	type invoiceList struct {
 		Data []struct {
-			ID     string
-			Number string `json:"invoice_number"`
-			Total  int64  `json:"total_cents"`
+			ID        string
+			Number    string `json:"invoice_number"`
+			Status    string
+			PeriodEnd string `json:"period_end"`
+			Total     int64  `json:"total_cents"`
 		}
 	}
-	c.do(a, "GET", "/billing/invoices?page_size=100", nil, nil, &invs)
+	var before invoiceList
+	c.do(a, "GET", "/billing/invoices?page_size=100", nil, nil, &before)
+	ended := 0
+	today := time.Now().UTC().Format("2006-01-02")
+	for _, inv := range before.Data {
+		if inv.Status == "DRAFT" && inv.PeriodEnd < today {
+			ended++
+		}
+	}
+	if ended == 0 {
+		t.Error("the load left no ended DRAFT invoice for the closers")
+	}
+	closers := startProcs(t, bin, url, 2)
+	var invs invoiceList
+	for {
+		c.do(closers[1], "GET", "/billing/invoices?page_size=100", nil, nil, &invs)
+		left := 0
+		for _, inv := range invs.Data {
+			if inv.Status == "DRAFT" && inv.PeriodEnd < today {
+				left++
+			}
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d ended DRAFTs left after the closers ran", left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, p := range closers {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		if err := p.cmd.Wait(); err != nil {
+			t.Errorf("%s after SIGTERM: %v", p.name, err)
+		}
+	}
+	if len(invs.Data) != len(before.Data) {
+		t.Errorf("%d invoices after the closers; %d before", len(invs.Data), len(before.Data))
+	}
+	seqs := map[string][]int{} // year → sequence numbers
+	for _, inv := range invs.Data {
+		var year string
+		var seq int
+		if _, err := fmt.Sscanf(strings.ReplaceAll(inv.Number, "-", " "), "INV %s %d", &year, &seq); err != nil {
+			t.Fatalf("invoice number %q: %v", inv.Number, err)
+		}
+		seqs[year] = append(seqs[year], seq)
+	}
+	for year, s := range seqs {
+		slices.Sort(s)
+		if s[0] != 1 || s[len(s)-1] != len(s) {
+			t.Errorf("invoice numbers of %s: %v; want 1…%d", year, s, len(s))
+		}
+	}
+
+	// Each delivered label billed once; invoice totals are the sums of their live items.
 	postage := 0
 	for _, inv := range invs.Data {
 		var items struct {
@@ -442,5 +506,6 @@ func TestTwoProcesses(t *testing.T) {
 		t.Error(bad)
 	}
 	c.mu.Unlock()
-	t.Logf("%d events delivered (%d twice, sent before the kill); load ended %v after the kill", len(events), dup, sinceKill)
+	t.Logf("%d events delivered (%d twice, sent before the kill); load ended %v after the kill; %d ended DRAFTs finalized by two closers",
+		len(events), dup, sinceKill, ended)
 }
