@@ -119,6 +119,10 @@ func (a *API) setup() error {
 	return nil
 }
 
+// Drain runs the background workers' due work once and returns: a deterministic step for
+// tests (the golden files' drain sections), where Run would keep polling.
+func (a *API) Drain(ctx context.Context) error { return a.drain(ctx) }
+
 // drain does each worker's due work once, synchronously.
 func (a *API) drain(ctx context.Context) error {
 	for _, w := range a.workers {
@@ -144,6 +148,9 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// embedding the API behind its own server gets the same bound and the same answer.
 		writeError(rec, &Error{Status: http.StatusRequestURITooLong, Code: "uri_too_long",
 			Message: "the request line must be at most 8 KiB"})
+	} else if e := refuseNUL(r); e != nil {
+		pattern = ""
+		writeError(rec, e)
 	} else if pattern == "" {
 		// The mux's own 404 and 405 answers, re-said in the API's error shape.
 		probe := &statusRecorder{ResponseWriter: discardWriter{h: http.Header{}}}
@@ -178,6 +185,34 @@ func requestLineLength(r *http.Request) int {
 		target = r.URL.RequestURI()
 	}
 	return len(r.Method) + 1 + len(target) + 1 + len(r.Proto)
+}
+
+// refuseNUL answers a request whose path, query or Idempotency-Key hold a NUL character (no
+// database text column stores one; PostgreSQL refuses it), before routing and authentication:
+// a path is 404, like any path that names nothing; a query parameter or the key is 400
+// invalid_parameter. Cursors (after, before) are left to their own decoding (invalid_cursor),
+// and the Authorization header to authentication (it is only hashed). NULs in JSON bodies are
+// decodeStrict's (validation_failed).
+func refuseNUL(r *http.Request) *Error {
+	if strings.ContainsRune(r.URL.Path, 0) {
+		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"}
+	}
+	if strings.Contains(r.URL.RawQuery, "%00") || strings.ContainsRune(r.URL.RawQuery, 0) {
+		for name, values := range r.URL.Query() {
+			if name == "after" || name == "before" {
+				continue
+			}
+			for _, v := range append(values, name) {
+				if strings.ContainsRune(v, 0) {
+					return invalidParameter(strings.ReplaceAll(name, "\x00", ""), "must not contain a NUL character")
+				}
+			}
+		}
+	}
+	if strings.ContainsRune(r.Header.Get("Idempotency-Key"), 0) {
+		return invalidParameter("Idempotency-Key", "must not contain a NUL character")
+	}
+	return nil
 }
 
 type statusRecorder struct {

@@ -170,18 +170,11 @@ func serve(ctx context.Context, d Database, args []string, getenv func(string) s
 }
 
 // firstStart creates the default account and an all-scopes token on an empty database, and
-// prints the token, exactly once in the database's life.
+// prints the token, exactly once in the database's life (store.Bootstrap), however many
+// processes start together.
 func firstStart(ctx context.Context, db *store.DB, stdout io.Writer) error {
-	n, err := db.CountAccounts(ctx)
-	if err != nil || n > 0 {
-		return err
-	}
-	acct, err := db.CreateAccount(ctx, "default", "")
-	if err != nil {
-		return err
-	}
-	tok, err := db.CreateToken(ctx, acct.ID, httpapi.AllScopes)
-	if err != nil {
+	tok, created, err := db.Bootstrap(ctx, httpapi.AllScopes)
+	if err != nil || !created {
 		return err
 	}
 	_, err = fmt.Fprintf(stdout, "token: %s\n", tok.Token)
