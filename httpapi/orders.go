@@ -73,13 +73,7 @@ func (a *API) getOrderImport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v := orderImportView{ID: imp.ID, OrderID: imp.OrderID, Status: imp.Status, Errors: imp.Errors,
-		Attempts: imp.Attempts, ReceivedAt: shipping.FormatTime(imp.ReceivedAt)}
-	if imp.ProcessedAt != nil {
-		s := shipping.FormatTime(*imp.ProcessedAt)
-		v.ProcessedAt = &s
-	}
-	writeData(w, http.StatusOK, v)
+	writeData(w, http.StatusOK, newOrderImportView(imp))
 	return nil
 }
 

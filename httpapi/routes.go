@@ -51,11 +51,15 @@ func (a *API) routes() {
 
 	a.handle("GET /orders", ScopeReadOrders, a.listOrders)
 	a.handle("GET /orders/{id}", ScopeReadOrders, a.getOrder)
+	a.handle("GET /order_imports", ScopeReadOrders, a.listOrderImports)
 	a.handle("GET /order_imports/{id}", ScopeReadOrders, a.getOrderImport)
 	// Order import authenticates by signature, not by bearer token.
 	a.mux.Handle("POST /webhook/custom-orders", a.orderImportHandler())
 
 	a.handle("POST /admin/accounts", ScopeAdmin, a.createAccount)
+	a.handle("GET /admin/accounts", ScopeAdmin, a.listAccounts)
+	a.handle("GET /admin/accounts/{id}", ScopeAdmin, a.getAccount)
+	a.handle("GET /admin/accounts/{id}/tokens", ScopeAdmin, a.listTokens)
 	a.handle("POST /admin/accounts/{id}/tokens", ScopeAdmin, a.createToken)
 	a.handle("DELETE /admin/tokens/{id}", ScopeAdmin, a.revokeToken)
 	a.handle("POST /admin/accounts/{id}/ingest_secret/rotate", ScopeAdmin, a.rotateIngestSecret)
