@@ -27,7 +27,7 @@ type billingState struct {
 // downtime (it looks for every ended period, not just the last one).
 func (a *API) setupBilling() error {
 	a.billing = &billingState{closeEvery: time.Minute}
-	a.workers = append(a.workers, worker{name: "billing-closer", run: a.runCloser, drain: a.closePeriods})
+	a.workers = append(a.workers, worker{name: "billing_closer", run: a.runCloser, drain: a.closePeriods})
 	return nil
 }
 
@@ -36,7 +36,7 @@ func (a *API) runCloser(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		if err := a.closePeriods(ctx); err != nil && ctx.Err() == nil {
-			a.log.Error("billing closer", "err", err)
+			a.workerLog("billing_closer").Error("billing closer", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -34,7 +34,7 @@ func (a *API) setupIngest() error {
 			a.fail(w, r, err)
 		},
 	}
-	wk := &ingest.Worker{Queue: a.db, Wake: s.wake, Log: a.log}
+	wk := &ingest.Worker{Queue: a.db, Wake: s.wake, Log: a.workerLog("order_import")}
 	a.workers = append(a.workers, worker{name: "order_import", run: wk.Run, drain: wk.Drain})
 	a.orders = s
 	return nil

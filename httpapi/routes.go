@@ -56,6 +56,8 @@ func (a *API) routes() {
 	// Order import authenticates by signature, not by bearer token.
 	a.mux.Handle("POST /webhook/custom-orders", a.orderImportHandler())
 
+	a.handle("GET /metrics", ScopeAdmin, a.serveMetrics)
+
 	a.handle("POST /admin/accounts", ScopeAdmin, a.createAccount)
 	a.handle("GET /admin/accounts", ScopeAdmin, a.listAccounts)
 	a.handle("GET /admin/accounts/{id}", ScopeAdmin, a.getAccount)
