@@ -19,6 +19,7 @@ var AllScopes = []string{ScopeReadShipments, ScopeWriteShipments, ScopeReadBilli
 // routes is the whole API surface.
 func (a *API) routes() {
 	a.mux.HandleFunc("GET /healthz", a.healthz)
+	a.mux.HandleFunc("GET /openapi.json", a.getOpenAPI)
 
 	a.handle("POST /shipments", ScopeWriteShipments, a.createShipment)
 	a.handle("GET /shipments", ScopeReadShipments, a.listShipments)
