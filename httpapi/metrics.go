@@ -128,12 +128,17 @@ func (m *metrics) writeTo(w *bufio.Writer, q store.QueueStats, now time.Time) {
 
 	gauge(w, "waybill_webhook_queue_depth", "PENDING webhook event records of active subscriptions.", float64(q.WebhookPending))
 	gauge(w, "waybill_webhook_parked_events", "PENDING webhook event records waiting for their inactive subscription to be reactivated.", float64(q.WebhookParked))
+	gauge(w, "waybill_webhook_delivery_lag_seconds", "How long the most overdue PENDING webhook event record has been due (0 when none is): the delivery worker's lag.", age(now, q.OldestDueWebhook))
 	gauge(w, "waybill_order_import_inbox_depth", "Order imports received and not yet processed (QUEUED or PROCESSING).", float64(q.ImportsQueued))
-	age := 0.0
-	if !q.OldestImport.IsZero() {
-		age = max(0, now.Sub(q.OldestImport).Seconds())
+	gauge(w, "waybill_order_import_oldest_age_seconds", "Age of the oldest unprocessed order import (0 when the inbox is empty): the import worker's lag.", age(now, q.OldestImport))
+}
+
+// age is how long before now t was, 0 for the zero time.
+func age(now, t time.Time) float64 {
+	if t.IsZero() {
+		return 0
 	}
-	gauge(w, "waybill_order_import_oldest_age_seconds", "Age of the oldest unprocessed order import (0 when the inbox is empty): the import worker's lag.", age)
+	return max(0, now.Sub(t).Seconds())
 }
 
 func header(w *bufio.Writer, name, kind, help string) {

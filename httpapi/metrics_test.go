@@ -96,6 +96,7 @@ func TestMetrics(t *testing.T) {
 		`waybill_order_import_oldest_age_seconds`:                                         90,
 		`waybill_webhook_queue_depth`:                                                     2,
 		`waybill_webhook_parked_events`:                                                   0,
+		`waybill_webhook_delivery_lag_seconds`:                                            0, // emitted at the scrape\'s time
 		`waybill_worker_errors_total{worker="webhook_delivery"}`:                          0,
 		`waybill_worker_errors_total{worker="order_import"}`:                              0,
 	} {
@@ -104,6 +105,11 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 
+	// Ten seconds on, both events are overdue by ten seconds.
+	e.setClock(testStart.Add(100 * time.Second))
+	if got := e.scrape()[`waybill_webhook_delivery_lag_seconds`]; got != 10 {
+		t.Errorf("waybill_webhook_delivery_lag_seconds = %v; want 10", got)
+	}
 	e.drain()
 	s = e.scrape()
 	for series, want := range map[string]float64{
@@ -113,7 +119,7 @@ func TestMetrics(t *testing.T) {
 		`waybill_webhook_queue_depth`:                                      1, // the failed one waits for its retry
 		`waybill_order_import_inbox_depth`:                                 0,
 		`waybill_order_import_oldest_age_seconds`:                          0,
-		`http_requests_total{route="/metrics",method="GET",status="200"}`:  1,
+		`http_requests_total{route="/metrics",method="GET",status="200"}`:  2,
 	} {
 		if got, ok := s[series]; !ok || got != want {
 			t.Errorf("after drain: %s = %v (present %v); want %v", series, got, ok, want)

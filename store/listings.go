@@ -94,6 +94,9 @@ type QueueStats struct {
 	// WebhookPending counts PENDING webhook event records of active subscriptions;
 	// WebhookParked those of inactive subscriptions (they wait for reactivation).
 	WebhookPending, WebhookParked int
+	// OldestDueWebhook is the earliest next_attempt_at, already past, of a PENDING record of an
+	// active subscription (zero when nothing is overdue): how far delivery lags.
+	OldestDueWebhook time.Time
 	// ImportsQueued counts imports not yet finished (QUEUED or PROCESSING); OldestImport is
 	// when the oldest of them was received (zero when there is none).
 	ImportsQueued int
@@ -104,13 +107,18 @@ type QueueStats struct {
 // (operators' metrics); each count is an index scan on the workers' own indexes.
 func (db *DB) QueueStats(ctx context.Context) (QueueStats, error) {
 	var s QueueStats
+	var due sql.NullInt64
 	err := db.r.QueryRowContext(ctx, `SELECT
 		COALESCE(SUM(CASE WHEN s.is_active THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN s.is_active THEN 0 ELSE 1 END), 0)
+		COALESCE(SUM(CASE WHEN s.is_active THEN 0 ELSE 1 END), 0),
+		MIN(CASE WHEN s.is_active AND e.next_attempt_at <= $1 THEN e.next_attempt_at END)
 		FROM webhook_events e JOIN webhook_subscriptions s ON s.id = e.subscription_id
-		WHERE e.status = $1`, "PENDING").Scan(&s.WebhookPending, &s.WebhookParked)
+		WHERE e.status = $2`, db.now(), "PENDING").Scan(&s.WebhookPending, &s.WebhookParked, &due)
 	if err != nil {
 		return QueueStats{}, err
+	}
+	if due.Valid {
+		s.OldestDueWebhook = Time(due.Int64)
 	}
 	var oldest sql.NullInt64
 	err = db.r.QueryRowContext(ctx, `SELECT COUNT(*), MIN(received_at) FROM order_imports WHERE status IN ($1, $2)`,
