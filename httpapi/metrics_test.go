@@ -96,7 +96,7 @@ func TestMetrics(t *testing.T) {
 		`waybill_order_import_oldest_age_seconds`:                                         90,
 		`waybill_webhook_queue_depth`:                                                     2,
 		`waybill_webhook_parked_events`:                                                   0,
-		`waybill_webhook_delivery_lag_seconds`:                                            0, // emitted at the scrape\'s time
+		`waybill_webhook_delivery_lag_seconds`:                                            0, // emitted at the scrape's time
 		`waybill_worker_errors_total{worker="webhook_delivery"}`:                          0,
 		`waybill_worker_errors_total{worker="order_import"}`:                              0,
 	} {
