@@ -48,8 +48,9 @@ func decodeJSONNumbers(b []byte) (any, error) {
 // the routes registered without bearer authentication).
 type routeDecl struct{ pattern, scope string }
 
-// parseRoutes reads the patterns routes.go registers, from its source: every call of a.handle
-// (pattern, scope, handler) and of a.mux.Handle/HandleFunc (pattern, handler).
+// parseRoutes reads the patterns routes.go registers, from its source: every call whose first
+// argument is a string "METHOD /path"; a scope constant as its second argument is the scope
+// the route needs (a.handle), anything else registers it without bearer authentication.
 func parseRoutes(t *testing.T) []routeDecl {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), "routes.go", nil, 0)
@@ -84,16 +85,16 @@ func parseRoutes(t *testing.T) []routeDecl {
 			return true
 		}
 		pattern, _ := strconv.Unquote(lit.Value)
-		switch sel.Sel.Name {
-		case "handle":
-			id, ok := call.Args[1].(*ast.Ident)
-			if !ok || consts[id.Name] == "" {
-				t.Fatalf("routes.go: %s: scope is not a scope constant", pattern)
-			}
-			routes = append(routes, routeDecl{pattern, consts[id.Name]})
-		case "Handle", "HandleFunc":
-			routes = append(routes, routeDecl{pattern, ""})
+		if !routePattern.MatchString(pattern) {
+			return true
 		}
+		scope := ""
+		if id, ok := call.Args[1].(*ast.Ident); ok && slices.Contains(AllScopes, consts[id.Name]) {
+			scope = consts[id.Name]
+		} else if sel.Sel.Name == "handle" {
+			t.Fatalf("routes.go: %s: a.handle without a scope constant", pattern)
+		}
+		routes = append(routes, routeDecl{pattern, scope})
 		return true
 	})
 	if len(routes) < 10 {
@@ -101,6 +102,8 @@ func parseRoutes(t *testing.T) []routeDecl {
 	}
 	return routes
 }
+
+var routePattern = regexp.MustCompile(`^[A-Z]+ /`)
 
 var httpMethods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
@@ -221,6 +224,11 @@ func TestOpenAPIGoldens(t *testing.T) {
 			n++
 			where := fmt.Sprintf("%s request %d", name, n)
 			method, target := goldenRequestLine(string(ar.files[i].data))
+			if !strings.HasPrefix(target, "/") {
+				// A URL taken whole from an earlier answer (a capability URL): its route is
+				// known only by replaying the file, which TestGolden does.
+				continue
+			}
 			status, contentType, body := splitGoldenResponse(string(ar.files[i+1].data))
 			req := httptest.NewRequest(method, "http://waybill.test"+target, nil)
 			_, pattern := mux.Handler(req)
