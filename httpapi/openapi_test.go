@@ -222,8 +222,8 @@ func TestOpenAPIGoldens(t *testing.T) {
 				continue
 			}
 			n++
-			where := fmt.Sprintf("%s request %d", name, n)
 			method, target := goldenRequestLine(string(ar.files[i].data))
+			where := fmt.Sprintf("%s request %d (%s %.80s)", name, n, method, target)
 			if !strings.HasPrefix(target, "/") {
 				// A URL taken whole from an earlier answer (a capability URL): its route is
 				// known only by replaying the file, which TestGolden does.
@@ -234,8 +234,9 @@ func TestOpenAPIGoldens(t *testing.T) {
 			_, pattern := mux.Handler(req)
 			var schema any
 			if pattern == "" {
-				if status != 404 && status != 405 {
-					t.Errorf("%s: %s %s matches no documented route, yet answered %d", where, method, target, status)
+				// No route: 404 or 405, or 414 for a request line too long to route at all.
+				if status != 404 && status != 405 && status != 414 {
+					t.Errorf("%s: matches no documented route, yet answered %d", where, status)
 					continue
 				}
 				schema = map[string]any{"$ref": "#/components/schemas/Error"}
@@ -276,7 +277,7 @@ func TestOpenAPIGoldens(t *testing.T) {
 			}
 			checked++
 			for _, problem := range v.validate(schema, value, "") {
-				t.Errorf("%s (%s %s → %d): %s", where, method, target, status, problem)
+				t.Errorf("%s → %d: %s", where, status, problem)
 			}
 		}
 	}
