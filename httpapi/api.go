@@ -50,6 +50,7 @@ type API struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	cfg     Config
+	metrics *metrics
 
 	// workers run in the background from Run; each can also do one pass of its due work
 	// synchronously (drain), which the tests use instead of waiting.
@@ -82,9 +83,12 @@ func New(cfg Config) (*API, error) {
 	if cfg.WebhookRetrySchedule == nil {
 		cfg.WebhookRetrySchedule = DefaultRetrySchedule
 	}
-	a := &API{db: cfg.DB, baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Logger, mux: http.NewServeMux(), cfg: cfg}
+	a := &API{db: cfg.DB, baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Logger, mux: http.NewServeMux(), cfg: cfg, metrics: newMetrics()}
 	if err := a.setup(); err != nil {
 		return nil, err
+	}
+	for _, w := range a.workers {
+		a.metrics.workerErrors[w.name] = 0 // every worker's series exists from the start
 	}
 	a.routes()
 	return a, nil
@@ -100,7 +104,7 @@ func (a *API) Run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			if err := w.run(ctx); err != nil && ctx.Err() == nil {
-				a.log.Error("worker stopped", "worker", w.name, "err", err)
+				a.workerLog(w.name).Error("worker stopped", "err", err)
 				errs[i] = err
 			}
 		}()
@@ -135,6 +139,8 @@ func (a *API) drain(ctx context.Context) error {
 
 // ServeHTTP serves the API.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The store's clock times requests (time.Now in production, monotonic), so the tests'
+	// fixed clock makes metrics deterministic too.
 	start := a.db.Now()
 	id := r.Header.Get("X-Request-Id")
 	if id == "" || len(id) > 64 {
@@ -166,6 +172,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// mux.Handler does not set the path values; ServeHTTP routes again and does.
 		a.mux.ServeHTTP(rec, r)
 	}
+	a.metrics.observeRequest(pattern, r.Method, rec.status, max(0, a.db.Now().Sub(start)))
 	path := loggedPath(r)
 	if len(path) > 200 {
 		path = path[:200] + "…"

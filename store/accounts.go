@@ -217,8 +217,9 @@ func (db *DB) Authenticate(ctx context.Context, bearer string) (Principal, error
 	h := tokenHash(bearer)
 	var p Principal
 	var stored, scopes string
-	err := db.r.QueryRowContext(ctx, `SELECT id, account_id, token_hash, scopes FROM api_tokens
-		WHERE token_hash = $1 AND revoked_at IS NULL`, h).Scan(&p.TokenID, &p.AccountID, &stored, &scopes)
+	var lastUsed sql.NullInt64
+	err := db.r.QueryRowContext(ctx, `SELECT id, account_id, token_hash, scopes, last_used_at FROM api_tokens
+		WHERE token_hash = $1 AND revoked_at IS NULL`, h).Scan(&p.TokenID, &p.AccountID, &stored, &scopes, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Principal{}, ErrNotFound
 	}
@@ -232,6 +233,9 @@ func (db *DB) Authenticate(ctx context.Context, bearer string) (Principal, error
 	}
 	if scopes != "" {
 		p.Scopes = strings.Split(scopes, ",")
+	}
+	if err := db.touchToken(ctx, p.TokenID, lastUsed); err != nil {
+		return Principal{}, err
 	}
 	return p, nil
 }

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waybill/waybill/httpapi/internal/txtar"
 )
 
 // RunGolden replays every dir/<endpoint>/<case>.txtar, each as a parallel subtest of t
@@ -58,45 +60,45 @@ func RunFile(t *testing.T, e *Env, file string, update bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ar := parseTxtar(data)
+	ar := txtar.Parse(data)
 	var answers []any
 	changed := false
-	for i := 0; i < len(ar.files); i++ {
-		f := &ar.files[i]
-		switch f.name {
+	for i := 0; i < len(ar.Files); i++ {
+		f := &ar.Files[i]
+		switch f.Name {
 		case "drain":
 			e.Drain()
 		case "clock":
-			at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(f.data)))
+			at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(f.Data)))
 			if err != nil {
 				t.Fatalf("clock section: %v", err)
 			}
 			e.SetClock(at)
 		case "request":
-			req := e.goldenRequest(t, string(f.data), answers)
+			req := e.goldenRequest(t, string(f.Data), answers)
 			w := httptest.NewRecorder()
 			e.API.ServeHTTP(w, req)
 			got := formatResponse(w.Result())
 			var v any
 			json.Unmarshal(w.Body.Bytes(), &v)
 			answers = append(answers, v)
-			if i+1 >= len(ar.files) || ar.files[i+1].name != "response" {
+			if i+1 >= len(ar.Files) || ar.Files[i+1].Name != "response" {
 				t.Fatalf("request %d has no response section", len(answers))
 			}
 			i++
-			if want := string(ar.files[i].data); got != want {
+			if want := string(ar.Files[i].Data); got != want {
 				if update {
-					ar.files[i].data, changed = []byte(got), true
+					ar.Files[i].Data, changed = []byte(got), true
 					continue
 				}
 				t.Errorf("request %d (%s %s): response differs\n--- got\n%s\n--- want\n%s", len(answers), req.Method, req.URL, got, want)
 			}
 		default:
-			t.Fatalf("unknown section %q", f.name)
+			t.Fatalf("unknown section %q", f.Name)
 		}
 	}
 	if changed {
-		if err := os.WriteFile(file, ar.format(), 0o644); err != nil {
+		if err := os.WriteFile(file, ar.Format(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -205,41 +207,4 @@ func formatResponse(res *http.Response) string {
 		fmt.Fprintf(&b, "(%d bytes of %s, starting %q)\n", len(body), ct, body[:min(8, len(body))])
 	}
 	return b.String()
-}
-
-// txtar is the golang.org/x/tools/txtar format: a comment, then "-- name --" sections.
-type txtar struct {
-	comment []byte
-	files   []txtarFile
-}
-
-type txtarFile struct {
-	name string
-	data []byte
-}
-
-func parseTxtar(data []byte) txtar {
-	var ar txtar
-	cur := &ar.comment
-	for len(data) > 0 {
-		line, rest, _ := bytes.Cut(data, []byte("\n"))
-		data = rest
-		if s := string(line); strings.HasPrefix(s, "-- ") && strings.HasSuffix(s, " --") && len(s) > 6 {
-			ar.files = append(ar.files, txtarFile{name: strings.TrimSpace(s[3 : len(s)-3])})
-			cur = &ar.files[len(ar.files)-1].data
-			continue
-		}
-		*cur = append(append(*cur, line...), '\n')
-	}
-	return ar
-}
-
-func (ar txtar) format() []byte {
-	var b bytes.Buffer
-	b.Write(ar.comment)
-	for _, f := range ar.files {
-		fmt.Fprintf(&b, "-- %s --\n", f.name)
-		b.Write(f.data)
-	}
-	return b.Bytes()
 }
