@@ -92,11 +92,25 @@ type command struct {
 
 func run(ctx context.Context, e *env, args []string) error {
 	name, args := splitCommand(args)
-	if name == "help" {
+	switch {
+	case name == "help", name == "" && wantsHelp(args):
 		return help(e, args)
+	case name == "":
+		name = "serve"
 	}
 	c, ok := findCommand(name)
 	if !ok {
+		if wantsHelp(args) && commandWords[name] {
+			// `waybill account -h`: the usage of the account commands.
+			for _, c := range commands() {
+				if strings.HasPrefix(c.name, name+" ") {
+					if err := run(ctx, e, append(strings.Fields(c.name), "-h")); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
 		return fmt.Errorf("unknown command %q; run \"waybill help\"", name)
 	}
 	fs := flag.NewFlagSet("waybill "+c.name, flag.ContinueOnError)
@@ -131,8 +145,8 @@ func findCommand(name string) (command, bool) {
 var commandWords = map[string]bool{"serve": false, "help": false, "account": true, "token": true}
 
 // splitCommand finds the command's name among args and returns it and the other arguments, in
-// order. Flags may come before the name (`waybill -db x account create N`); with no name the
-// command is serve.
+// order. Flags may come before the name (`waybill -db x account create N`); with no name it
+// returns "" (serve, or help with -h).
 func splitCommand(args []string) (string, []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -155,13 +169,16 @@ func splitCommand(args []string) (string, []string) {
 		}
 		return name, append(slices.Clone(args[:i]), args[end:]...)
 	}
-	return "serve", args
+	return "", args
 }
 
 // takesValue reports whether some command has a flag of that name which is not boolean, so
 // the next argument is its value.
 func takesValue(name string) bool {
 	for _, c := range commands() {
+		if c.name == "help" {
+			continue
+		}
 		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 		fs.String("db", "", "")
 		c.define(fs, &env{getenv: func(string) string { return "" }}, new(string))
@@ -203,6 +220,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // help is `waybill help [COMMAND]`: the usage of every command, or of one.
 func help(e *env, args []string) error {
+	args = slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-") })
 	if len(args) > 0 {
 		name := strings.Join(args, " ")
 		c, ok := findCommand(name)
@@ -218,7 +236,7 @@ accounts and tokens.
 Usage:
 `)
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-44s %s\n", strings.TrimSpace("waybill "+c.name+" "+c.synopsis), c.summary)
+		fmt.Fprintf(w, "  %-50s %s\n", strings.TrimSpace("waybill "+c.name+" "+c.synopsis), c.summary)
 	}
 	fmt.Fprint(w, `
 With no command, waybill serves. Every command takes -db (or WAYBILL_DB), before or after the
@@ -226,6 +244,9 @@ command's name. "waybill COMMAND -h" or "waybill help COMMAND" lists a command's
 
 `)
 	for _, c := range commands() {
+		if c.name == "help" {
+			continue
+		}
 		fs := flag.NewFlagSet("waybill "+c.name, flag.ContinueOnError)
 		fs.SetOutput(w)
 		fs.String("db", e.envOr("WAYBILL_DB", e.d.Default), e.d.Help+" (WAYBILL_DB)")
@@ -238,7 +259,7 @@ command's name. "waybill COMMAND -h" or "waybill help COMMAND" lists a command's
 
 // commandUsage prints one command's usage line and flags.
 func commandUsage(w io.Writer, c command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "waybill %s %s\n  %s\n", c.name, c.synopsis, c.summary)
+	fmt.Fprintf(w, "%s\n  %s\n", strings.TrimSpace("waybill "+c.name+" "+c.synopsis), c.summary)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 }
