@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"io"
 	"net"
 	"path/filepath"
@@ -385,5 +386,45 @@ func TestStartLog(t *testing.T) {
 	}
 	if entry.Simulate != "one step every 1s" {
 		t.Errorf("start log simulate_tracking = %q; want one step every 1s", entry.Simulate)
+	}
+}
+
+// TestSimulateTrackingFlag: -simulate-tracking is off by default, on with its default step when
+// bare, takes a duration, and WAYBILL_SIMULATE_TRACKING applies unless the flag is given.
+func TestSimulateTrackingFlag(t *testing.T) {
+	tests := []struct {
+		args    []string
+		env     string
+		want    time.Duration
+		wantErr bool
+	}{
+		{nil, "", 0, false},
+		{[]string{"-simulate-tracking"}, "", 10 * time.Second, false},
+		{[]string{"-simulate-tracking=2s"}, "", 2 * time.Second, false},
+		{[]string{"-simulate-tracking=false"}, "", 0, false},
+		{nil, "true", 10 * time.Second, false},
+		{nil, "500ms", 500 * time.Millisecond, false},
+		{[]string{"-simulate-tracking=false"}, "1s", 0, false},
+		{[]string{"-simulate-tracking=0s"}, "", 0, true},
+		{nil, "soon", 0, true},
+	}
+	for _, tt := range tests {
+		e := &env{limits: defaultLimits, getenv: func(k string) string {
+			if k == "WAYBILL_SIMULATE_TRACKING" {
+				return tt.env
+			}
+			return ""
+		}}
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		defineServe(fs, e, new(string))
+		f := fs.Lookup("simulate-tracking").Value.(*simulateFlag)
+		err := fs.Parse(tt.args)
+		if err == nil {
+			err = f.applyEnv()
+		}
+		if (err != nil) != tt.wantErr || err == nil && f.step != tt.want {
+			t.Errorf("%q with WAYBILL_SIMULATE_TRACKING=%q: step %v, error %v; want %v (error: %v)", tt.args, tt.env, f.step, err, tt.want, tt.wantErr)
+		}
 	}
 }
