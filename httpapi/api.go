@@ -37,6 +37,10 @@ type Config struct {
 	Carriers []shipping.Carrier
 	// Issuer is the letterhead of invoice PDFs; the zero value prints billing.DefaultIssuer.
 	Issuer billing.Issuer
+	// SimulateTracking, when positive, runs the tracking simulator: every purchased label moves
+	// on one step (PRE_TRANSIT → IN_TRANSIT → OUT_FOR_DELIVERY → DELIVERED) this long after its
+	// last event, through the operator feed's code path. For trying waybill out; 0 is off.
+	SimulateTracking time.Duration
 }
 
 // DefaultRetrySchedule is the webhook retry schedule unless one is configured.
@@ -113,9 +117,18 @@ func (a *API) Run(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// Workers names the background workers Run runs.
+func (a *API) Workers() []string {
+	names := make([]string, len(a.workers))
+	for i, w := range a.workers {
+		names[i] = w.name
+	}
+	return names
+}
+
 // setup builds each domain's state and registers its workers.
 func (a *API) setup() error {
-	for _, f := range []func() error{a.setupDocuments, a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks} {
+	for _, f := range []func() error{a.setupDocuments, a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks, a.setupSimulator} {
 		if err := f(); err != nil {
 			return err
 		}
