@@ -37,6 +37,10 @@ type Config struct {
 	Carriers []shipping.Carrier
 	// Issuer is the letterhead of invoice PDFs; the zero value prints billing.DefaultIssuer.
 	Issuer billing.Issuer
+	// SimulateTracking, when positive, runs the tracking simulator: every purchased label moves
+	// on one step (PRE_TRANSIT → IN_TRANSIT → OUT_FOR_DELIVERY → DELIVERED) this long after its
+	// last event, through the operator feed's code path. For trying waybill out; 0 is off.
+	SimulateTracking time.Duration
 }
 
 // DefaultRetrySchedule is the webhook retry schedule unless one is configured.
@@ -50,6 +54,7 @@ type API struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	cfg     Config
+	metrics *metrics
 
 	// workers run in the background from Run; each can also do one pass of its due work
 	// synchronously (drain), which the tests use instead of waiting.
@@ -82,9 +87,12 @@ func New(cfg Config) (*API, error) {
 	if cfg.WebhookRetrySchedule == nil {
 		cfg.WebhookRetrySchedule = DefaultRetrySchedule
 	}
-	a := &API{db: cfg.DB, baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Logger, mux: http.NewServeMux(), cfg: cfg}
+	a := &API{db: cfg.DB, baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Logger, mux: http.NewServeMux(), cfg: cfg, metrics: newMetrics()}
 	if err := a.setup(); err != nil {
 		return nil, err
+	}
+	for _, w := range a.workers {
+		a.metrics.workerErrors[w.name] = 0 // every worker's series exists from the start
 	}
 	a.routes()
 	return a, nil
@@ -100,7 +108,7 @@ func (a *API) Run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			if err := w.run(ctx); err != nil && ctx.Err() == nil {
-				a.log.Error("worker stopped", "worker", w.name, "err", err)
+				a.workerLog(w.name).Error("worker stopped", "err", err)
 				errs[i] = err
 			}
 		}()
@@ -109,15 +117,28 @@ func (a *API) Run(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// Workers names the background workers Run runs.
+func (a *API) Workers() []string {
+	names := make([]string, len(a.workers))
+	for i, w := range a.workers {
+		names[i] = w.name
+	}
+	return names
+}
+
 // setup builds each domain's state and registers its workers.
 func (a *API) setup() error {
-	for _, f := range []func() error{a.setupDocuments, a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks} {
+	for _, f := range []func() error{a.setupDocuments, a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks, a.setupSimulator} {
 		if err := f(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// Drain runs the background workers' due work once and returns: a deterministic step for
+// tests (the golden files' drain sections), where Run would keep polling.
+func (a *API) Drain(ctx context.Context) error { return a.drain(ctx) }
 
 // drain does each worker's due work once, synchronously.
 func (a *API) drain(ctx context.Context) error {
@@ -131,6 +152,8 @@ func (a *API) drain(ctx context.Context) error {
 
 // ServeHTTP serves the API.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The store's clock times requests (time.Now in production, monotonic), so the tests'
+	// fixed clock makes metrics deterministic too.
 	start := a.db.Now()
 	id := r.Header.Get("X-Request-Id")
 	if id == "" || len(id) > 64 {
@@ -144,6 +167,9 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// embedding the API behind its own server gets the same bound and the same answer.
 		writeError(rec, &Error{Status: http.StatusRequestURITooLong, Code: "uri_too_long",
 			Message: "the request line must be at most 8 KiB"})
+	} else if e := refuseNUL(r); e != nil {
+		pattern = ""
+		writeError(rec, e)
 	} else if pattern == "" {
 		// The mux's own 404 and 405 answers, re-said in the API's error shape.
 		probe := &statusRecorder{ResponseWriter: discardWriter{h: http.Header{}}}
@@ -159,6 +185,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// mux.Handler does not set the path values; ServeHTTP routes again and does.
 		a.mux.ServeHTTP(rec, r)
 	}
+	a.metrics.observeRequest(pattern, r.Method, rec.status, max(0, a.db.Now().Sub(start)))
 	path := loggedPath(r)
 	if len(path) > 200 {
 		path = path[:200] + "…"
@@ -178,6 +205,34 @@ func requestLineLength(r *http.Request) int {
 		target = r.URL.RequestURI()
 	}
 	return len(r.Method) + 1 + len(target) + 1 + len(r.Proto)
+}
+
+// refuseNUL answers a request whose path, query or Idempotency-Key hold a NUL character (no
+// database text column stores one; PostgreSQL refuses it), before routing and authentication:
+// a path is 404, like any path that names nothing; a query parameter or the key is 400
+// invalid_parameter. Cursors (after, before) are left to their own decoding (invalid_cursor),
+// and the Authorization header to authentication (it is only hashed). NULs in JSON bodies are
+// decodeStrict's (validation_failed).
+func refuseNUL(r *http.Request) *Error {
+	if strings.ContainsRune(r.URL.Path, 0) {
+		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"}
+	}
+	if strings.Contains(r.URL.RawQuery, "%00") || strings.ContainsRune(r.URL.RawQuery, 0) {
+		for name, values := range r.URL.Query() {
+			if name == "after" || name == "before" {
+				continue
+			}
+			for _, v := range append(values, name) {
+				if strings.ContainsRune(v, 0) {
+					return invalidParameter(strings.ReplaceAll(name, "\x00", ""), "must not contain a NUL character")
+				}
+			}
+		}
+	}
+	if strings.ContainsRune(r.Header.Get("Idempotency-Key"), 0) {
+		return invalidParameter("Idempotency-Key", "must not contain a NUL character")
+	}
+	return nil
 }
 
 type statusRecorder struct {

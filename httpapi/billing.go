@@ -30,7 +30,7 @@ type billingState struct {
 func (a *API) setupBilling() error {
 	a.billing = &billingState{closeEvery: time.Minute,
 		render: billing.Renderer{Issuer: a.cfg.Issuer, ServiceName: a.serviceName}}
-	a.workers = append(a.workers, worker{name: "billing-closer", run: a.runCloser, drain: a.closePeriods})
+	a.workers = append(a.workers, worker{name: "billing_closer", run: a.runCloser, drain: a.closePeriods})
 	return nil
 }
 
@@ -39,7 +39,7 @@ func (a *API) runCloser(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		if err := a.closePeriods(ctx); err != nil && ctx.Err() == nil {
-			a.log.Error("billing closer", "err", err)
+			a.workerLog("billing_closer").Error("billing closer", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -49,7 +49,7 @@ type documentCase struct {
 	prefix                       string // how the body starts
 }
 
-// documentURLs buys a PDF and a ZPL label and finalizes an invoice, and returns every
+// documentURLs buys a PDF, a ZPL and a PNG label and finalizes an invoice, and returns every
 // document URL the answers carry.
 func documentURLs(t *testing.T, e *testEnv) []documentCase {
 	t.Helper()
@@ -57,6 +57,7 @@ func documentURLs(t *testing.T, e *testEnv) []documentCase {
 	for _, f := range []struct{ format, contentType, disposition, prefix string }{
 		{"PDF", "application/pdf", "inline", "%PDF-"},
 		{"ZPL", "application/zpl", "attachment", "^XA"},
+		{"PNG", "image/png", "inline", "\x89PNG"},
 	} {
 		s := e.createShipment(t, "CHEAPEST", f.format)
 		bought := decode[shipmentAnswer](t, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[0].ID, "all", nil), http.StatusOK)

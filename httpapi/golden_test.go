@@ -1,243 +1,44 @@
-package httpapi
+package httpapi_test
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
+	"context"
+	"flag"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
+
+	"github.com/waybill/waybill/httpapi"
+	"github.com/waybill/waybill/httpapi/apitest"
+	"github.com/waybill/waybill/store"
 )
 
-// TestGolden replays every testdata/<endpoint>/<case>.txtar against a fresh test API.
-//
-// A case is a sequence of sections:
-//
-//	-- request --   an HTTP/1.1 request; its body is everything after the blank line
-//	-- response --  the expected answer: status line, headers, body (JSON indented)
-//	-- drain --     run the background workers' due work once
-//	-- clock --     set the clock to the RFC 3339 time in the section
-//
-// Requests may use {{token.NAME}}, {{account.NAME}}, {{org.NAME}}, {{secret.NAME}} (see
-// newEnv), {{sign.NAME}} (hex HMAC-SHA256 of the body with NAME's ingest secret) and
-// {{N.a.b.0.c}} (a value from the JSON answer to request N, counting from 1).
-// go test ./httpapi -update rewrites the response sections.
+// TestGolden replays every golden file on a fresh SQLite file (cmd/waybill-pg replays them on
+// PostgreSQL). go test ./httpapi -update rewrites the response sections.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("../testdata/*/*.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no golden files")
+	update := flag.Lookup("update").Value.(flag.Getter).Get().(bool)
+	apitest.RunGolden(t, "../testdata", openSQLite, update)
+}
+
+// TestWebhookGuardGolden replays testdata/webhooks/private/*.txtar against an API that refuses
+// private webhook targets (TestGolden's API allows them, so these files sit one level deeper).
+func TestWebhookGuardGolden(t *testing.T) {
+	update := flag.Lookup("update").Value.(flag.Getter).Get().(bool)
+	files, err := filepath.Glob("../testdata/webhooks/private/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files under testdata/webhooks/private (%v)", err)
 	}
 	for _, file := range files {
-		name := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(file), "../testdata/"), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			runGolden(t, newEnv(t), file)
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			e := apitest.NewEnvWith(t, openSQLite(t), func(c *httpapi.Config) { c.WebhookAllowPrivate = false })
+			apitest.RunFile(t, e, file, update)
 		})
 	}
 }
 
-func runGolden(t *testing.T, e *testEnv, file string) {
-	data, err := os.ReadFile(file)
+// openSQLite opens a fresh SQLite file for one test.
+func openSQLite(t testing.TB) *store.DB {
+	db, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "waybill.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ar := parseTxtar(data)
-	var answers []any
-	changed := false
-	for i := 0; i < len(ar.files); i++ {
-		f := &ar.files[i]
-		switch f.name {
-		case "drain":
-			e.drain()
-		case "clock":
-			at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(f.data)))
-			if err != nil {
-				t.Fatalf("clock section: %v", err)
-			}
-			e.setClock(at)
-		case "request":
-			req := e.goldenRequest(t, string(f.data), answers)
-			w := httptest.NewRecorder()
-			e.api.ServeHTTP(w, req)
-			got := formatResponse(w.Result())
-			var v any
-			json.Unmarshal(w.Body.Bytes(), &v)
-			answers = append(answers, v)
-			if i+1 >= len(ar.files) || ar.files[i+1].name != "response" {
-				t.Fatalf("request %d has no response section", len(answers))
-			}
-			i++
-			if want := string(ar.files[i].data); got != want {
-				if *update {
-					ar.files[i].data, changed = []byte(got), true
-					continue
-				}
-				t.Errorf("request %d (%s %s): response differs\n--- got\n%s\n--- want\n%s", len(answers), req.Method, req.URL, got, want)
-			}
-		default:
-			t.Fatalf("unknown section %q", f.name)
-		}
-	}
-	if changed {
-		if err := os.WriteFile(file, ar.format(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-var placeholder = regexp.MustCompile(`\{\{([a-z0-9_.-]+)\}\}`)
-
-// goldenRequest builds the request of a request section, filling in its placeholders.
-func (e *testEnv) goldenRequest(t *testing.T, text string, answers []any) *http.Request {
-	t.Helper()
-	head, body, _ := strings.Cut(text, "\n\n")
-	body = strings.TrimSuffix(body, "\n")
-	fill := func(s string) string {
-		return placeholder.ReplaceAllStringFunc(s, func(m string) string {
-			key := strings.Trim(m, "{}")
-			kind, rest, _ := strings.Cut(key, ".")
-			switch kind {
-			case "token":
-				return e.tokens[rest]
-			case "account":
-				return e.accounts[rest].ID
-			case "org":
-				return e.accounts[rest].OrganizationID
-			case "secret":
-				return e.accounts[rest].IngestSecret
-			}
-			n, err := strconv.Atoi(kind)
-			if err != nil || n < 1 || n > len(answers) {
-				t.Fatalf("bad placeholder %s", m)
-			}
-			return fmt.Sprint(jsonPath(t, answers[n-1], rest))
-		})
-	}
-	body = fill(body)
-	head = fill(e.signatures(head, body))
-	req, err := http.ReadRequest(bufio.NewReader(strings.NewReader(head + "\n\n")))
-	if err != nil {
-		t.Fatalf("request section: %v", err)
-	}
-	req.Body, req.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
-	return req
-}
-
-var signPlaceholder = regexp.MustCompile(`\{\{sign\.([a-z0-9_-]+)\}\}`)
-
-// signatures replaces {{sign.NAME}} with the body's signature under NAME's ingest secret.
-func (e *testEnv) signatures(head, body string) string {
-	return signPlaceholder.ReplaceAllStringFunc(head, func(m string) string {
-		name := signPlaceholder.FindStringSubmatch(m)[1]
-		mac := hmac.New(sha256.New, []byte(e.accounts[name].IngestSecret))
-		mac.Write([]byte(body))
-		return hex.EncodeToString(mac.Sum(nil))
-	})
-}
-
-// jsonPath follows a dotted path of keys and indexes through a decoded JSON value.
-func jsonPath(t *testing.T, v any, path string) any {
-	for _, k := range strings.Split(path, ".") {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[k]
-		case []any:
-			i, err := strconv.Atoi(k)
-			if err != nil || i >= len(x) {
-				t.Fatalf("bad path %s at %s", path, k)
-			}
-			v = x[i]
-		default:
-			t.Fatalf("bad path %s at %s", path, k)
-		}
-	}
-	return v
-}
-
-// formatResponse renders an answer: status line, headers but the varying ones, body.
-func formatResponse(res *http.Response) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "HTTP/1.1 %s\n", res.Status)
-	var keys []string
-	for k := range res.Header {
-		if k != "X-Request-Id" && k != "Date" && k != "Content-Length" {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s: %s\n", k, strings.Join(res.Header[k], ", "))
-	}
-	body, _ := io.ReadAll(res.Body)
-	if len(body) == 0 {
-		return b.String()
-	}
-	b.WriteString("\n")
-	ct := res.Header.Get("Content-Type")
-	var out bytes.Buffer
-	switch {
-	case strings.HasPrefix(ct, "application/json") && json.Indent(&out, body, "", "  ") == nil:
-		b.Write(out.Bytes())
-		b.WriteString("\n")
-	case strings.HasPrefix(ct, "text/"):
-		b.Write(body)
-		if !bytes.HasSuffix(body, []byte("\n")) {
-			b.WriteString("\n")
-		}
-	default:
-		fmt.Fprintf(&b, "(%d bytes of %s, starting %q)\n", len(body), ct, body[:min(8, len(body))])
-	}
-	return b.String()
-}
-
-// txtar is the golang.org/x/tools/txtar format: a comment, then "-- name --" sections.
-type txtar struct {
-	comment []byte
-	files   []txtarFile
-}
-
-type txtarFile struct {
-	name string
-	data []byte
-}
-
-func parseTxtar(data []byte) txtar {
-	var ar txtar
-	cur := &ar.comment
-	for len(data) > 0 {
-		line, rest, _ := bytes.Cut(data, []byte("\n"))
-		data = rest
-		if s := string(line); strings.HasPrefix(s, "-- ") && strings.HasSuffix(s, " --") && len(s) > 6 {
-			ar.files = append(ar.files, txtarFile{name: strings.TrimSpace(s[3 : len(s)-3])})
-			cur = &ar.files[len(ar.files)-1].data
-			continue
-		}
-		*cur = append(append(*cur, line...), '\n')
-	}
-	return ar
-}
-
-func (ar txtar) format() []byte {
-	var b bytes.Buffer
-	b.Write(ar.comment)
-	for _, f := range ar.files {
-		fmt.Fprintf(&b, "-- %s --\n", f.name)
-		b.Write(f.data)
-	}
-	return b.Bytes()
+	return db
 }

@@ -85,6 +85,11 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 // decodeStrict is readJSON's decoding, on bytes already read.
 func decodeStrict(body []byte, v any) error {
 	if err := checkJSON(body); err != nil {
+		var nul nulError
+		if errors.As(err, &nul) {
+			return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: string(nul), Code: "invalid",
+				Message: "must not contain a NUL character"}}}
+		}
 		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: err.Error()}
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -112,6 +117,20 @@ func decodeStrict(body []byte, v any) error {
 	return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "malformed JSON"}
 }
 
+// fieldPath joins a JSON path and a key the way field errors name fields ("a.b[0].c"); the
+// body itself is "(body)".
+func fieldPath(path, key string) string {
+	switch {
+	case path == "" && key == "":
+		return "(body)"
+	case path == "":
+		return key
+	case key == "":
+		return path
+	}
+	return path + "." + key
+}
+
 func jsonKind(goKind string) string {
 	switch goKind {
 	case "string":
@@ -134,7 +153,7 @@ func checkJSON(body []byte) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if err := checkValue(dec, 0); err != nil {
+	if err := checkValue(dec, 0, ""); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -143,7 +162,13 @@ func checkJSON(body []byte) error {
 	return nil
 }
 
-func checkValue(dec *json.Decoder, depth int) error {
+// nulError names the field (a JSON path) of a string holding a NUL character: no database
+// text column stores one, so it is a validation error, never a store failure.
+type nulError string
+
+func (e nulError) Error() string { return string(e) + " must not contain a NUL character" }
+
+func checkValue(dec *json.Decoder, depth int, path string) error {
 	if depth > 64 {
 		return errors.New("JSON nested too deeply")
 	}
@@ -164,18 +189,25 @@ func checkValue(dec *json.Decoder, depth int) error {
 				return fmt.Errorf("duplicate key %q", k)
 			}
 			seen[k] = true
-			if err := checkValue(dec, depth+1); err != nil {
+			if strings.ContainsRune(k, 0) {
+				return nulError(fieldPath(path, "(key)"))
+			}
+			if err := checkValue(dec, depth+1, fieldPath(path, k)); err != nil {
 				return err
 			}
 		}
 		_, err = dec.Token()
 	case json.Delim('['):
-		for dec.More() {
-			if err := checkValue(dec, depth+1); err != nil {
+		for i := 0; dec.More(); i++ {
+			if err := checkValue(dec, depth+1, fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
 		}
 		_, err = dec.Token()
+	default:
+		if s, ok := tok.(string); ok && strings.ContainsRune(s, 0) {
+			return nulError(fieldPath(path, ""))
+		}
 	}
 	if err != nil {
 		return errors.New("malformed JSON")

@@ -130,3 +130,22 @@ func FuzzDecodeStrict(f *testing.F) {
 		}
 	})
 }
+
+// A NUL in any string of a JSON body is validation_failed on that field's path, before any
+// handler sees it (no database text column stores one).
+func TestDecodeStrictNUL(t *testing.T) {
+	tests := []struct{ body, field string }{
+		{`"a\u0000"`, "(body)"},
+		{`{"name": "a\u0000b"}`, "name"},
+		{`{"a": [{"b": "x"}, {"b": "\u0000"}]}`, "a[1].b"},
+		{`{"a": {"k\u0000": 1}}`, "a.(key)"},
+	}
+	for _, tt := range tests {
+		var v any
+		err := decodeStrict([]byte(tt.body), &v)
+		e := errorFor(err)
+		if e.Code != "validation_failed" || len(e.Fields) != 1 || e.Fields[0].Field != tt.field || e.Fields[0].Code != "invalid" {
+			t.Errorf("decodeStrict(%s) = %+v; want validation_failed on %s", tt.body, e, tt.field)
+		}
+	}
+}

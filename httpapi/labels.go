@@ -30,7 +30,7 @@ type labelState struct {
 
 func (a *API) setupLabels() error {
 	a.labels = &labelState{maxEventSkew: 24 * time.Hour, keyRetention: 24 * time.Hour, pruneEvery: time.Hour}
-	a.workers = append(a.workers, worker{name: "idempotency-key pruner", run: a.runKeyPruner, drain: a.pruneKeys})
+	a.workers = append(a.workers, worker{name: "idempotency_key_pruner", run: a.runKeyPruner, drain: a.pruneKeys})
 	return nil
 }
 
@@ -40,7 +40,7 @@ func (a *API) runKeyPruner(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		if err := a.pruneKeys(ctx); err != nil && ctx.Err() == nil {
-			a.log.Error("idempotency-key pruner", "err", err)
+			a.workerLog("idempotency_key_pruner").Error("idempotency-key pruner", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -34,7 +34,7 @@ func (a *API) setupIngest() error {
 			a.fail(w, r, err)
 		},
 	}
-	wk := &ingest.Worker{Queue: a.db, Wake: s.wake, Log: a.log}
+	wk := &ingest.Worker{Queue: a.db, Wake: s.wake, Log: a.workerLog("order_import")}
 	a.workers = append(a.workers, worker{name: "order_import", run: wk.Run, drain: wk.Drain})
 	a.orders = s
 	return nil
@@ -73,13 +73,7 @@ func (a *API) getOrderImport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v := orderImportView{ID: imp.ID, OrderID: imp.OrderID, Status: imp.Status, Errors: imp.Errors,
-		Attempts: imp.Attempts, ReceivedAt: shipping.FormatTime(imp.ReceivedAt)}
-	if imp.ProcessedAt != nil {
-		s := shipping.FormatTime(*imp.ProcessedAt)
-		v.ProcessedAt = &s
-	}
-	writeData(w, http.StatusOK, v)
+	writeData(w, http.StatusOK, newOrderImportView(imp))
 	return nil
 }
 

@@ -19,6 +19,7 @@ var AllScopes = []string{ScopeReadShipments, ScopeWriteShipments, ScopeReadBilli
 // routes is the whole API surface.
 func (a *API) routes() {
 	a.mux.HandleFunc("GET /healthz", a.healthz)
+	a.mux.HandleFunc("GET /openapi.json", a.getOpenAPI)
 
 	a.handle("POST /shipments", ScopeWriteShipments, a.createShipment)
 	a.handle("GET /shipments", ScopeReadShipments, a.listShipments)
@@ -51,6 +52,7 @@ func (a *API) routes() {
 
 	a.handle("GET /orders", ScopeReadOrders, a.listOrders)
 	a.handle("GET /orders/{id}", ScopeReadOrders, a.getOrder)
+	a.handle("GET /order_imports", ScopeReadOrders, a.listOrderImports)
 	a.handle("GET /order_imports/{id}", ScopeReadOrders, a.getOrderImport)
 	// Order import authenticates by signature, not by bearer token.
 	a.mux.Handle("POST /webhook/custom-orders", a.orderImportHandler())
@@ -60,8 +62,12 @@ func (a *API) routes() {
 	a.public("GET /documents/shipping_labels/{id}/{sig}", a.capability(docLabel, a.labelDocumentOf))
 	a.public("GET /documents/invoices/{id}/pdf/{sig}", a.capability(docInvoicePDF, a.invoicePDFOf))
 	a.public("GET /documents/invoices/{id}/csv/{sig}", a.capability(docInvoiceCSV, a.invoiceCSVOf))
+	a.handle("GET /metrics", ScopeAdmin, a.serveMetrics)
 
 	a.handle("POST /admin/accounts", ScopeAdmin, a.createAccount)
+	a.handle("GET /admin/accounts", ScopeAdmin, a.listAccounts)
+	a.handle("GET /admin/accounts/{id}", ScopeAdmin, a.getAccount)
+	a.handle("GET /admin/accounts/{id}/tokens", ScopeAdmin, a.listTokens)
 	a.handle("POST /admin/accounts/{id}/tokens", ScopeAdmin, a.createToken)
 	a.handle("DELETE /admin/tokens/{id}", ScopeAdmin, a.revokeToken)
 	a.handle("POST /admin/accounts/{id}/ingest_secret/rotate", ScopeAdmin, a.rotateIngestSecret)

@@ -21,14 +21,14 @@ type webhookState struct {
 
 func (a *API) setupWebhooks() error {
 	w := &webhook.Worker{
-		Store:        a.db,
+		Store:        meteredWebhookStore{a.db, a.metrics},
 		Schedule:     a.cfg.WebhookRetrySchedule,
 		Now:          func() time.Time { return a.db.Now() },
-		Log:          a.log,
+		Log:          a.workerLog("webhook_delivery"),
 		AllowPrivate: a.cfg.WebhookAllowPrivate,
 	}
 	a.webhooks = &webhookState{worker: w}
-	a.workers = append(a.workers, worker{name: "webhook delivery", run: w.Run, drain: w.Drain})
+	a.workers = append(a.workers, worker{name: "webhook_delivery", run: w.Run, drain: w.Drain})
 	return nil
 }
 

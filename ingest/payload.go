@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -71,10 +72,47 @@ func idValue(raw json.RawMessage) (string, bool) {
 	case json.Number:
 		s = x.String()
 	}
-	if s == "" || len(s) > maxIDLength {
+	if s == "" || len(s) > maxIDLength || strings.ContainsRune(s, 0) {
 		return "", false
 	}
 	return s, true
+}
+
+// checkNUL reports every string (key or value) of a decoded payload that holds a NUL
+// character: no database text column stores one (PostgreSQL refuses it), so such a payload
+// fails validation instead of failing its store write on every retry.
+func checkNUL(v any, path string, errs *shipping.ValidationError) {
+	switch x := v.(type) {
+	case string:
+		if strings.ContainsRune(x, 0) {
+			errs.Add(cmpPath(path), "invalid", "must not contain a NUL character")
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if strings.ContainsRune(k, 0) {
+				errs.Add(cmpPath(path), "invalid", "must not contain a NUL character in a key")
+				continue
+			}
+			checkNUL(x[k], join(path, k), errs)
+		}
+	case []any:
+		for i, e := range x {
+			checkNUL(e, path+"["+strconv.Itoa(i)+"]", errs)
+		}
+	}
+}
+
+// cmpPath names the whole body when path is empty.
+func cmpPath(path string) string {
+	if path == "" {
+		return "(body)"
+	}
+	return path
 }
 
 // ParseOrder validates and normalizes an order payload (interface 2.12). Mandatory: id, and at
@@ -94,6 +132,9 @@ func ParseOrder(body []byte) (Order, error) {
 	if err := dec.Decode(&doc); err != nil {
 		v.Add("(body)", "malformed_json", "order payload is not well-formed JSON")
 		return Order{}, &v
+	}
+	if checkNUL(doc, "", &v); v.Err() != nil {
+		return Order{}, v.Err()
 	}
 	p := parser{errs: &v}
 	o := p.order(doc)

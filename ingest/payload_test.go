@@ -377,3 +377,28 @@ func FuzzCents(f *testing.F) {
 		}
 	})
 }
+
+// A NUL character anywhere in a payload fails validation (no database text column stores
+// one), and a NUL id is no usable id for the inbox row.
+func TestParseOrderNUL(t *testing.T) {
+	valid := `{"id": "A1", "name": "#1", "fulfillmentOrders": [{"destination": {"address1": "1 Main St", "city": "Springfield", "zip": "10001", "province": "NY", "countryCode": "US", "firstName": "Ann"}, "lineItems": [{"quantity": 1}]}]}`
+	if _, err := ParseOrder([]byte(valid)); err != nil {
+		t.Fatalf("valid payload: %v", err)
+	}
+	tests := []struct{ body, field string }{
+		{strings.Replace(valid, `"A1"`, `"A\u00001"`, 1), "id"},
+		{strings.Replace(valid, `"#1"`, `"#\u0000"`, 1), "name"},
+		{strings.Replace(valid, `"Springfield"`, `"Spring\u0000field"`, 1), "fulfillmentOrders[0].destination.city"},
+		{strings.Replace(valid, `"name"`, `"na\u0000me"`, 1), "(body)"},
+	}
+	for _, tt := range tests {
+		_, err := ParseOrder([]byte(tt.body))
+		var v *shipping.ValidationError
+		if !errors.As(err, &v) || len(v.Fields) != 1 || v.Fields[0].Field != tt.field {
+			t.Errorf("ParseOrder(%s) = %v; want one error on %s", tt.body, err, tt.field)
+		}
+	}
+	if id, err := PeekOrderID([]byte(`{"id": "A\u00001"}`)); err != nil || id != nil {
+		t.Errorf("PeekOrderID(NUL id) = %v, %v; want no id", id, err)
+	}
+}

@@ -46,15 +46,63 @@ func (db *DB) CreateAccount(ctx context.Context, name, brand string) (Account, e
 		return Account{}, err
 	}
 	a := Account{ID: db.NewID(), Name: name, Brand: brand, OrganizationID: db.NewID(), IngestSecret: secret, CreatedAt: stamp(db.now())}
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error { return db.insertAccount(ctx, tx, a) })
+	return a, err
+}
+
+func (db *DB) insertAccount(ctx context.Context, tx *sql.Tx, a Account) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO accounts (id, name, brand, organization_id, ingest_secret, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, a.ID, a.Name, a.Brand, a.OrganizationID, a.IngestSecret, Micros(a.CreatedAt.Time))
+	if err != nil {
+		return err
+	}
+	return db.createBillingProfile(ctx, tx, a.ID)
+}
+
+// Bootstrap is the first start: on a database without accounts it creates account "default"
+// and a token with the given scopes, and returns the token with created true. It does so once
+// in the database's life, also when several processes start together: one transaction claims
+// the bootstrap row, and every other call (or a database that had accounts already) returns
+// created false.
+func (db *DB) Bootstrap(ctx context.Context, scopes []string) (tok Token, created bool, err error) {
+	secret, err := db.newSecret()
+	if err != nil {
+		return Token{}, false, err
+	}
+	a := Account{ID: db.NewID(), Name: "default", OrganizationID: db.NewID(), IngestSecret: secret, CreatedAt: stamp(db.now())}
+	tok, err = db.newToken(a.ID, scopes)
+	if err != nil {
+		return Token{}, false, err
+	}
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO accounts (id, name, brand, organization_id, ingest_secret, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6)`, a.ID, a.Name, a.Brand, a.OrganizationID, a.IngestSecret, Micros(a.CreatedAt.Time))
+		created = false
+		res, err := tx.ExecContext(ctx, `INSERT INTO bootstrap (id, created_at) VALUES (1, $1) ON CONFLICT (id) DO NOTHING`, db.now())
 		if err != nil {
 			return err
 		}
-		return db.createBillingProfile(ctx, tx, a.ID)
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		var accounts int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM accounts`).Scan(&accounts); err != nil || accounts > 0 {
+			return err
+		}
+		if err := db.insertAccount(ctx, tx, a); err != nil {
+			return err
+		}
+		if err := insertToken(ctx, tx, tok); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE bootstrap SET account_id = $1 WHERE id = 1`, a.ID); err != nil {
+			return err
+		}
+		created = true
+		return nil
 	})
-	return a, err
+	if err != nil || !created {
+		return Token{}, false, err
+	}
+	return tok, true, nil
 }
 
 // newSecret returns base64 text of 32 random bytes.
@@ -131,12 +179,10 @@ func (db *DB) RotateIngestSecret(ctx context.Context, accountID string) (Account
 // CreateToken makes a token for the account. The bearer string is returned once and only its
 // SHA-256 hash is kept.
 func (db *DB) CreateToken(ctx context.Context, accountID string, scopes []string) (Token, error) {
-	raw, err := db.randomBytes(32)
+	t, err := db.newToken(accountID, scopes)
 	if err != nil {
 		return Token{}, err
 	}
-	t := Token{ID: db.NewID(), AccountID: accountID, Scopes: scopes,
-		Token: "wb_" + base64.RawURLEncoding.EncodeToString(raw), CreatedAt: stamp(db.now())}
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM accounts WHERE id = $1`, accountID).Scan(&n); err != nil {
@@ -145,11 +191,25 @@ func (db *DB) CreateToken(ctx context.Context, accountID string, scopes []string
 		if n == 0 {
 			return ErrNotFound
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (id, account_id, token_hash, scopes, created_at)
-			VALUES ($1, $2, $3, $4, $5)`, t.ID, accountID, tokenHash(t.Token), strings.Join(scopes, ","), Micros(t.CreatedAt.Time))
-		return err
+		return insertToken(ctx, tx, t)
 	})
 	return t, err
+}
+
+// newToken makes a token with a fresh bearer string, not yet stored.
+func (db *DB) newToken(accountID string, scopes []string) (Token, error) {
+	raw, err := db.randomBytes(32)
+	if err != nil {
+		return Token{}, err
+	}
+	return Token{ID: db.NewID(), AccountID: accountID, Scopes: scopes,
+		Token: "wb_" + base64.RawURLEncoding.EncodeToString(raw), CreatedAt: stamp(db.now())}, nil
+}
+
+func insertToken(ctx context.Context, tx *sql.Tx, t Token) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (id, account_id, token_hash, scopes, created_at)
+		VALUES ($1, $2, $3, $4, $5)`, t.ID, t.AccountID, tokenHash(t.Token), strings.Join(t.Scopes, ","), Micros(t.CreatedAt.Time))
+	return err
 }
 
 // RevokeToken revokes the token with the given id.
@@ -183,8 +243,9 @@ func (db *DB) Authenticate(ctx context.Context, bearer string) (Principal, error
 	gen := db.tokens.begin()
 	var p Principal
 	var stored, scopes string
-	err := db.readRow(ctx, `SELECT id, account_id, token_hash, scopes FROM api_tokens
-		WHERE token_hash = $1 AND revoked_at IS NULL`, h).Scan(&p.TokenID, &p.AccountID, &stored, &scopes)
+	var lastUsed sql.NullInt64
+	err := db.readRow(ctx, `SELECT id, account_id, token_hash, scopes, last_used_at FROM api_tokens
+		WHERE token_hash = $1 AND revoked_at IS NULL`, h).Scan(&p.TokenID, &p.AccountID, &stored, &scopes, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Principal{}, ErrNotFound
 	}
@@ -199,7 +260,11 @@ func (db *DB) Authenticate(ctx context.Context, bearer string) (Principal, error
 	if scopes != "" {
 		p.Scopes = strings.Split(scopes, ",")
 	}
+	if err := db.touchToken(ctx, p.TokenID, lastUsed); err != nil {
+		return Principal{}, err
+	}
 	// Only valid tokens are cached: a new token works at once, and guessed ones fill nothing.
+	// last_used_at, recorded a minute at a time, is touched again once the entry expires.
 	db.tokens.put(gen, h, p)
 	return p, nil
 }

@@ -372,27 +372,36 @@ func (db *DB) draftInvoiceFor(ctx context.Context, tx *sql.Tx, accountID string,
 }
 
 // createInvoice creates a DRAFT invoice for the period, numbering it from the year's invoice
-// sequence in the same transaction. Should a concurrent transaction have created the period's
-// invoice first (PostgreSQL), that one is returned and created is false.
+// sequence in the same transaction. Numbers are gapless: the sequence row is locked first (a
+// no-op upsert), then the period's invoice is looked up again (on PostgreSQL a concurrent
+// transaction may have created it while this one waited for the lock; this statement sees
+// its commit), and only a transaction that creates the invoice takes the next number. Should
+// the period's invoice exist by then, it is returned and created is false.
 func (db *DB) createInvoice(ctx context.Context, tx *sql.Tx, prof billing.Profile, start, end time.Time) (id string, created bool, err error) {
-	var seq int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO invoice_sequences (year, last_seq) VALUES ($1, 1)
-		ON CONFLICT (year) DO UPDATE SET last_seq = invoice_sequences.last_seq + 1 RETURNING last_seq`, start.Year()).Scan(&seq)
+	var last int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO invoice_sequences (year, last_seq) VALUES ($1, 0)
+		ON CONFLICT (year) DO UPDATE SET last_seq = invoice_sequences.last_seq RETURNING last_seq`, start.Year()).Scan(&last)
 	if err != nil {
 		return "", false, err
 	}
-	now := db.now()
-	err = tx.QueryRowContext(ctx, `INSERT INTO invoices (id, account_id, status, currency, invoice_number, period_start, period_end,
-		total_cents, deferred_cents, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, $8, $8)
-		ON CONFLICT (account_id, period_start) DO NOTHING RETURNING id`,
-		db.NewID(), prof.AccountID, string(billing.Draft), prof.Currency, billing.Number(start.Year(), seq),
-		billing.Date(start), billing.Date(end), now).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = tx.QueryRowContext(ctx, `SELECT id FROM invoices WHERE account_id = $1 AND period_start = $2`,
-			prof.AccountID, billing.Date(start)).Scan(&id)
+	err = tx.QueryRowContext(ctx, `SELECT id FROM invoices WHERE account_id = $1 AND period_start = $2`,
+		prof.AccountID, billing.Date(start)).Scan(&id)
+	if err == nil || !errors.Is(err, sql.ErrNoRows) {
 		return id, false, err
 	}
-	return id, err == nil, err
+	seq := last + 1
+	if _, err := tx.ExecContext(ctx, `UPDATE invoice_sequences SET last_seq = $1 WHERE year = $2`, seq, start.Year()); err != nil {
+		return "", false, err
+	}
+	id = db.NewID()
+	_, err = tx.ExecContext(ctx, `INSERT INTO invoices (id, account_id, status, currency, invoice_number, period_start, period_end,
+		total_cents, deferred_cents, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, $8, $8)`,
+		id, prof.AccountID, string(billing.Draft), prof.Currency, billing.Number(start.Year(), seq),
+		billing.Date(start), billing.Date(end), db.now())
+	if err != nil {
+		return "", false, err
+	}
+	return id, true, nil
 }
 
 // addToDraft adds cents to a DRAFT invoice's total; an invoice in another status is
@@ -409,6 +418,12 @@ func (db *DB) addToDraft(ctx context.Context, tx *sql.Tx, accountID, invoiceID s
 		return err
 	}
 	return fmt.Errorf("%w: invoice %s is %s; only DRAFT invoices change", billing.ErrInvalidState, inv.Number, inv.Status)
+}
+
+// BillFinishedLabel is billFinishedLabel for a caller's own transaction (the store suite
+// stands in for the tracking work with it).
+func (db *DB) BillFinishedLabel(ctx context.Context, tx *sql.Tx, labelID string, finishedAt int64) error {
+	return db.billFinishedLabel(ctx, tx, labelID, finishedAt)
 }
 
 // billFinishedLabel bills a label whose shipment finished (DELIVERED or RETURN_TO_SENDER) at

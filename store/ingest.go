@@ -90,9 +90,10 @@ func scanImport(row interface{ Scan(...any) error }) (ingest.Import, error) {
 }
 
 // ClaimImports leases up to limit due imports to the caller (ingest.Queue). It is the one
-// query that spans accounts: the worker serves them all. The repeated conditions in the outer
-// WHERE make a concurrent claim of the same row (PostgreSQL re-checks them on a locked row)
-// miss rather than claim twice.
+// query that spans accounts: the worker serves them all. The subquery picks the oldest due
+// imports by the (status, received_at, id) index; on PostgreSQL it locks them and skips rows a
+// concurrent claimer holds, so claimers in several processes never wait on or deadlock with
+// each other. The repeated conditions in the outer WHERE keep a row claimed meanwhile out.
 func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) ([]ingest.Claim, error) {
 	now := db.now()
 	var claims []ingest.Claim
@@ -102,7 +103,7 @@ func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) 
 			SET status = $1, claimed_until = $2, attempts = attempts + 1
 			WHERE id IN (SELECT id FROM order_imports
 				WHERE status IN ($3, $1) AND claimed_until <= $4
-				ORDER BY received_at, id LIMIT $5)
+				ORDER BY received_at, id LIMIT $5`+db.skipLocked()+`)
 			AND status IN ($3, $1) AND claimed_until <= $4
 			RETURNING id, account_id, body, attempts, received_at`,
 			ingest.StatusProcessing, now+lease.Microseconds(), ingest.StatusQueued, now, limit)
@@ -142,8 +143,15 @@ func (db *DB) CompleteImport(ctx context.Context, c ingest.Claim, o *ingest.Orde
 }
 
 // CompleteImports is CompleteImport for a batch, in one transaction (ingest.Queue): stale
-// claims are skipped and counted, the others all commit or none does.
+// claims are skipped and counted, the others all commit or none does. The batch is written in
+// a stable key order (account, order id, import id), so two processes completing batches that
+// touch the same orders lock them in the same order and never deadlock.
 func (db *DB) CompleteImports(ctx context.Context, done []ingest.Completion) (stale int, err error) {
+	done = slices.Clone(done)
+	slices.SortFunc(done, func(a, b ingest.Completion) int {
+		return cmp.Or(cmp.Compare(a.Claim.AccountID, b.Claim.AccountID), cmp.Compare(orderKey(a), orderKey(b)),
+			cmp.Compare(a.Claim.ID, b.Claim.ID))
+	})
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		stale = 0
 		for _, d := range done {
@@ -159,6 +167,14 @@ func (db *DB) CompleteImports(ctx context.Context, done []ingest.Completion) (st
 		return nil
 	})
 	return stale, err
+}
+
+// orderKey is the order id a completion upserts, "" when it upserts none.
+func orderKey(d ingest.Completion) string {
+	if d.Order == nil {
+		return ""
+	}
+	return d.Order.OrderID
 }
 
 func (db *DB) completeImport(ctx context.Context, tx *sql.Tx, d ingest.Completion) error {

@@ -31,7 +31,8 @@ var ErrNotFound = errors.New("not found")
 // DB is waybill's database. Writes go through one connection (SQLite has a single writer and
 // every write transaction begins IMMEDIATE); reads use a separate pool.
 type DB struct {
-	w, r *sql.DB
+	w, r    *sql.DB
+	dialect Dialect
 	// group is SQLite's committer (nil on PostgreSQL, whose writers run side by side).
 	group *groupCommit
 	file  *fileWatch // the SQLite file; nil on other databases
@@ -46,6 +47,17 @@ type DB struct {
 	NewID func() string
 	Rand  io.Reader
 }
+
+// Dialect names the engine behind a DB. The SQL is the same on both; only locking differs:
+// PostgreSQL serves many writers (and processes) at once, so migrations take an advisory lock
+// and workers claim rows with FOR UPDATE SKIP LOCKED, where SQLite's single writer already
+// serializes.
+type Dialect int
+
+const (
+	SQLite Dialect = iota
+	PostgreSQL
+)
 
 //go:embed migrations/*.sql
 var migrations embed.FS
@@ -72,7 +84,7 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	// and re-prepare statements.
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	db := newDB(w, r)
+	db := newDB(w, r, SQLite)
 	db.group = newGroupCommit(w)
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
@@ -82,18 +94,32 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-// Open wraps an already opened database (PostgreSQL, say) whose pool serves both reads and
-// writes, and applies the migrations.
-func Open(ctx context.Context, sqldb *sql.DB) (*DB, error) {
-	db := newDB(sqldb, sqldb)
+// Open wraps an already opened database of the given dialect (PostgreSQL, say) whose pool
+// serves both reads and writes, and applies the migrations. Any number of processes may open
+// one PostgreSQL database at once: the migrations run once, under a lock.
+func Open(ctx context.Context, sqldb *sql.DB, dialect Dialect) (*DB, error) {
+	db := newDB(sqldb, sqldb, dialect)
 	if err := db.migrate(ctx); err != nil {
 		return nil, err
 	}
 	return db, nil
 }
 
-func newDB(w, r *sql.DB) *DB {
-	return &DB{w: w, r: r, Now: time.Now, NewID: NewUUIDv7, Rand: rand.Reader}
+func newDB(w, r *sql.DB, dialect Dialect) *DB {
+	return &DB{w: w, r: r, dialect: dialect, Now: time.Now, NewID: NewUUIDv7, Rand: rand.Reader}
+}
+
+// Dialect reports the engine behind db.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// skipLocked ends a worker's claim subquery: on PostgreSQL, rows another transaction holds are
+// skipped rather than waited for (so concurrent claimers never queue behind or deadlock on each
+// other); SQLite's single writer needs nothing.
+func (db *DB) skipLocked() string {
+	if db.dialect == PostgreSQL {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
 }
 
 // Close closes both pools.
@@ -121,8 +147,9 @@ func (db *DB) Ping(ctx context.Context) error {
 // Tx runs fn in one write transaction, committing when fn returns nil, and returns only after
 // the commit that holds fn's writes. On SQLite, concurrent callers share one transaction (see
 // groupCommit); fn's ctx is the caller's without its cancellation, so a caller that goes away
-// never breaks a transaction it shares with others. fn must not call Tx. Tx refuses to start
-// (ErrUnavailable) once the database file has vanished.
+// never breaks a transaction it shares with others. On PostgreSQL every call is its own
+// transaction. fn must not call Tx. Tx refuses to start (ErrUnavailable) once the database
+// file has vanished.
 func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	if err := db.checkFile(); err != nil {
 		return err
@@ -198,10 +225,32 @@ func NewUUIDv7() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
+// migrationLock is the first key of the PostgreSQL advisory lock migrations run under; the
+// second is the schema's name, so databases in different schemas migrate independently.
+const migrationLock = 0x77617962 // "wayb"
+
 // migrate applies, in order and each in its own transaction, the embedded migrations that the
-// schema_migrations table does not list yet.
-func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+// schema_migrations table does not list yet. It runs on one connection, holding (on
+// PostgreSQL) a session advisory lock, so processes starting together on a fresh database
+// migrate one after the other: the second finds every migration applied.
+func (db *DB) migrate(ctx context.Context) (err error) {
+	conn, err := db.w.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer conn.Close()
+	if db.dialect == PostgreSQL {
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1, hashtext(current_schema()))`, migrationLock); err != nil {
+			return fmt.Errorf("migrate: lock: %w", err)
+		}
+		defer func() {
+			_, uerr := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, migrationLock)
+			if err == nil && uerr != nil {
+				err = fmt.Errorf("migrate: unlock: %w", uerr)
+			}
+		}()
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -220,25 +269,34 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = $1`, version).Scan(&n); err != nil || n > 0 {
-				return err
-			}
-			for _, stmt := range splitStatements(string(body)) {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("%w\n%s", err, stmt)
-				}
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
-				version, base, db.now())
-			return err
-		})
-		if err != nil {
+		if err := db.applyMigration(ctx, conn, version, base, string(body)); err != nil {
 			return fmt.Errorf("migrate %s: %w", base, err)
 		}
 	}
 	return nil
+}
+
+// applyMigration applies one migration in one transaction on conn, unless it is applied already.
+func (db *DB) applyMigration(ctx context.Context, conn *sql.Conn, version int, base, body string) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = $1`, version).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	for _, stmt := range splitStatements(body) {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("%w\n%s", err, stmt)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+		version, base, db.now()); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // splitStatements splits a migration on semicolons that end a line; migrations keep to that.

@@ -1,30 +1,19 @@
 // Package cli is the waybill command line, shared by cmd/waybill (SQLite) and cmd/waybill-pg
-// (PostgreSQL): the two binaries differ only in how they open the database.
-//
-//	waybill [serve] [-addr A] [-db DSN] [-base-url URL] [-webhook-allow-private] [-webhook-retry-schedule D,D,…]
-//	waybill account create NAME [--brand B] [-db DSN]
-//	waybill token create --account ID --scopes S1,S2,… [-db DSN]
-//	waybill token revoke TOKEN [-db DSN]
+// (PostgreSQL): the two binaries differ only in how they open the database. `waybill help`
+// prints the usage of every command; commands.go lists them.
 package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
-	"os/signal"
-	"strconv"
+	"slices"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/waybill/waybill/httpapi"
 	"github.com/waybill/waybill/store"
 )
 
@@ -44,43 +33,174 @@ func Main(d Database) {
 	}
 }
 
-// shutdownTimeout bounds how long in-flight requests and deliveries may take to finish.
-const shutdownTimeout = 15 * time.Second
+// limits are the server's timeouts. The tests shorten them; the binary uses defaultLimits.
+type limits struct {
+	// readHeader, read, write and idle are http.Server's timeouts: a client has read to send a
+	// whole request (headers and a body of at most 1 MiB), a handler and the answer's write get
+	// write, and a keep-alive connection waits idle for its next request.
+	readHeader, read, write, idle time.Duration
+	// shutdown bounds how long in-flight requests may take to finish after SIGINT/SIGTERM;
+	// connections still open then are closed. workerStop then bounds how long the background
+	// workers may take to stop.
+	shutdown, workerStop time.Duration
+	// simulateStep is the step of -simulate-tracking given without a duration.
+	simulateStep time.Duration
+}
+
+var defaultLimits = limits{
+	readHeader: 10 * time.Second,
+	read:       30 * time.Second,
+	// Long enough to render and send the largest documents (a 5,000-line invoice PDF takes a
+	// few seconds) to a slow client.
+	write:        2 * time.Minute,
+	idle:         2 * time.Minute,
+	shutdown:     15 * time.Second,
+	workerStop:   5 * time.Second,
+	simulateStep: 10 * time.Second,
+}
 
 // Run runs one command: args are the command line without the program name.
 func Run(ctx context.Context, d Database, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
-		if cmd != "serve" && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-			cmd, args = cmd+" "+args[0], args[1:]
-		}
-	}
-	switch cmd {
-	case "serve":
-		return serve(ctx, d, args, getenv, stdout, stderr)
-	case "account create":
-		return accountCreate(ctx, d, args, getenv, stdout, stderr)
-	case "token create":
-		return tokenCreate(ctx, d, args, getenv, stdout, stderr)
-	case "token revoke":
-		return tokenRevoke(ctx, d, args, getenv, stdout, stderr)
-	}
-	return fmt.Errorf("unknown command %q (want serve, account create, token create or token revoke)", cmd)
+	return run(ctx, &env{d: d, limits: defaultLimits, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}, args)
 }
 
-// flags is a FlagSet with the -db flag every command takes.
-func flags(name string, d Database, getenv func(string) string, stderr io.Writer) (*flag.FlagSet, *string) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs, fs.String("db", envOr(getenv, "WAYBILL_DB", d.Default), d.Help+" (WAYBILL_DB)")
+// env is what every command runs with.
+type env struct {
+	d              Database
+	limits         limits
+	getenv         func(string) string
+	stdin          io.Reader
+	stdout, stderr io.Writer
 }
 
-func envOr(getenv func(string) string, name, def string) string {
-	if v := getenv(name); v != "" {
+func (e *env) envOr(name, def string) string {
+	if v := e.getenv(name); v != "" {
 		return v
 	}
 	return def
+}
+
+// command is one sub-command of waybill.
+type command struct {
+	name     string // "account create"
+	synopsis string // its arguments, for the usage line
+	summary  string // what it does, one line
+	// define declares the command's flags on fs (-db is already there) and returns what the
+	// command does with its positional arguments once fs is parsed.
+	define func(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error
+}
+
+func run(ctx context.Context, e *env, args []string) error {
+	name, args := splitCommand(args)
+	switch {
+	case name == "help", name == "" && wantsHelp(args):
+		return help(e, args)
+	case name == "":
+		name = "serve"
+	}
+	c, ok := findCommand(name)
+	if !ok {
+		if wantsHelp(args) && commandWords[name] {
+			// `waybill account -h`: the usage of the account commands.
+			for _, c := range commands() {
+				if strings.HasPrefix(c.name, name+" ") {
+					if err := run(ctx, e, append(strings.Fields(c.name), "-h")); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		return fmt.Errorf("unknown command %q; run \"waybill help\"", name)
+	}
+	fs := flag.NewFlagSet("waybill "+c.name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	db := fs.String("db", e.envOr("WAYBILL_DB", e.d.Default), e.d.Help+" (WAYBILL_DB)")
+	action := c.define(fs, e, db)
+	fs.Usage = func() { commandUsage(fs.Output(), c, fs) }
+	if wantsHelp(args) {
+		// Asked for: the usage goes to stdout and it is not an error.
+		fs.SetOutput(e.stdout)
+		fs.Usage()
+		return nil
+	}
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	return action(ctx, rest)
+}
+
+func findCommand(name string) (command, bool) {
+	cs := commands()
+	i := slices.IndexFunc(cs, func(c command) bool { return c.name == name })
+	if i < 0 {
+		return command{}, false
+	}
+	return cs[i], true
+}
+
+// commandWords are the words command names start with, each true when the name has a second
+// word ("account create").
+var commandWords = map[string]bool{"serve": false, "help": false, "account": true, "token": true}
+
+// splitCommand finds the command's name among args and returns it and the other arguments, in
+// order. Flags may come before the name (`waybill -db x account create N`); with no name it
+// returns "" (serve, or help with -h).
+func splitCommand(args []string) (string, []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "-") {
+			if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && takesValue(name) {
+				i++ // the flag's value
+			}
+			continue
+		}
+		two, known := commandWords[a]
+		if !known {
+			return a, append(slices.Clone(args[:i]), args[i+1:]...)
+		}
+		name, end := a, i+1
+		if two && end < len(args) && !strings.HasPrefix(args[end], "-") {
+			name, end = a+" "+args[end], end+1
+		}
+		return name, append(slices.Clone(args[:i]), args[end:]...)
+	}
+	return "", args
+}
+
+// takesValue reports whether some command has a flag of that name which is not boolean, so
+// the next argument is its value.
+func takesValue(name string) bool {
+	for _, c := range commands() {
+		if c.name == "help" {
+			continue
+		}
+		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+		fs.String("db", "", "")
+		c.define(fs, &env{getenv: func(string) string { return "" }}, new(string))
+		if f := fs.Lookup(name); f != nil {
+			b, ok := f.Value.(interface{ IsBoolFlag() bool })
+			return !ok || !b.IsBoolFlag()
+		}
+	}
+	return false
+}
+
+// wantsHelp reports whether the arguments ask for the command's usage.
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help", "-h=true", "--help=true":
+			return true
+		}
+	}
+	return false
 }
 
 // parseInterspersed parses flags that may come before or after positional arguments.
@@ -98,179 +218,54 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func serve(ctx context.Context, d Database, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs, dbPath := flags("serve", d, getenv, stderr)
-	addr := fs.String("addr", envOr(getenv, "WAYBILL_ADDR", "127.0.0.1:8080"), "listen address (WAYBILL_ADDR)")
-	baseURL := fs.String("base-url", getenv("WAYBILL_BASE_URL"), "external base URL, default http://<addr> (WAYBILL_BASE_URL)")
-	allowPrivate, _ := strconv.ParseBool(getenv("WAYBILL_WEBHOOK_ALLOW_PRIVATE"))
-	fs.BoolVar(&allowPrivate, "webhook-allow-private", allowPrivate, "allow webhook URLs on loopback, private and link-local hosts (WAYBILL_WEBHOOK_ALLOW_PRIVATE)")
-	schedule := fs.String("webhook-retry-schedule", envOr(getenv, "WAYBILL_WEBHOOK_RETRY_SCHEDULE", "5s,5m,30m,2h,5h,10h,10h"), "webhook retry delays (WAYBILL_WEBHOOK_RETRY_SCHEDULE)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
-	}
-	retry, err := parseSchedule(*schedule)
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
-
-	db, err := d.Open(ctx, *dbPath)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := firstStart(ctx, db, stdout); err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
-	if *baseURL == "" {
-		*baseURL = "http://" + ln.Addr().String()
-	}
-	api, err := httpapi.New(httpapi.Config{DB: db, BaseURL: *baseURL, Logger: log,
-		WebhookAllowPrivate: allowPrivate, WebhookRetrySchedule: retry})
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-
-	// Workers outlive the signal by the shutdown grace period, so deliveries in flight finish.
-	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
-	workersDone := make(chan error, 1)
-	go func() { workersDone <- api.Run(workCtx) }()
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String(), "base_url", *baseURL, "db", *dbPath)
-
-	select {
-	case err := <-serveErr:
-		stopWork()
-		<-workersDone
-		return err
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	err = srv.Shutdown(shutCtx)
-	stopWork()
-	select {
-	case <-workersDone:
-	case <-shutCtx.Done():
-	}
-	return err
-}
-
-// firstStart creates the default account and an all-scopes token on an empty database, and
-// prints the token, exactly once in the database's life.
-func firstStart(ctx context.Context, db *store.DB, stdout io.Writer) error {
-	n, err := db.CountAccounts(ctx)
-	if err != nil || n > 0 {
-		return err
-	}
-	acct, err := db.CreateAccount(ctx, "default", "")
-	if err != nil {
-		return err
-	}
-	tok, err := db.CreateToken(ctx, acct.ID, httpapi.AllScopes)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "token: %s\n", tok.Token)
-	return err
-}
-
-func parseSchedule(s string) ([]time.Duration, error) {
-	var out []time.Duration
-	for _, part := range strings.Split(s, ",") {
-		d, err := time.ParseDuration(strings.TrimSpace(part))
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("-webhook-retry-schedule: %q is not a positive Go duration", part)
+// help is `waybill help [COMMAND]`: the usage of every command, or of one.
+func help(e *env, args []string) error {
+	args = slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-") })
+	if len(args) > 0 {
+		name := strings.Join(args, " ")
+		c, ok := findCommand(name)
+		if !ok {
+			return fmt.Errorf("unknown command %q; run \"waybill help\"", name)
 		}
-		out = append(out, d)
+		return run(context.Background(), e, append(strings.Fields(c.name), "-h"))
 	}
-	return out, nil
+	w := e.stdout
+	fmt.Fprint(w, `waybill serves the waybill shipping, billing and order-import API and administers its
+accounts and tokens.
+
+Usage:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-50s %s\n", strings.TrimSpace("waybill "+c.name+" "+c.synopsis), c.summary)
+	}
+	fmt.Fprint(w, `
+With no command, waybill serves. Every command takes -db (or WAYBILL_DB), before or after the
+command's name. "waybill COMMAND -h" or "waybill help COMMAND" lists a command's flags.
+
+`)
+	for _, c := range commands() {
+		if c.name == "help" {
+			continue
+		}
+		fs := flag.NewFlagSet("waybill "+c.name, flag.ContinueOnError)
+		fs.SetOutput(w)
+		fs.String("db", e.envOr("WAYBILL_DB", e.d.Default), e.d.Help+" (WAYBILL_DB)")
+		c.define(fs, e, new(string))
+		commandUsage(w, c, fs)
+		fmt.Fprintln(w)
+	}
+	return nil
 }
 
-func accountCreate(ctx context.Context, d Database, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs, dbPath := flags("account create", d, getenv, stderr)
-	brand := fs.String("brand", "", "the account's brand")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 || strings.TrimSpace(rest[0]) == "" {
-		return errors.New("usage: waybill account create NAME [--brand B]")
-	}
-	db, err := d.Open(ctx, *dbPath)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	acct, err := db.CreateAccount(ctx, rest[0], *brand)
-	if err != nil {
-		return err
-	}
-	return json.NewEncoder(stdout).Encode(map[string]string{
-		"id": acct.ID, "organization_id": acct.OrganizationID, "ingest_secret": acct.IngestSecret})
+// commandUsage prints one command's usage line and flags.
+func commandUsage(w io.Writer, c command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "%s\n  %s\n", strings.TrimSpace("waybill "+c.name+" "+c.synopsis), c.summary)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 }
 
-func tokenCreate(ctx context.Context, d Database, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs, dbPath := flags("token create", d, getenv, stderr)
-	account := fs.String("account", "", "account id")
-	scopeList := fs.String("scopes", "", "comma-separated scopes: "+strings.Join(httpapi.AllScopes, ","))
-	if rest, err := parseInterspersed(fs, args); err != nil {
-		return err
-	} else if len(rest) > 0 || *account == "" {
-		return errors.New("usage: waybill token create --account ID --scopes S1,S2,…")
-	}
-	scopes, err := httpapi.ParseScopes(strings.Split(*scopeList, ","))
-	if err != nil {
-		return err
-	}
-	db, err := d.Open(ctx, *dbPath)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	tok, err := db.CreateToken(ctx, *account, scopes)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("no account %q", *account)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(stdout, tok.Token)
-	return err
-}
-
-func tokenRevoke(ctx context.Context, d Database, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs, dbPath := flags("token revoke", d, getenv, stderr)
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 {
-		return errors.New("usage: waybill token revoke TOKEN")
-	}
-	db, err := d.Open(ctx, *dbPath)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := db.RevokeBearer(ctx, rest[0]); errors.Is(err, store.ErrNotFound) {
-		return errors.New("no such active token")
-	} else if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(stdout, "revoked")
-	return err
+// errUsage is a wrong command line of command c.
+func errUsage(c string) error {
+	cmd, _ := findCommand(c)
+	return errors.New("usage: waybill " + strings.TrimSpace(cmd.name+" "+cmd.synopsis) + " (waybill " + c + " -h lists the flags)")
 }

@@ -1,16 +1,16 @@
-package store
+package storetest
 
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
-	"io"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
 )
 
 var testRenderer = billing.Renderer{Issuer: billing.Issuer{Name: "Waybill Test Issuer", Address: []string{"1 Test St", "Oakland, CA 94607"}},
@@ -20,7 +20,7 @@ var testRenderer = billing.Renderer{Issuer: billing.Issuer{Name: "Waybill Test I
 func (b *billingDB) storedDocuments(accountID, invoiceID string, r billing.Renderer) billing.Documents {
 	b.t.Helper()
 	var docs billing.Documents
-	for _, kind := range []string{InvoicePDF, InvoiceCSV} {
+	for _, kind := range []string{store.InvoicePDF, store.InvoiceCSV} {
 		d, err := b.InvoiceDocument(context.Background(), accountID, invoiceID, kind, r)
 		if err != nil {
 			b.t.Fatalf("InvoiceDocument(%s) = %v", kind, err)
@@ -28,7 +28,7 @@ func (b *billingDB) storedDocuments(accountID, invoiceID string, r billing.Rende
 		if d.Invoice.ID != invoiceID || d.SHA256 == "" {
 			b.t.Fatalf("InvoiceDocument(%s) = invoice %s, sha256 %q", kind, d.Invoice.ID, d.SHA256)
 		}
-		if kind == InvoicePDF {
+		if kind == store.InvoicePDF {
 			docs.PDF = d.Body
 		} else {
 			docs.CSV = d.Body
@@ -47,11 +47,11 @@ func sameDocuments(t *testing.T, when string, got, want billing.Documents) {
 	}
 }
 
-// TestInvoiceDocumentsRenderedOnce checks that finalizing stores documents equal to a fresh
+// testInvoiceDocumentsRenderedOnce checks that finalizing stores documents equal to a fresh
 // render of the invoice as finalized, and that nothing done afterwards changes them: paying,
 // marking uncollectible, voiding, a new bill-to, later charges, the next invoice's edits and
 // finalize, a reader asking with another renderer.
-func TestInvoiceDocumentsRenderedOnce(t *testing.T) {
+func testInvoiceDocumentsRenderedOnce(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC))
 	acct := b.account("acme")
@@ -82,7 +82,7 @@ func TestInvoiceDocumentsRenderedOnce(t *testing.T) {
 	if err := b.DeleteLineItem(ctx, acct, b.items(acct, nov.ID)[3].ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.InvoiceDocument(ctx, acct, nov.ID, InvoicePDF, testRenderer); !errors.Is(err, billing.ErrInvalidState) {
+	if _, err := b.InvoiceDocument(ctx, acct, nov.ID, store.InvoicePDF, testRenderer); !errors.Is(err, billing.ErrInvalidState) {
 		t.Fatalf("InvoiceDocument of a DRAFT = %v; want ErrInvalidState", err)
 	}
 
@@ -170,14 +170,14 @@ func TestInvoiceDocumentsRenderedOnce(t *testing.T) {
 		t.Fatalf("invoices = %+v; want the December one OPEN and November PAID", got)
 	}
 	// The documents are the account's own.
-	if _, err := b.InvoiceDocument(ctx, other, nov.ID, InvoicePDF, testRenderer); !errors.Is(err, ErrNotFound) {
+	if _, err := b.InvoiceDocument(ctx, other, nov.ID, store.InvoicePDF, testRenderer); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("another account's InvoiceDocument = %v; want ErrNotFound", err)
 	}
 }
 
-// TestInvoiceDocumentsBackfilled: an invoice finalized by a waybill that stored no documents gets
+// testInvoiceDocumentsBackfilled: an invoice finalized by a waybill that stored no documents gets
 // them rendered at the first request, once.
-func TestInvoiceDocumentsBackfilled(t *testing.T) {
+func testInvoiceDocumentsBackfilled(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
@@ -191,7 +191,11 @@ func TestInvoiceDocumentsBackfilled(t *testing.T) {
 	if _, err := b.TransitionInvoice(ctx, acct, inv.ID, billing.Finalize); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.w.ExecContext(ctx, `DELETE FROM invoice_documents`); err != nil {
+	err = b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM invoice_documents`)
+		return err
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	first := b.storedDocuments(acct, inv.ID, testRenderer)
@@ -204,48 +208,9 @@ func TestInvoiceDocumentsBackfilled(t *testing.T) {
 	sameDocuments(t, "asked again", b.storedDocuments(acct, inv.ID, billing.Renderer{}), first)
 }
 
-// failingReader fails every read: a key that exists must not draw randomness.
-type failingReader struct{}
-
-func (failingReader) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
-
-// TestServerKey: the key is made once and every process sharing the database reads the same.
-func TestServerKey(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "shared.db")
-	one, err := OpenSQLite(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer one.Close()
-	two, err := OpenSQLite(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer two.Close()
-	k1, err := one.ServerKey(ctx, DocumentURLKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	two.Rand = failingReader{}
-	k2, err := two.ServerKey(ctx, DocumentURLKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(k1) != 32 || !bytes.Equal(k1, k2) {
-		t.Errorf("keys = %x, %x; want the same 32 bytes", k1, k2)
-	}
-	if other, err := one.ServerKey(ctx, "another"); err != nil || bytes.Equal(other, k1) {
-		t.Errorf("another key = %x, %v; want a different key", other, err)
-	}
-	if _, err := two.ServerKey(ctx, "not yet made"); err == nil {
-		t.Error("making a key with failing randomness succeeded")
-	}
-}
-
-// TestUpdateBillingProfile: bill-to is normalized and validated; the period cannot change once
+// testUpdateBillingProfile: bill-to is normalized and validated; the period cannot change once
 // invoices exist, but sending the same period is no change.
-func TestUpdateBillingProfile(t *testing.T) {
+func testUpdateBillingProfile(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
@@ -280,7 +245,7 @@ func TestUpdateBillingProfile(t *testing.T) {
 	if _, err := b.UpdateBillingProfile(ctx, acct, func(p *billing.Profile) { p.Period = billing.Monthly; p.BillToName = "" }); err != nil {
 		t.Errorf("same period, bill-to cleared = %v; want nil", err)
 	}
-	if _, err := b.UpdateBillingProfile(ctx, "00000000-0000-7000-8000-ffffffffffff", func(*billing.Profile) {}); !errors.Is(err, ErrNotFound) {
+	if _, err := b.UpdateBillingProfile(ctx, "00000000-0000-7000-8000-ffffffffffff", func(*billing.Profile) {}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown account = %v; want ErrNotFound", err)
 	}
 }

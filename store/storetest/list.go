@@ -1,33 +1,20 @@
-package store
+package storetest
 
 import (
 	"context"
 	"database/sql"
-	"flag"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3"
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
 )
-
-var _ = flag.Bool("update", false, "rewrite golden files (used by httpapi)")
-
-func openTest(t testing.TB) *DB {
-	t.Helper()
-	db, err := OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "test.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 // seedTokens makes an account with n tokens created one microsecond apart (some sharing a
 // timestamp, to exercise the id tie-break), and returns their ids oldest first.
-func seedTokens(t *testing.T, db *DB, n int) (string, []string) {
+func seedTokens(t *testing.T, db *store.DB, n int) (string, []string) {
 	t.Helper()
 	ctx := context.Background()
 	acct, err := db.CreateAccount(ctx, "acme", "")
@@ -48,38 +35,38 @@ func seedTokens(t *testing.T, db *DB, n int) (string, []string) {
 	return acct.ID, ids
 }
 
-func tokenQuery(accountID string) Query[Token] {
-	return Query[Token]{
+func tokenQuery(accountID string) store.Query[store.Token] {
+	return store.Query[store.Token]{
 		Columns: "id, created_at",
 		From:    "api_tokens WHERE account_id = $1",
 		Args:    []any{accountID},
-		Scan: func(rows *sql.Rows) (Token, error) {
-			var t Token
+		Scan: func(rows *sql.Rows) (store.Token, error) {
+			var t store.Token
 			var at int64
 			err := rows.Scan(&t.ID, &at)
-			t.CreatedAt = stamp(at)
+			t.CreatedAt = shipping.Timestamp{Time: store.Time(at)}
 			return t, err
 		},
 	}
 }
 
-func TestOffsetList(t *testing.T) {
+func testOffsetList(t *testing.T) {
 	db := openTest(t)
 	acct, ids := seedTokens(t, db, 7)
 	ctx := context.Background()
 	tests := []struct {
-		page             Page
+		page             store.Page
 		want             []string
 		hasNext, hasPrev bool
 	}{
-		{Page{1, 3}, ids[0:3], true, false},
-		{Page{2, 3}, ids[3:6], true, true},
-		{Page{3, 3}, ids[6:7], false, true},
-		{Page{4, 3}, nil, false, true},
-		{Page{1, 250}, ids, false, false},
+		{store.Page{Number: 1, Size: 3}, ids[0:3], true, false},
+		{store.Page{Number: 2, Size: 3}, ids[3:6], true, true},
+		{store.Page{Number: 3, Size: 3}, ids[6:7], false, true},
+		{store.Page{Number: 4, Size: 3}, nil, false, true},
+		{store.Page{Number: 1, Size: 250}, ids, false, false},
 	}
 	for _, tt := range tests {
-		l, err := OffsetList(ctx, db.Reader(), tokenQuery(acct), "created_at, id", tt.page)
+		l, err := store.OffsetList(ctx, db.Reader(), tokenQuery(acct), "created_at, id", tt.page)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,11 +83,13 @@ func TestOffsetList(t *testing.T) {
 
 // TestKeysetList walks the whole list forwards and backwards in both orders and checks that
 // every row appears once, in order, with accurate has_next/has_previous flags.
-func TestKeysetList(t *testing.T) {
+func testKeysetList(t *testing.T) {
 	db := openTest(t)
 	acct, ids := seedTokens(t, db, 11)
 	ctx := context.Background()
-	key := func(tok Token) Key { return Key{Micros(tok.CreatedAt.Time), tok.ID} }
+	key := func(tok store.Token) store.Key {
+		return store.Key{CreatedAt: store.Micros(tok.CreatedAt.Time), ID: tok.ID}
+	}
 	for _, asc := range []bool{true, false} {
 		want := slices.Clone(ids)
 		if !asc {
@@ -108,9 +97,9 @@ func TestKeysetList(t *testing.T) {
 		}
 		// Forwards.
 		var got []string
-		var k *Key
+		var k *store.Key
 		for pages := 0; ; pages++ {
-			l, err := KeysetList(ctx, db.Reader(), tokenQuery(acct), Keyset{Size: 4, Key: k, Asc: asc}, key)
+			l, err := store.KeysetList(ctx, db.Reader(), tokenQuery(acct), store.Keyset{Size: 4, Key: k, Asc: asc}, key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +120,7 @@ func TestKeysetList(t *testing.T) {
 		// Backwards from the end.
 		got, k = nil, nil
 		for pages := 0; ; pages++ {
-			l, err := KeysetList(ctx, db.Reader(), tokenQuery(acct), Keyset{Size: 4, Key: k, Asc: asc, Before: true}, key)
+			l, err := store.KeysetList(ctx, db.Reader(), tokenQuery(acct), store.Keyset{Size: 4, Key: k, Asc: asc, Before: true}, key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,18 +143,7 @@ func TestKeysetList(t *testing.T) {
 	}
 }
 
-func TestMigrateTwice(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "twice.db")
-	for i := 0; i < 2; i++ {
-		db, err := OpenSQLite(context.Background(), path)
-		if err != nil {
-			t.Fatalf("open %d: %v", i, err)
-		}
-		db.Close()
-	}
-}
-
-func TestTokens(t *testing.T) {
+func testTokens(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	acct, err := db.CreateAccount(ctx, "acme", "Acme")
@@ -185,19 +163,19 @@ func TestTokens(t *testing.T) {
 	if err != nil || p.AccountID != acct.ID || !slices.Equal(p.Scopes, []string{"READ_BILLING", "ADMIN"}) {
 		t.Errorf("Authenticate = %+v, %v", p, err)
 	}
-	if _, err := db.Authenticate(ctx, tok.Token+"x"); err != ErrNotFound {
+	if _, err := db.Authenticate(ctx, tok.Token+"x"); err != store.ErrNotFound {
 		t.Errorf("Authenticate(wrong) = %v; want ErrNotFound", err)
 	}
 	if err := db.RevokeBearer(ctx, tok.Token); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Authenticate(ctx, tok.Token); err != ErrNotFound {
+	if _, err := db.Authenticate(ctx, tok.Token); err != store.ErrNotFound {
 		t.Errorf("Authenticate(revoked) = %v; want ErrNotFound", err)
 	}
-	if err := db.RevokeToken(ctx, tok.ID); err != ErrNotFound {
+	if err := db.RevokeToken(ctx, tok.ID); err != store.ErrNotFound {
 		t.Errorf("RevokeToken twice = %v; want ErrNotFound", err)
 	}
-	if _, err := db.CreateToken(ctx, "missing", []string{"ADMIN"}); err != ErrNotFound {
+	if _, err := db.CreateToken(ctx, "missing", []string{"ADMIN"}); err != store.ErrNotFound {
 		t.Errorf("CreateToken(missing account) = %v; want ErrNotFound", err)
 	}
 	old := acct.IngestSecret

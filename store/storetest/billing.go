@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -13,11 +13,12 @@ import (
 
 	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
 )
 
 // billingDB is a test database with a settable clock and sequential ids.
 type billingDB struct {
-	*DB
+	*store.DB
 	t   *testing.T
 	mu  sync.Mutex
 	now time.Time
@@ -66,7 +67,7 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 	b.t.Helper()
 	ctx := context.Background()
 	shipment, rate, id := b.NewID(), b.NewID(), b.NewID()
-	at := Micros(l.purchased)
+	at := store.Micros(l.purchased)
 	if l.meta == "" {
 		l.meta = seedMeta
 	}
@@ -102,22 +103,24 @@ func (b *billingDB) finish(labelID, status string, at time.Time) error {
 	ctx := context.Background()
 	return b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, finished_at = $2 WHERE id = $3`,
-			status, Micros(at), labelID); err != nil {
+			status, store.Micros(at), labelID); err != nil {
 			return err
 		}
-		return b.billFinishedLabel(ctx, tx, labelID, Micros(at))
+		return b.BillFinishedLabel(ctx, tx, labelID, store.Micros(at))
 	})
 }
 
 // bill calls billFinishedLabel alone (a repeated or racing call).
 func (b *billingDB) bill(labelID string, at time.Time) error {
 	ctx := context.Background()
-	return b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error { return b.billFinishedLabel(ctx, tx, labelID, Micros(at)) })
+	return b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		return b.BillFinishedLabel(ctx, tx, labelID, store.Micros(at))
+	})
 }
 
 func (b *billingDB) invoices(accountID string) []billing.Invoice {
 	b.t.Helper()
-	l, err := b.Invoices(context.Background(), accountID, InvoiceFilter{}, Page{Number: 1, Size: 250})
+	l, err := b.Invoices(context.Background(), accountID, store.InvoiceFilter{}, store.Page{Number: 1, Size: 250})
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -135,7 +138,7 @@ func (b *billingDB) items(accountID, invoiceID string) []billing.LineItem {
 
 var nov22 = time.Date(2026, 11, 22, 3, 42, 3, 123456000, time.UTC)
 
-func TestCreateAccountMakesBillingProfile(t *testing.T) {
+func testCreateAccountMakesBillingProfile(t *testing.T) {
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
 	p, err := b.BillingProfile(context.Background(), acct)
@@ -150,7 +153,7 @@ func TestCreateAccountMakesBillingProfile(t *testing.T) {
 	}
 }
 
-func TestBillFinishedLabel(t *testing.T) {
+func testBillFinishedLabel(t *testing.T) {
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
 	id := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: nov22.Add(-72 * time.Hour), postage: 700, surcharges: 45, total: 745, retail: 990})
@@ -198,8 +201,8 @@ func TestBillFinishedLabel(t *testing.T) {
 	}
 }
 
-// TestBillInsuredLabel: an insured label is billed with its insurance, an INSURANCE surcharge.
-func TestBillInsuredLabel(t *testing.T) {
+// testBillInsuredLabel: an insured label is billed with its insurance, an INSURANCE surcharge.
+func testBillInsuredLabel(t *testing.T) {
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
 	id := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: nov22.Add(-time.Hour), postage: 700, surcharges: 45, total: 745, retail: 990,
@@ -229,9 +232,9 @@ func TestBillInsuredLabel(t *testing.T) {
 	}
 }
 
-// TestBillLegacyRateMetadata: a rate stored before the real product's field names were adopted
+// testBillLegacyRateMetadata: a rate stored before the real product's field names were adopted
 // is billed, and its line item shown, in today's shape.
-func TestBillLegacyRateMetadata(t *testing.T) {
+func testBillLegacyRateMetadata(t *testing.T) {
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
 	id := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: nov22.Add(-time.Hour), postage: 700, surcharges: 440, total: 1140, retail: 1400,
@@ -255,7 +258,7 @@ func TestBillLegacyRateMetadata(t *testing.T) {
 	}
 }
 
-func TestBillFinishedLabelVoidedAndUnknown(t *testing.T) {
+func testBillFinishedLabelVoidedAndUnknown(t *testing.T) {
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
 	id := b.seedLabel(acct, label{status: "VOIDED", purchased: nov22, postage: 700, total: 700, retail: 800})
@@ -265,14 +268,14 @@ func TestBillFinishedLabelVoidedAndUnknown(t *testing.T) {
 	if invs := b.invoices(acct); len(invs) != 0 {
 		t.Errorf("a VOIDED label made invoices %+v; want none", invs)
 	}
-	if err := b.bill("00000000-0000-7000-8000-ffffffffffff", nov22); !errors.Is(err, ErrNotFound) {
+	if err := b.bill("00000000-0000-7000-8000-ffffffffffff", nov22); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("billing an unknown label = %v; want ErrNotFound", err)
 	}
 }
 
 // TestBillAfterFinalize: a label that finishes in a period whose invoice is already finalized
 // is billed on the next DRAFT; with none, a DRAFT for the following period is created.
-func TestBillAfterFinalize(t *testing.T) {
+func testBillAfterFinalize(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
@@ -304,7 +307,7 @@ func TestBillAfterFinalize(t *testing.T) {
 	}
 }
 
-func TestWeeklyPeriods(t *testing.T) {
+func testWeeklyPeriods(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
@@ -324,7 +327,7 @@ func TestWeeklyPeriods(t *testing.T) {
 	}
 }
 
-func TestDeferredCents(t *testing.T) {
+func testDeferredCents(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
@@ -362,7 +365,7 @@ func TestDeferredCents(t *testing.T) {
 }
 
 // TestFinalizeOnce races finalizations of one invoice: exactly one wins.
-func TestFinalizeOnce(t *testing.T) {
+func testFinalizeOnce(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
@@ -398,7 +401,7 @@ func TestFinalizeOnce(t *testing.T) {
 // (repeated, voided, racing with finalization) and finalizations, and checks after every step
 // that each invoice's total is the sum of its live line items, that it matches a model of what
 // should be there, and that every finished label is billed exactly once and a voided one never.
-func TestBillingInvariants(t *testing.T) {
+func testBillingInvariants(t *testing.T) {
 	seeds := []uint64{1, 2, 3, 42, 2026}
 	steps := 120
 	if testing.Short() {
@@ -451,7 +454,7 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 			switch {
 			case err == nil && live:
 				delete(liveItems, id)
-			case errors.Is(err, ErrNotFound) && !live:
+			case errors.Is(err, store.ErrNotFound) && !live:
 			case errors.Is(err, billing.ErrInvalidState) && live:
 			default:
 				t.Fatalf("step %d: DeleteLineItem(live=%v) = %v", step, live, err)
@@ -483,7 +486,7 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 			if !l.voided && !l.billed {
 				l.billed = true
 				var id string
-				if err := b.r.QueryRowContext(ctx, `SELECT id FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&id); err != nil {
+				if err := b.Reader().QueryRowContext(ctx, `SELECT id FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&id); err != nil {
 					t.Fatalf("step %d: label %s not billed: %v", step, l.id, err)
 				}
 				liveItems[id] = l.total
@@ -505,7 +508,7 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 	}
 	for _, l := range labels {
 		var n int
-		if err := b.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&n); err != nil {
+		if err := b.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if want := map[bool]int{true: 1, false: 0}[l.billed]; n != want {
@@ -514,8 +517,8 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 	}
 }
 
-func allItemIDs(t *testing.T, db *DB, accountID string) []string {
-	rows, err := db.r.Query(`SELECT id FROM billing_line_items WHERE account_id = $1 ORDER BY id`, accountID)
+func allItemIDs(t *testing.T, db *store.DB, accountID string) []string {
+	rows, err := db.Reader().Query(`SELECT id FROM billing_line_items WHERE account_id = $1 ORDER BY id`, accountID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,460 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/waybill/waybill/store"
+)
+
+var sqlite = Database{Default: "waybill.db", Help: "SQLite database path", Open: store.OpenSQLite}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func noEnv(string) string { return "" }
+
+// runCLI runs one command with the default limits and returns its stdout.
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := Run(context.Background(), sqlite, args, noEnv, strings.NewReader(""), &out, io.Discard)
+	return out.String(), err
+}
+
+func TestSplitCommand(t *testing.T) {
+	tests := []struct {
+		args     []string
+		wantName string
+		wantRest []string
+	}{
+		{nil, "", nil},
+		{[]string{"-addr", "x:1"}, "", []string{"-addr", "x:1"}},
+		{[]string{"serve", "-addr", "x:1"}, "serve", []string{"-addr", "x:1"}},
+		{[]string{"-db", "x", "account", "create", "N"}, "account create", []string{"-db", "x", "N"}},
+		{[]string{"-db=x", "account", "create", "N"}, "account create", []string{"-db=x", "N"}},
+		{[]string{"account", "create", "N", "-db", "x"}, "account create", []string{"N", "-db", "x"}},
+		{[]string{"-webhook-allow-private", "serve"}, "serve", []string{"-webhook-allow-private"}},
+		{[]string{"-simulate-tracking", "serve"}, "serve", []string{"-simulate-tracking"}},
+		{[]string{"-db", "account", "account", "list"}, "account list", []string{"-db", "account"}},
+		{[]string{"account", "-h"}, "account", []string{"-h"}},
+		{[]string{"help", "token", "create"}, "help", []string{"token", "create"}},
+		{[]string{"frobnicate", "-db", "x"}, "frobnicate", []string{"-db", "x"}},
+	}
+	for _, tt := range tests {
+		name, rest := splitCommand(tt.args)
+		if name != tt.wantName || !slices.Equal(rest, tt.wantRest) {
+			t.Errorf("splitCommand(%q) = %q, %q; want %q, %q", tt.args, name, rest, tt.wantName, tt.wantRest)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	out, err := runCLI(t, "help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands() {
+		if !strings.Contains(out, "waybill "+c.name) {
+			t.Errorf("waybill help does not show %q", c.name)
+		}
+	}
+	for _, flag := range []string{"-addr", "-base-url", "-webhook-allow-private", "-webhook-retry-schedule", "-simulate-tracking", "-brand", "-account", "-scopes", "-db"} {
+		if !strings.Contains(out, "  "+flag+" ") && !strings.Contains(out, "  "+flag+"\n") {
+			t.Errorf("waybill help does not list %s", flag)
+		}
+	}
+
+	// -h on every command: its flags on stdout, and no error (exit 0).
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-h"}, []string{"waybill account show"}},
+		{[]string{"--help"}, []string{"waybill token revoke"}},
+		{[]string{"serve", "-h"}, []string{"-addr", "-simulate-tracking", "-db"}},
+		{[]string{"account", "create", "-h"}, []string{"-brand", "-db"}},
+		{[]string{"account", "list", "--help"}, []string{"waybill account list", "-db"}},
+		{[]string{"account", "show", "-h"}, []string{"ID|NAME", "-db"}},
+		{[]string{"token", "create", "-h"}, []string{"-account", "-scopes", "ADMIN"}},
+		{[]string{"token", "revoke", "-help"}, []string{"TOKEN", "-db"}},
+		{[]string{"account", "-h"}, []string{"waybill account create", "waybill account list", "waybill account show"}},
+		{[]string{"help", "token", "create"}, []string{"-scopes"}},
+	}
+	for _, tt := range tests {
+		out, err := runCLI(t, tt.args...)
+		if err != nil {
+			t.Errorf("waybill %q = %v; want no error", tt.args, err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("waybill %q printed %q; want it to contain %q", tt.args, out, w)
+			}
+		}
+	}
+}
+
+// TestAccountCommands: -db before or after the command's name, account list (JSON lines,
+// no secrets) and account show by id or name (JSON with organization_id and ingest_secret).
+func TestAccountCommands(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "w.db")
+	var created []map[string]string
+	for _, args := range [][]string{
+		{"-db", db, "account", "create", "Globex"},
+		{"account", "create", "Initech", "-db", db, "-brand", "Initech"},
+		{"account", "create", "-db=" + db, "Initech"},
+	} {
+		out, err := runCLI(t, args...)
+		if err != nil {
+			t.Fatalf("waybill %q = %v", args, err)
+		}
+		var a map[string]string
+		if err := json.Unmarshal([]byte(out), &a); err != nil || a["id"] == "" || a["organization_id"] == "" || a["ingest_secret"] == "" {
+			t.Fatalf("waybill %q printed %q", args, out)
+		}
+		created = append(created, a)
+	}
+
+	out, err := runCLI(t, "-db", db, "account", "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("account list printed %d lines; want 3:\n%s", len(lines), out)
+	}
+	for i, line := range lines {
+		var a map[string]any
+		if err := json.Unmarshal([]byte(line), &a); err != nil {
+			t.Fatalf("account list line %d %q: %v", i, line, err)
+		}
+		if a["id"] != created[i]["id"] || a["organization_id"] != created[i]["organization_id"] || a["created_at"] == nil {
+			t.Errorf("account list line %d = %s; want account %s", i, line, created[i]["id"])
+		}
+		if _, ok := a["ingest_secret"]; ok {
+			t.Errorf("account list line %d shows the ingest secret", i)
+		}
+	}
+
+	for _, args := range [][]string{
+		{"account", "show", created[0]["id"], "-db", db},
+		{"-db", db, "account", "show", "Globex"},
+	} {
+		out, err := runCLI(t, args...)
+		if err != nil {
+			t.Fatalf("waybill %q = %v", args, err)
+		}
+		var a map[string]string
+		if err := json.Unmarshal([]byte(out), &a); err != nil {
+			t.Fatal(err)
+		}
+		if a["id"] != created[0]["id"] || a["name"] != "Globex" || a["organization_id"] != created[0]["organization_id"] || a["ingest_secret"] != created[0]["ingest_secret"] {
+			t.Errorf("waybill %q = %s; want Globex with its organization_id and ingest_secret", args, out)
+		}
+	}
+
+	errs := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"account", "show", "Initech"}, "2 accounts are named"},
+		{[]string{"account", "show", "nobody"}, "no account"},
+		{[]string{"account", "show"}, "usage: waybill account show ID|NAME"},
+		{[]string{"account", "list", "extra"}, "usage"},
+		{[]string{"account", "frobnicate"}, "unknown command"},
+		{[]string{"serve", "-simulate-tracking=soon"}, "neither true, false nor a positive Go duration"},
+	}
+	for _, tt := range errs {
+		_, err := runCLI(t, append(tt.args, "-db", db)...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("waybill %q = %v; want an error containing %q", tt.args, err, tt.want)
+		}
+	}
+}
+
+func TestRedactDSN(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"waybill.db", "waybill.db"},
+		{"/var/lib/waybill/w.db", "/var/lib/waybill/w.db"},
+		{"postgres://waybill:s3cret@db:5432/waybill?sslmode=disable", "postgres://waybill:xxxxx@db:5432/waybill?sslmode=disable"},
+		{"postgres://db/waybill", "postgres://db/waybill"},
+		{"host=db user=waybill password=s3cret dbname=w", "host=db user=waybill password=xxxxx dbname=w"},
+		{"host=db password='a b' dbname=w", "host=db password=xxxxx dbname=w"},
+	}
+	for _, tt := range tests {
+		if got := redactDSN(tt.in); got != tt.want {
+			t.Errorf("redactDSN(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// testLimits are short timeouts for the tests.
+var testLimits = limits{readHeader: 300 * time.Millisecond, read: 500 * time.Millisecond, write: 2 * time.Second,
+	idle: 500 * time.Millisecond, shutdown: 300 * time.Millisecond, workerStop: time.Second, simulateStep: time.Second}
+
+// server is a running `waybill serve`.
+type server struct {
+	addr           string
+	stdout, stderr *syncBuffer
+	stop           func() error // cancels serve's context and returns its error
+}
+
+func startServer(t *testing.T, l limits, args ...string) *server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &server{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	done := make(chan error, 1)
+	e := &env{d: sqlite, limits: l, getenv: noEnv, stdin: strings.NewReader(""), stdout: s.stdout, stderr: s.stderr}
+	args = append([]string{"serve", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "w.db")}, args...)
+	go func() { done <- run(ctx, e, args) }()
+	var once sync.Once
+	var stopErr error
+	s.stop = func() error {
+		once.Do(func() { cancel(); stopErr = <-done })
+		return stopErr
+	}
+	t.Cleanup(func() { s.stop() })
+	re := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(s.stderr.String()); m != nil {
+			s.addr = m[1]
+			return s
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended early: %v\n%s", err, s.stderr)
+		default:
+		}
+	}
+	t.Fatalf("serve did not start:\n%s", s.stderr)
+	return nil
+}
+
+// slowBody opens a connection that sends a request's headers and then its body one byte at a
+// time, every interval, until the connection breaks.
+func slowBody(t *testing.T, addr string, interval time.Duration) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := io.WriteString(c, "POST /webhook/custom-orders HTTP/1.1\r\nHost: waybill\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			time.Sleep(interval)
+			if _, err := c.Write([]byte(" ")); err != nil {
+				return
+			}
+		}
+	}()
+	return c
+}
+
+// closedWithin reports whether the server closes c within d (reading and discarding any answer).
+func closedWithin(c net.Conn, d time.Duration) (bool, time.Duration) {
+	start := time.Now()
+	c.SetReadDeadline(start.Add(d))
+	_, err := io.Copy(io.Discard, c)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return false, time.Since(start)
+	}
+	return true, time.Since(start)
+}
+
+// TestSlowBodyDropped: a client that trickles a request body is cut off after the read
+// timeout instead of holding its connection forever.
+func TestSlowBodyDropped(t *testing.T) {
+	s := startServer(t, testLimits)
+	c := slowBody(t, s.addr, 50*time.Millisecond)
+	if closed, after := closedWithin(c, 5*time.Second); !closed {
+		t.Fatalf("a slow-body connection is still open after %v; want it closed after the %v read timeout", after, testLimits.read)
+	}
+}
+
+// TestIdleKeepAliveClosed: a keep-alive connection that sends nothing more is closed after the
+// idle timeout.
+func TestIdleKeepAliveClosed(t *testing.T) {
+	s := startServer(t, testLimits)
+	c, err := net.Dial("tcp", s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: waybill\r\n\r\n")
+	status, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || !strings.Contains(status, "200") {
+		t.Fatalf("GET /healthz: %q, %v", status, err)
+	}
+	if closed, after := closedWithin(c, 5*time.Second); !closed {
+		t.Fatalf("an idle keep-alive connection is still open after %v; want it closed after the %v idle timeout", after, testLimits.idle)
+	}
+}
+
+// TestShutdownWithSlowClients: SIGTERM (here: the context ending) with 5 slow clients still
+// sending returns nil (exit 0) within the shutdown bound.
+func TestShutdownWithSlowClients(t *testing.T) {
+	l := testLimits
+	l.read = time.Minute // the clients are still being read when the signal comes
+	s := startServer(t, l)
+	conns := make([]net.Conn, 5)
+	for i := range conns {
+		conns[i] = slowBody(t, s.addr, 50*time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // the handlers are reading the bodies
+	start := time.Now()
+	err := s.stop()
+	took := time.Since(start)
+	if err != nil {
+		t.Errorf("serve returned %v after the signal with slow clients; want nil (exit 0)", err)
+	}
+	if bound := l.shutdown + l.workerStop + time.Second; took > bound {
+		t.Errorf("serve took %v to stop; want at most %v", took, bound)
+	}
+	for i, c := range conns {
+		if closed, _ := closedWithin(c, time.Second); !closed {
+			t.Errorf("slow client %d is still connected after shutdown", i)
+		}
+	}
+	if !strings.Contains(s.stderr.String(), "closing connections still busy") {
+		t.Errorf("the log does not say busy connections were closed:\n%s", s.stderr)
+	}
+}
+
+// TestStartLog: the start is logged with address, database, base URL and workers; stdout
+// holds only the first start's token line.
+func TestStartLog(t *testing.T) {
+	s := startServer(t, testLimits, "-simulate-tracking")
+	if !regexp.MustCompile(`^token: wb_\S+\n$`).MatchString(s.stdout.String()) {
+		t.Errorf("stdout on first start = %q; want one token line", s.stdout)
+	}
+	var entry struct {
+		Msg, Addr, DB, BaseURL, Simulate string
+		Workers                          []string
+	}
+	for _, line := range strings.Split(s.stderr.String(), "\n") {
+		if strings.Contains(line, `"msg":"listening"`) {
+			var raw map[string]any
+			json.Unmarshal([]byte(line), &raw)
+			b, _ := json.Marshal(raw)
+			json.Unmarshal(b, &entry)
+			entry.BaseURL, _ = raw["base_url"].(string)
+			entry.Simulate, _ = raw["simulate_tracking"].(string)
+		}
+	}
+	if entry.Addr != s.addr || !strings.HasSuffix(entry.DB, "w.db") || entry.BaseURL != "http://"+s.addr {
+		t.Errorf("start log: addr %q db %q base_url %q; want %s, the database, http://%s", entry.Addr, entry.DB, entry.BaseURL, s.addr, s.addr)
+	}
+	for _, w := range []string{"webhook_delivery", "order_import", "billing_closer", "tracking_simulator"} {
+		if !slices.Contains(entry.Workers, w) {
+			t.Errorf("start log workers %q; want %q among them", entry.Workers, w)
+		}
+	}
+	if entry.Simulate != "one step every 1s" {
+		t.Errorf("start log simulate_tracking = %q; want one step every 1s", entry.Simulate)
+	}
+}
+
+// TestSimulateTrackingFlag: -simulate-tracking is off by default, on with its default step when
+// bare, takes a duration, and WAYBILL_SIMULATE_TRACKING applies unless the flag is given.
+func TestSimulateTrackingFlag(t *testing.T) {
+	tests := []struct {
+		args    []string
+		env     string
+		want    time.Duration
+		wantErr bool
+	}{
+		{nil, "", 0, false},
+		{[]string{"-simulate-tracking"}, "", 10 * time.Second, false},
+		{[]string{"-simulate-tracking=2s"}, "", 2 * time.Second, false},
+		{[]string{"-simulate-tracking=false"}, "", 0, false},
+		{nil, "true", 10 * time.Second, false},
+		{nil, "500ms", 500 * time.Millisecond, false},
+		{[]string{"-simulate-tracking=false"}, "1s", 0, false},
+		{[]string{"-simulate-tracking=0s"}, "", 0, true},
+		{nil, "soon", 0, true},
+	}
+	for _, tt := range tests {
+		e := &env{limits: defaultLimits, getenv: func(k string) string {
+			if k == "WAYBILL_SIMULATE_TRACKING" {
+				return tt.env
+			}
+			return ""
+		}}
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		defineServe(fs, e, new(string))
+		f := fs.Lookup("simulate-tracking").Value.(*simulateFlag)
+		err := fs.Parse(tt.args)
+		if err == nil {
+			err = f.applyEnv()
+		}
+		if (err != nil) != tt.wantErr || err == nil && f.step != tt.want {
+			t.Errorf("%q with WAYBILL_SIMULATE_TRACKING=%q: step %v, error %v; want %v (error: %v)", tt.args, tt.env, f.step, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+// TestMetricsAddr: -metrics-addr serves /metrics without a token on its own listener, and
+// nothing else there; the API's /metrics still wants an ADMIN token.
+func TestMetricsAddr(t *testing.T) {
+	s := startServer(t, testLimits, "-metrics-addr", "127.0.0.1:0")
+	m := regexp.MustCompile(`"msg":"metrics listening","addr":"([^"]+)"`).FindStringSubmatch(s.stderr.String())
+	if m == nil {
+		t.Fatalf("no metrics listener in the log:\n%s", s.stderr)
+	}
+	get := func(url string) (int, string) {
+		t.Helper()
+		res, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, body := get("http://" + m[1] + "/metrics"); code != 200 || !strings.Contains(body, "http_requests_total") {
+		t.Errorf("GET /metrics on -metrics-addr = %d %.200s; want 200 with http_requests_total", code, body)
+	}
+	if code, _ := get("http://" + m[1] + "/shipments"); code != 404 {
+		t.Errorf("GET /shipments on -metrics-addr = %d; want 404", code)
+	}
+	if code, _ := get("http://" + s.addr + "/metrics"); code != 401 {
+		t.Errorf("GET /metrics on the API without a token = %d; want 401", code)
+	}
+}

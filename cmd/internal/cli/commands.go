@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/waybill/waybill/httpapi"
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
+)
+
+// commands lists waybill's commands, in the order `waybill help` shows them.
+func commands() []command {
+	return []command{
+		{name: "serve", synopsis: "[flags]", summary: "serve the API (the default command)", define: defineServe},
+		{name: "account create", synopsis: "NAME [-brand B]", summary: "create an account; prints its id, organization_id and ingest_secret as JSON", define: defineAccountCreate},
+		{name: "account list", synopsis: "", summary: "print every account as JSON, one line each, oldest first", define: defineAccountList},
+		{name: "account show", synopsis: "ID|NAME", summary: "print one account as JSON, with organization_id and ingest_secret", define: defineAccountShow},
+		{name: "token create", synopsis: "-account ID -scopes S1,S2,…", summary: "create a token; prints the bearer token alone on one line", define: defineTokenCreate},
+		{name: "token revoke", synopsis: "TOKEN", summary: "revoke a token (later requests with it: 401)", define: defineTokenRevoke},
+		{name: "help", synopsis: "[COMMAND]", summary: "print the usage of every command, or of one", define: defineHelp},
+	}
+}
+
+func defineHelp(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	return func(ctx context.Context, args []string) error { return help(e, args) }
+}
+
+// accountJSON is an account as the command line prints it; the list leaves the secret out.
+type accountJSON struct {
+	ID             string `json:"id"`
+	Name           string `json:"name"`
+	Brand          string `json:"brand"`
+	OrganizationID string `json:"organization_id"`
+	IngestSecret   string `json:"ingest_secret,omitempty"`
+	CreatedAt      string `json:"created_at"`
+}
+
+func accountView(a store.Account, withSecret bool) accountJSON {
+	v := accountJSON{ID: a.ID, Name: a.Name, Brand: a.Brand, OrganizationID: a.OrganizationID, CreatedAt: shipping.FormatTime(a.CreatedAt.Time)}
+	if withSecret {
+		v.IngestSecret = a.IngestSecret
+	}
+	return v
+}
+
+func defineAccountCreate(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	brand := fs.String("brand", "", "the account's brand")
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
+			return errUsage("account create")
+		}
+		return e.withDB(ctx, *db, func(db *store.DB) error {
+			acct, err := db.CreateAccount(ctx, args[0], *brand)
+			if err != nil {
+				return err
+			}
+			return json.NewEncoder(e.stdout).Encode(map[string]string{
+				"id": acct.ID, "organization_id": acct.OrganizationID, "ingest_secret": acct.IngestSecret})
+		})
+	}
+}
+
+func defineAccountList(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 0 {
+			return errUsage("account list")
+		}
+		return e.withDB(ctx, *db, func(db *store.DB) error {
+			accts, err := db.AllAccounts(ctx)
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(e.stdout)
+			for _, a := range accts {
+				if err := enc.Encode(accountView(a, false)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+}
+
+func defineAccountShow(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 1 {
+			return errUsage("account show")
+		}
+		return e.withDB(ctx, *db, func(db *store.DB) error {
+			a, err := findAccount(ctx, db, args[0])
+			if err != nil {
+				return err
+			}
+			return json.NewEncoder(e.stdout).Encode(accountView(a, true))
+		})
+	}
+}
+
+// findAccount finds an account by its id or, failing that, by its name (`default` is the one
+// the first start creates); a name several accounts share is refused.
+func findAccount(ctx context.Context, db *store.DB, idOrName string) (store.Account, error) {
+	a, err := db.Account(ctx, idOrName)
+	if !errors.Is(err, store.ErrNotFound) {
+		return a, err
+	}
+	named, err := db.AccountsNamed(ctx, idOrName)
+	if err != nil {
+		return store.Account{}, err
+	}
+	switch len(named) {
+	case 0:
+		return store.Account{}, fmt.Errorf("no account has the id or name %q", idOrName)
+	case 1:
+		return named[0], nil
+	}
+	ids := make([]string, len(named))
+	for i, a := range named {
+		ids[i] = a.ID
+	}
+	return store.Account{}, fmt.Errorf("%d accounts are named %q; give the id: %s", len(named), idOrName, strings.Join(ids, ", "))
+}
+
+func defineTokenCreate(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	account := fs.String("account", "", "the account's id (or its name, if no other account has it)")
+	scopeList := fs.String("scopes", "", "comma-separated scopes: "+strings.Join(httpapi.AllScopes, ","))
+	return func(ctx context.Context, args []string) error {
+		if len(args) > 0 || *account == "" {
+			return errUsage("token create")
+		}
+		scopes, err := httpapi.ParseScopes(strings.Split(*scopeList, ","))
+		if err != nil {
+			return err
+		}
+		return e.withDB(ctx, *db, func(db *store.DB) error {
+			a, err := findAccount(ctx, db, *account)
+			if err != nil {
+				return err
+			}
+			tok, err := db.CreateToken(ctx, a.ID, scopes)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(e.stdout, tok.Token)
+			return err
+		})
+	}
+}
+
+func defineTokenRevoke(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 1 {
+			return errUsage("token revoke")
+		}
+		return e.withDB(ctx, *db, func(db *store.DB) error {
+			if err := db.RevokeBearer(ctx, args[0]); errors.Is(err, store.ErrNotFound) {
+				return errors.New("no such active token")
+			} else if err != nil {
+				return err
+			}
+			_, err := fmt.Fprintln(e.stdout, "revoked")
+			return err
+		})
+	}
+}
+
+// withDB opens the database, runs f on it and closes it.
+func (e *env) withDB(ctx context.Context, dsn string, f func(db *store.DB) error) error {
+	db, err := e.d.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return f(db)
+}

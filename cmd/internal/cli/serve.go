@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/waybill/waybill/httpapi"
+	"github.com/waybill/waybill/store"
+)
+
+func defineServe(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	addr := fs.String("addr", e.envOr("WAYBILL_ADDR", "127.0.0.1:8080"), "listen address (WAYBILL_ADDR)")
+	baseURL := fs.String("base-url", e.getenv("WAYBILL_BASE_URL"), "external base URL, default http://<addr> (WAYBILL_BASE_URL)")
+	allowPrivate, _ := strconv.ParseBool(e.getenv("WAYBILL_WEBHOOK_ALLOW_PRIVATE"))
+	fs.BoolVar(&allowPrivate, "webhook-allow-private", allowPrivate, "allow webhook URLs on loopback, private and link-local hosts (WAYBILL_WEBHOOK_ALLOW_PRIVATE)")
+	schedule := fs.String("webhook-retry-schedule", e.envOr("WAYBILL_WEBHOOK_RETRY_SCHEDULE", "5s,5m,30m,2h,5h,10h,10h"), "webhook retry delays (WAYBILL_WEBHOOK_RETRY_SCHEDULE)")
+	metricsAddr := fs.String("metrics-addr", e.getenv("WAYBILL_METRICS_ADDR"), "also serve /metrics, without a token, on this address (WAYBILL_METRICS_ADDR); off by default")
+	simulate := &simulateFlag{on: e.limits.simulateStep}
+	if v := e.getenv("WAYBILL_SIMULATE_TRACKING"); v != "" {
+		// A bad value is reported by the flag's own parsing below, as if given as -simulate-tracking.
+		simulate.env = v
+	}
+	fs.Var(simulate, "simulate-tracking", fmt.Sprintf("move purchased labels PRE_TRANSIT → IN_TRANSIT → OUT_FOR_DELIVERY → DELIVERED on their own, one step every %s, or every given duration (-simulate-tracking=2s); for trying waybill out, off by default (WAYBILL_SIMULATE_TRACKING)", e.limits.simulateStep))
+	return func(ctx context.Context, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("serve: unexpected argument %q", args[0])
+		}
+		if err := simulate.applyEnv(); err != nil {
+			return fmt.Errorf("WAYBILL_SIMULATE_TRACKING: %w", err)
+		}
+		retry, err := parseSchedule(*schedule)
+		if err != nil {
+			return err
+		}
+		return e.serve(ctx, serveConfig{addr: *addr, db: *db, baseURL: *baseURL, allowPrivate: allowPrivate,
+			retry: retry, simulate: simulate.step, metricsAddr: *metricsAddr})
+	}
+}
+
+// serveConfig is what serve's flags say.
+type serveConfig struct {
+	addr, db, baseURL string
+	metricsAddr       string
+	allowPrivate      bool
+	retry             []time.Duration
+	simulate          time.Duration
+}
+
+func (e *env) serve(ctx context.Context, c serveConfig) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+
+	db, err := e.d.Open(ctx, c.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := firstStart(ctx, db, e.stdout); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return err
+	}
+	if c.baseURL == "" {
+		c.baseURL = "http://" + ln.Addr().String()
+	}
+	api, err := httpapi.New(httpapi.Config{DB: db, BaseURL: c.baseURL, Logger: log,
+		WebhookAllowPrivate: c.allowPrivate, WebhookRetrySchedule: c.retry, SimulateTracking: c.simulate})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	l := e.limits
+	srv := &http.Server{Handler: api, ReadHeaderTimeout: l.readHeader, ReadTimeout: l.read, WriteTimeout: l.write,
+		IdleTimeout: l.idle, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+
+	// Workers outlive the signal by the shutdown grace period, so deliveries in flight finish.
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	workersDone := make(chan error, 1)
+	go func() { workersDone <- api.Run(workCtx) }()
+	serveErr := make(chan error, 2)
+	go func() { serveErr <- srv.Serve(ln) }()
+	if c.metricsAddr != "" {
+		// The metrics listener is for a scraper on a private network: no token, only /metrics.
+		mln, err := net.Listen("tcp", c.metricsAddr)
+		if err != nil {
+			srv.Close()
+			stopWork()
+			<-workersDone
+			return err
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", api.MetricsHandler())
+		msrv := &http.Server{Handler: mux, ReadHeaderTimeout: l.readHeader, ReadTimeout: l.read, WriteTimeout: l.write, IdleTimeout: l.idle}
+		defer msrv.Close()
+		go func() { serveErr <- msrv.Serve(mln) }()
+		log.Info("metrics listening", "addr", mln.Addr().String())
+	}
+	simulate := "off"
+	if c.simulate > 0 {
+		simulate = "one step every " + c.simulate.String()
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "base_url", c.baseURL, "db", redactDSN(c.db),
+		"workers", api.Workers(), "simulate_tracking", simulate, "webhook_allow_private", c.allowPrivate,
+		"webhook_retry_schedule", formatSchedule(c.retry))
+
+	select {
+	case err := <-serveErr:
+		stopWork()
+		<-workersDone
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", l.shutdown.String())
+	shutCtx, cancel := context.WithTimeout(context.Background(), l.shutdown)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		// The grace period is the bound: requests still running are cut off, and that is not
+		// an error of the process (nothing they had not answered was acknowledged).
+		log.Warn("shutdown: closing connections still busy after the grace period", "err", err)
+		srv.Close()
+	}
+	stopWork()
+	select {
+	case err := <-workersDone:
+		if err != nil {
+			log.Error("workers", "err", err)
+		}
+	case <-time.After(l.workerStop):
+		log.Warn("shutdown: workers did not stop in time", "waited", l.workerStop.String())
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// redactDSN hides a password in a database URL or key=value DSN, for the log.
+func redactDSN(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return passwordField.ReplaceAllString(dsn, "${1}xxxxx")
+}
+
+var passwordField = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
+
+// simulateFlag is -simulate-tracking: off, on (one step every `on`) or the step itself
+// (-simulate-tracking=2s). It is a boolean flag, so a bare -simulate-tracking turns it on.
+type simulateFlag struct {
+	on, step time.Duration
+	env      string // WAYBILL_SIMULATE_TRACKING, applied unless the flag is given
+	set      bool
+}
+
+func (f *simulateFlag) IsBoolFlag() bool { return true }
+
+func (f *simulateFlag) String() string {
+	if f == nil || f.step == 0 {
+		return "false"
+	}
+	return f.step.String()
+}
+
+func (f *simulateFlag) Set(s string) error {
+	f.set = true
+	if on, err := strconv.ParseBool(s); err == nil {
+		f.step = 0
+		if on {
+			f.step = f.on
+		}
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("%q is neither true, false nor a positive Go duration", s)
+	}
+	f.step = d
+	return nil
+}
+
+// applyEnv applies WAYBILL_SIMULATE_TRACKING when the flag was not given.
+func (f *simulateFlag) applyEnv() error {
+	if f.set || f.env == "" {
+		return nil
+	}
+	return f.Set(f.env)
+}
+
+// firstStart creates the default account and an all-scopes token on an empty database, and
+// prints the token, exactly once in the database's life (store.Bootstrap), however many
+// processes start together.
+func firstStart(ctx context.Context, db *store.DB, stdout io.Writer) error {
+	tok, created, err := db.Bootstrap(ctx, httpapi.AllScopes)
+	if err != nil || !created {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "token: %s\n", tok.Token)
+	return err
+}
+
+func formatSchedule(ds []time.Duration) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = d.String()
+	}
+	return strings.Join(s, ",")
+}
+
+func parseSchedule(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, part := range strings.Split(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("-webhook-retry-schedule: %q is not a positive Go duration", part)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

@@ -1,0 +1,49 @@
+// Command waybill-pg is waybill on PostgreSQL: the same commands and flags as cmd/waybill (both
+// are package cli's), with -db / WAYBILL_DB a postgres:// URL. Any number of waybill-pg
+// processes may share one database (DESIGN §8).
+package main
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/waybill/waybill/cmd/internal/cli"
+	"github.com/waybill/waybill/store"
+)
+
+// postgres is how this binary opens its database.
+var postgres = cli.Database{
+	Default: "postgres:///waybill?host=/var/run/postgresql",
+	Help:    "PostgreSQL URL",
+	Open:    open,
+}
+
+func main() { cli.Main(postgres) }
+
+// open connects to the PostgreSQL database at url and applies the migrations (under a lock, so
+// processes starting together on a fresh database do not race).
+func open(ctx context.Context, url string) (*store.DB, error) {
+	sqldb, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, err
+	}
+	// Requests, the webhook, import and billing workers share the pool; PostgreSQL's default
+	// max_connections (100) leaves room for several processes at 20 each.
+	sqldb.SetMaxOpenConns(20)
+	sqldb.SetMaxIdleConns(10)
+	sqldb.SetConnMaxLifetime(30 * time.Minute)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	if err := sqldb.PingContext(ctx); err != nil {
+		sqldb.Close()
+		return nil, err
+	}
+	db, err := store.Open(ctx, sqldb, store.PostgreSQL)
+	if err != nil {
+		sqldb.Close()
+		return nil, err
+	}
+	return db, nil
+}

@@ -1,0 +1,171 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/waybill/waybill/billing"
+	"github.com/waybill/waybill/ingest"
+)
+
+// testBootstrap starts many first starts together on an empty database: exactly one creates
+// the default account and its token, the others (and any later start) create nothing.
+func testBootstrap(t *testing.T) {
+	ctx := context.Background()
+	b := newBillingDB(t, nov22)
+	scopes := []string{"READ_BILLING", "ADMIN"}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var tokens []string
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tok, created, err := b.Bootstrap(ctx, scopes)
+			if err != nil {
+				t.Errorf("Bootstrap: %v", err)
+				return
+			}
+			if created {
+				mu.Lock()
+				tokens = append(tokens, tok.Token)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(tokens) != 1 {
+		t.Fatalf("%d bootstraps created an account; want exactly 1", len(tokens))
+	}
+	if n, err := b.CountAccounts(ctx); err != nil || n != 1 {
+		t.Errorf("CountAccounts = %d, %v; want 1", n, err)
+	}
+	p, err := b.Authenticate(ctx, tokens[0])
+	if err != nil || !slices.Equal(p.Scopes, scopes) {
+		t.Errorf("Authenticate(bootstrap token) = %+v, %v", p, err)
+	}
+	if a, err := b.Account(ctx, p.AccountID); err != nil || a.Name != "default" {
+		t.Errorf("bootstrap account = %+v, %v; want default", a, err)
+	}
+	if _, created, err := b.Bootstrap(ctx, scopes); err != nil || created {
+		t.Errorf("a later Bootstrap = created %v, %v; want nothing created", created, err)
+	}
+
+	// A database whose accounts predate the bootstrap row gets no default account.
+	c := newBillingDB(t, nov22)
+	c.account("acme")
+	if _, created, err := c.Bootstrap(ctx, scopes); err != nil || created {
+		t.Errorf("Bootstrap with accounts = created %v, %v; want nothing created", created, err)
+	}
+}
+
+// testInvoiceNumbersGapless opens the DRAFT invoices of many accounts at once, several callers
+// per account racing to create the same invoice: the numbers handed out are 1…n, no gap.
+func testInvoiceNumbersGapless(t *testing.T) {
+	ctx := context.Background()
+	b := newBillingDB(t, nov22)
+	var accts []string
+	for i := range 12 {
+		accts = append(accts, b.account(fmt.Sprint("acct", i)))
+	}
+	var wg sync.WaitGroup
+	for _, acct := range accts {
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, _, err := b.OpenDraftInvoice(ctx, acct); err != nil {
+					t.Errorf("OpenDraftInvoice: %v", err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	var got []string
+	for _, acct := range accts {
+		invs := b.invoices(acct)
+		if len(invs) != 1 {
+			t.Fatalf("account has %d invoices; want 1", len(invs))
+		}
+		got = append(got, invs[0].Number)
+	}
+	slices.Sort(got)
+	for i, n := range got {
+		if want := billing.Number(nov22.Year(), int64(i+1)); n != want {
+			t.Fatalf("invoice numbers %v; want %s… contiguous from 1", got, want)
+		}
+	}
+}
+
+// testClaimImportsConcurrently has several workers claim and complete a queue of imports
+// at once, in batches whose orders overlap: no claim or completion fails (PostgreSQL reports
+// a deadlock as an error), and every import is processed exactly once.
+func testClaimImportsConcurrently(t *testing.T) {
+	ctx := context.Background()
+	b := newBillingDB(t, nov22)
+	acct := b.account("acme")
+	const imports, workers = 120, 6
+	for i := range imports {
+		id := fmt.Sprint("order-", i%7)
+		if _, _, err := b.EnqueueImport(ctx, acct, fmt.Appendf(nil, `{"id": %q, "n": %d}`, id, i), &id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	claimed := map[string]int{}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				claims, err := b.ClaimImports(ctx, time.Hour, 8)
+				if err != nil {
+					t.Errorf("ClaimImports: %v", err)
+					return
+				}
+				if len(claims) == 0 {
+					return
+				}
+				var done []ingest.Completion
+				for i := len(claims) - 1; i >= 0; i-- { // the worker's order, not the key order
+					c := claims[i]
+					var o struct{ ID string }
+					if err := json.Unmarshal(c.Body, &o); err != nil {
+						t.Error(err)
+						return
+					}
+					done = append(done, ingest.Completion{Claim: c, Order: &ingest.Order{OrderID: o.ID, Name: c.ID,
+						Tags: []string{}, FulfillmentOrders: []ingest.FulfillmentOrder{}}})
+				}
+				if stale, err := b.CompleteImports(ctx, done); err != nil || stale != 0 {
+					t.Errorf("CompleteImports = %d stale, %v", stale, err)
+					return
+				}
+				mu.Lock()
+				for _, c := range claims {
+					claimed[c.ID]++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(claimed) != imports {
+		t.Errorf("%d imports claimed; want %d", len(claimed), imports)
+	}
+	for id, n := range claimed {
+		if n != 1 {
+			t.Errorf("import %s claimed %d times", id, n)
+		}
+	}
+	var unfinished int
+	if err := b.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM order_imports WHERE status <> $1`, ingest.StatusProcessed).Scan(&unfinished); err != nil || unfinished != 0 {
+		t.Errorf("%d imports not PROCESSED (%v)", unfinished, err)
+	}
+}
