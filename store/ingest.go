@@ -99,29 +99,40 @@ func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) 
 	var claims []ingest.Claim
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		claims = claims[:0]
-		rows, err := tx.QueryContext(ctx, `UPDATE order_imports
-			SET status = $1, claimed_until = $2, attempts = attempts + 1
-			WHERE id IN (SELECT id FROM order_imports
-				WHERE status IN ($3, $1) AND claimed_until <= $4
-				ORDER BY received_at, id LIMIT $5`+db.skipLocked()+`)
-			AND status IN ($3, $1) AND claimed_until <= $4
-			RETURNING id, account_id, body, attempts, received_at`,
-			ingest.StatusProcessing, now+lease.Microseconds(), ingest.StatusQueued, now, limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c ingest.Claim
-			var body string
-			var received int64
-			if err := rows.Scan(&c.ID, &c.AccountID, &body, &c.Attempts, &received); err != nil {
+		// Expired leases first (few: at most the imports in flight when a worker stopped), then
+		// the queue in arrival order. Each is one equality on status, so the queue's claim reads
+		// the first rows of the (status, received_at, id) index instead of sorting the backlog.
+		// Placeholders are numbered in order of first appearance (SQLite binds them so): $1 and
+		// $2 in SET, $3 in where, $4 the limit.
+		claim := func(where string, arg any, limit int) error {
+			rows, err := tx.QueryContext(ctx, `UPDATE order_imports
+				SET status = $1, claimed_until = $2, attempts = attempts + 1
+				WHERE id IN (SELECT id FROM order_imports WHERE `+where+`
+					ORDER BY received_at, id LIMIT $4`+db.skipLocked()+`)
+				AND `+where+`
+				RETURNING id, account_id, body, attempts, received_at`,
+				ingest.StatusProcessing, now+lease.Microseconds(), arg, limit)
+			if err != nil {
 				return err
 			}
-			c.Body, c.ReceivedAt = []byte(body), Time(received)
-			claims = append(claims, c)
+			defer rows.Close()
+			for rows.Next() {
+				var c ingest.Claim
+				var body string
+				var received int64
+				if err := rows.Scan(&c.ID, &c.AccountID, &body, &c.Attempts, &received); err != nil {
+					return err
+				}
+				c.Body, c.ReceivedAt = []byte(body), Time(received)
+				claims = append(claims, c)
+			}
+			return rows.Err()
 		}
-		return rows.Err()
+		if err := claim("status = $1 AND claimed_until <= $3", now, limit); err != nil || len(claims) >= limit {
+			return err
+		}
+		// A queued import is never leased (claimed_until is 0).
+		return claim("status = $3", ingest.StatusQueued, limit-len(claims))
 	})
 	if err != nil {
 		return nil, err
