@@ -44,7 +44,7 @@ type shipmentAnswer struct {
 	} `json:"data"`
 }
 
-func (e *testEnv) createShipment(t *testing.T, strategy, format string) shipmentAnswer {
+func (e *testEnv) createShipment(t testing.TB, strategy, format string) shipmentAnswer {
 	t.Helper()
 	return decode[shipmentAnswer](t, e.do("POST", "/shipments", "all", shipmentBody(strategy, format)), http.StatusCreated)
 }

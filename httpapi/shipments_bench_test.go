@@ -104,3 +104,21 @@ func seedShipments(b *testing.B, db *store.DB, accountID string, n int) []store.
 	}
 	return keys
 }
+
+// BenchmarkGetShipment measures GET /shipments/{id} of a purchased shipment (its stored
+// response) beside a bare net/http handler.
+func BenchmarkGetShipment(b *testing.B) {
+	e := newEnv(b)
+	s := e.createShipment(b, "CHEAPEST", "PDF")
+	bought := decode[shipmentAnswer](b, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[0].ID, "all", nil), http.StatusOK)
+	token := e.tokens["all"]
+	for _, path := range []string{"/shipments/" + s.Data.ID, "/shipping_labels/" + bought.Data.ShippingLabel.ID} {
+		b.Run(strings.Split(path, "/")[1], func(b *testing.B) {
+			benchVsBare(b, e.api, http.StatusOK, func(base string, _ int) *http.Request {
+				req, _ := http.NewRequest("GET", base+path, nil)
+				req.Header.Set("Authorization", "Bearer "+token)
+				return req
+			})
+		})
+	}
+}
