@@ -34,14 +34,14 @@ func writeData(w http.ResponseWriter, status int, v any) {
 	}{v})
 }
 
-// writeRawData answers one resource already rendered as JSON in the {data} envelope, the same
-// bytes writeData writes for it.
-func writeRawData(w http.ResponseWriter, status int, body []byte) {
-	out := make([]byte, 0, len(body)+10)
-	out = append(append(append(out, `{"data":`...), body...), "}\n"...)
+// writeStoredData answers one stored response (store.ShipmentJSON, say) in the {data}
+// envelope, linked: the same bytes writeData writes for the resource.
+func (a *API) writeStoredData(w http.ResponseWriter, status int, body string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(out)
+	io.WriteString(w, `{"data":`)
+	a.writeLinked(w, body)
+	io.WriteString(w, "}\n")
 }
 
 // errEmptyBody is returned by readJSON for a request without a body.

@@ -1,13 +1,13 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -212,26 +212,27 @@ func (a *API) linkLabels(ls ...*shipping.Label) {
 
 // labelURLMarked starts a label_url the store marked in a stored response (store.LabelURLMark,
 // JSON-encoded): the label's id follows, up to the closing quote.
-var labelURLMarked = []byte(`"label_url":"\u0000`)
+const labelURLMarked = `"label_url":"\u0000`
 
-// linkJSON replaces the marked label_urls of a stored response with the labels' URLs.
-func (a *API) linkJSON(b []byte) []byte {
-	i := bytes.Index(b, labelURLMarked)
-	if i < 0 {
-		return b
-	}
-	out := make([]byte, 0, len(b)+128)
-	for ; i >= 0; i = bytes.Index(b, labelURLMarked) {
+// writeLinked writes a stored response to w with its marked label_urls replaced by the labels'
+// URLs, copying the response only into w.
+func (a *API) writeLinked(w io.Writer, s string) {
+	for {
+		i := strings.Index(s, labelURLMarked)
+		if i < 0 {
+			break
+		}
 		start := i + len(labelURLMarked)
-		end := bytes.IndexByte(b[start:], '"')
+		end := strings.IndexByte(s[start:], '"')
 		if end < 0 {
 			break
 		}
-		url, _ := json.Marshal(a.labelURL(string(b[start : start+end])))
-		out = append(append(append(out, b[:i]...), `"label_url":`...), url...)
-		b = b[start+end+1:]
+		url, _ := json.Marshal(a.labelURL(s[start : start+end]))
+		io.WriteString(w, s[:i+len(`"label_url":`)])
+		w.Write(url)
+		s = s[start+end+1:]
 	}
-	return append(out, b...)
+	io.WriteString(w, s)
 }
 
 // errCarrier is the answer when a carrier fails to buy or void a label; the carrier's own
@@ -335,7 +336,7 @@ func (a *API) getLabel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeRawData(w, http.StatusOK, a.linkJSON(body))
+	a.writeStoredData(w, http.StatusOK, body)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -37,29 +38,26 @@ func writeList(w http.ResponseWriter, data any, meta metadata) {
 	}{data, meta})
 }
 
-// writeRawList answers a list whose items are already rendered as JSON, the same bytes
-// writeList writes for them.
-func writeRawList(w http.ResponseWriter, items []json.RawMessage, meta metadata) {
+// writeStoredList answers a list of stored responses, linked: the same bytes writeList writes
+// for the resources.
+func (a *API) writeStoredList(w http.ResponseWriter, items []string, meta metadata) {
 	m, err := json.Marshal(meta)
 	if err != nil {
-		writeList(w, items, meta)
+		writeJSON(w, http.StatusInternalServerError, nil)
 		return
 	}
-	n := len(m) + 32
-	for _, it := range items {
-		n += len(it) + 1
-	}
-	out := append(make([]byte, 0, n), `{"data":[`...)
-	for i, it := range items {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, it...)
-	}
-	out = append(append(append(out, `],"metadata":`...), m...), "}\n"...)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	w.Write(out)
+	io.WriteString(w, `{"data":[`)
+	for i, it := range items {
+		if i > 0 {
+			io.WriteString(w, ",")
+		}
+		a.writeLinked(w, it)
+	}
+	io.WriteString(w, `],"metadata":`)
+	w.Write(m)
+	io.WriteString(w, "}\n")
 }
 
 // parsePage reads page and page_size.

@@ -245,13 +245,10 @@ func (a *API) listShipments(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	for i := range l.Items {
-		l.Items[i] = a.linkJSON(l.Items[i])
-	}
 	if cursor {
-		writeRawList(w, l.Items, keysetMeta(k, l))
+		a.writeStoredList(w, l.Items, keysetMeta(k, l))
 	} else {
-		writeRawList(w, l.Items, offsetMeta(p, l))
+		a.writeStoredList(w, l.Items, offsetMeta(p, l))
 	}
 	return nil
 }
@@ -261,7 +258,7 @@ func (a *API) getShipment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeRawData(w, http.StatusOK, a.linkJSON(body))
+	a.writeStoredData(w, http.StatusOK, body)
 	return nil
 }
 

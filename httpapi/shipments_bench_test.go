@@ -122,3 +122,18 @@ func BenchmarkGetShipment(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkListShipmentsStored measures GET /shipments?first=50 over shipments created through
+// the API (so each has its stored response) beside a bare net/http handler.
+func BenchmarkListShipmentsStored(b *testing.B) {
+	e := newEnv(b)
+	for range 120 {
+		e.createShipment(b, "CHEAPEST", "PDF")
+	}
+	token := e.tokens["all"]
+	benchVsBare(b, e.api, http.StatusOK, func(base string, _ int) *http.Request {
+		req, _ := http.NewRequest("GET", base+"/shipments?first=50", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		return req
+	})
+}

@@ -77,44 +77,47 @@ func renderLabel(l *shipping.Label) ([]byte, error) {
 }
 
 // ShipmentJSON returns one of the account's shipments as rendered JSON (label_url marked, see
-// LabelURLMark). A shipment stored before renderings existed is rendered now.
-func (db *DB) ShipmentJSON(ctx context.Context, accountID, id string) ([]byte, error) {
+// LabelURLMark). A shipment stored before renderings existed is rendered now. The JSON is a
+// string, as the driver reads it, so that it is copied only into the answer.
+func (db *DB) ShipmentJSON(ctx context.Context, accountID, id string) (string, error) {
 	var body sql.NullString
 	err := db.readRow(ctx, `SELECT rendered FROM shipments WHERE account_id = $1 AND id = $2`, accountID, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
+		return "", ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if body.Valid {
-		return []byte(body.String), nil
+		return body.String, nil
 	}
 	s, err := db.shipmentIn(ctx, db.r, accountID, id)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	return renderShipment(s)
+	b, err := renderShipment(s)
+	return string(b), err
 }
 
 // LabelJSON returns one of the account's labels as rendered JSON (label_url marked).
-func (db *DB) LabelJSON(ctx context.Context, accountID, id string) ([]byte, error) {
+func (db *DB) LabelJSON(ctx context.Context, accountID, id string) (string, error) {
 	var body sql.NullString
 	err := db.readRow(ctx, `SELECT rendered FROM shipping_labels WHERE account_id = $1 AND id = $2`, accountID, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
+		return "", ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if body.Valid {
-		return []byte(body.String), nil
+		return body.String, nil
 	}
 	l, err := db.Label(ctx, accountID, id)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	return renderLabel(l)
+	b, err := renderLabel(l)
+	return string(b), err
 }
 
 // renderedRow is one row of a list of stored renderings.
@@ -126,7 +129,7 @@ type renderedRow struct {
 
 // ListShipmentsJSON is ListShipments answering each shipment's rendered JSON (label_url
 // marked): one query for the page, none per shipment.
-func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[json.RawMessage], error) {
+func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[string], error) {
 	from, args := shipmentWhere(accountID, f)
 	q := Query[renderedRow]{
 		Columns: "id, created_at, rendered",
@@ -147,22 +150,24 @@ func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f Shipmen
 	} else {
 		l, err = OffsetList(ctx, db.r, q, shipmentOrder(f), p)
 	}
-	out := List[json.RawMessage]{HasNext: l.HasNext, HasPrev: l.HasPrev, Total: l.Total, Keys: l.Keys, Items: make([]json.RawMessage, len(l.Items))}
+	out := List[string]{HasNext: l.HasNext, HasPrev: l.HasPrev, Total: l.Total, Keys: l.Keys, Items: make([]string, len(l.Items))}
 	if err != nil {
 		return out, err
 	}
 	for i, r := range l.Items {
 		if r.body.Valid {
-			out.Items[i] = json.RawMessage(r.body.String)
+			out.Items[i] = r.body.String
 			continue
 		}
 		s, err := db.shipmentIn(ctx, db.r, accountID, r.id)
 		if err != nil {
 			return out, err
 		}
-		if out.Items[i], err = renderShipment(s); err != nil {
+		b, err := renderShipment(s)
+		if err != nil {
 			return out, err
 		}
+		out.Items[i] = string(b)
 	}
 	return out, nil
 }
