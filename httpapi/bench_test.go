@@ -17,7 +17,7 @@ var bareHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) 
 	w.Write([]byte(`{"data":{"ok":true}}` + "\n"))
 })
 
-// benchVsBare measures h and bareHandler over a real loopback listener with parallel clients,
+// benchVsBare measures h and bareHandler over a real loopback listener with 16 clients per CPU,
 // each request built by newReq(baseURL, i), and reports req/s for both and their ratio.
 // A request that h answers with a status other than want fails the benchmark.
 func benchVsBare(b *testing.B, h http.Handler, want int, newReq func(base string, i int) *http.Request) {
@@ -39,6 +39,8 @@ func benchVsBare(b *testing.B, h http.Handler, want int, newReq func(base string
 				seq++
 				return int(seq)
 			}
+			// 16 clients per CPU, so concurrent writes can share commits as under real load.
+			b.SetParallelism(16)
 			b.ResetTimer()
 			start := time.Now()
 			b.RunParallel(func(pb *testing.PB) {

@@ -67,7 +67,8 @@ var migrations embed.FS
 func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	// synchronous=FULL syncs the WAL at every commit, so a committed import, label or charge
 	// survives a power loss too, not only a process crash (NORMAL would lose the last commits).
-	params := "_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=FULL"
+	// _stmt_cache_size keeps each connection's recently used statements prepared.
+	params := "_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=FULL&_stmt_cache_size=64"
 	dsn := "file:" + url.PathEscape(path) + "?" + params
 	w, err := sql.Open("sqlite3", dsn+"&_txlock=immediate")
 	if err != nil {
@@ -75,6 +76,12 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
+	// Group commit runs each caller in a savepoint, whose statement journal would otherwise be
+	// a temporary file created and removed per savepoint. The writer's one connection is kept.
+	if _, err := w.ExecContext(ctx, "PRAGMA temp_store = MEMORY"); err != nil {
+		w.Close()
+		return nil, err
+	}
 	r, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		w.Close()
