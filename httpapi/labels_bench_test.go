@@ -41,7 +41,7 @@ func (p *shipmentPool) clone(tb testing.TB) *shipping.Shipment {
 	for i := range s.ShippingRates {
 		s.ShippingRates[i].ID, s.ShippingRates[i].ShipmentID = p.e.db.NewID(), s.ID
 	}
-	if err := p.e.db.CreateShipment(context.Background(), &s); err != nil {
+	if _, err := p.e.db.CreateShipment(context.Background(), &s); err != nil {
 		tb.Fatal(err)
 	}
 	return &s

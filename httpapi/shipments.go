@@ -121,7 +121,8 @@ func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
 	for i := range s.ShippingRates {
 		s.ShippingRates[i].ID, s.ShippingRates[i].ShipmentID = a.db.NewID(), s.ID
 	}
-	if err := a.db.CreateShipment(ctx, s); err != nil {
+	rendered, err := a.db.CreateShipment(ctx, s)
+	if err != nil {
 		return err
 	}
 	if req.BuyCheapestRate {
@@ -133,7 +134,8 @@ func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
 		writeData(w, http.StatusCreated, bought)
 		return nil
 	}
-	writeData(w, http.StatusCreated, s)
+	// The stored rendering is the answer: the shipment is encoded once.
+	a.writeStoredData(w, http.StatusCreated, rendered)
 	return nil
 }
 

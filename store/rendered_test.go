@@ -29,7 +29,7 @@ func TestBuyAfterConcurrentPatchStoresFreshRendering(t *testing.T) {
 		ShippingRates: []shipping.Rate{{ID: db.NewID(), Carrier: "ACME", Service: "GROUND", Price: shipping.USD(745),
 			TotalCents: 745, EstimatedDeliveryDate: shipping.Timestamp{Time: now}}}}
 	s.ShippingRates[0].ShipmentID = s.ID
-	if err := db.CreateShipment(ctx, s); err != nil {
+	if _, err := db.CreateShipment(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 

@@ -23,18 +23,19 @@ type shipmentRequest struct {
 	CustomsInfo *shipping.CustomsInfo `json:"customs_info,omitempty"`
 }
 
-// CreateShipment stores a new shipment and its rates in one transaction, with its rendering.
-// The shipment's and rates' IDs and timestamps must be set.
-func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) error {
+// CreateShipment stores a new shipment and its rates in one transaction, with its rendering,
+// which it returns (as ShipmentJSON would). The shipment's and rates' IDs and timestamps must
+// be set.
+func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string, error) {
 	req, err := json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo})
 	if err != nil {
-		return err
+		return "", err
 	}
 	// Everything is encoded before the transaction, so the single writer only writes: the
 	// shipment is stored as given, so its rendering is the given shipment's.
 	body, err := renderShipment(s)
 	if err != nil {
-		return err
+		return "", err
 	}
 	const rateColumns = 15
 	args := make([]any, 0, rateColumns*len(s.ShippingRates))
@@ -42,7 +43,7 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) error {
 	for i, r := range s.ShippingRates {
 		meta, err := json.Marshal(r.RateMetadata)
 		if err != nil {
-			return err
+			return "", err
 		}
 		marks := make([]string, rateColumns)
 		for j := range marks {
@@ -53,12 +54,13 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) error {
 			r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents, r.EstimatedDeliveryDays,
 			r.EstimatedDeliveryDate.Format(time.RFC3339), string(meta), i, Micros(s.CreatedAt.Time))
 	}
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	rendered := string(body)
+	return rendered, db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
 			created_at, updated_at, rendered) VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 			s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,
-			s.CustomReference1, s.CustomReference2, string(req), Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), string(body))
+			s.CustomReference1, s.CustomReference2, string(req), Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), rendered)
 		if err != nil || len(values) == 0 {
 			return err
 		}

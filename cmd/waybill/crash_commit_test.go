@@ -147,7 +147,7 @@ func TestCrashDuringGroupCommit(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got shipping.Shipment
-		if err := json.Unmarshal(stored, &got); err != nil || got.Status != s.Status {
+		if err := json.Unmarshal([]byte(stored), &got); err != nil || got.Status != s.Status {
 			t.Errorf("stored response of %s says %s; the shipment is %s (%v)", id, got.Status, s.Status, err)
 		}
 	}
