@@ -5,6 +5,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -190,8 +191,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if len(path) > 200 {
 		path = path[:200] + "…"
 	}
-	a.log.Info("request", "id", id, "method", r.Method, "path", path, "pattern", pattern,
-		"status", rec.status, "bytes", rec.bytes, "duration_ms", float64(a.db.Now().Sub(start).Microseconds())/1000)
+	// LogAttrs with typed attributes: no boxing of each value into an interface per request.
+	a.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("id", id), slog.String("method", r.Method),
+		slog.String("path", path), slog.String("pattern", pattern), slog.Int("status", rec.status),
+		slog.Int("bytes", rec.bytes), slog.Float64("duration_ms", float64(a.db.Now().Sub(start).Microseconds())/1000))
 }
 
 // maxRequestLine bounds the request line (method, target with its query, protocol): 8 KiB
@@ -254,6 +257,16 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 		s.WriteHeader(http.StatusOK)
 	}
 	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+
+// WriteString passes strings (stored responses) through without converting them to bytes.
+func (s *statusRecorder) WriteString(str string) (int, error) {
+	if !s.wroteHeader {
+		s.WriteHeader(http.StatusOK)
+	}
+	n, err := io.WriteString(s.ResponseWriter, str)
 	s.bytes += n
 	return n, err
 }
