@@ -33,7 +33,7 @@ func open(ctx context.Context, url string) (*store.DB, error) {
 	// Requests, the webhook, import and billing workers share the pool; PostgreSQL's default
 	// max_connections (100) leaves room for several processes at 20 each.
 	sqldb.SetMaxOpenConns(20)
-	sqldb.SetMaxIdleConns(10)
+	sqldb.SetMaxIdleConns(20) // as many as may be open: a burst reuses connections and their prepared statements
 	sqldb.SetConnMaxLifetime(30 * time.Minute)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	if err := sqldb.PingContext(ctx); err != nil {
