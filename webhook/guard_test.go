@@ -122,6 +122,10 @@ func TestCheckURL(t *testing.T) {
 		{"ftp://hooks.example.com/", false, "invalid_url"},
 		{"javascript:alert(1)", false, "invalid_url"},
 		{"https://", false, "invalid_url"},
+		{"http://hooks.example.com:99999/", false, "invalid_url"}, // no such port
+		{"http://hooks.example.com:0/", false, "invalid_url"},
+		{"http://hooks.example.com:65535/", false, ""},
+		{"http://hooks.example.com:/", false, ""}, // an empty port is the scheme's
 		{"https://hooks.example.com/" + strings.Repeat("a", MaxURLLength), false, "too_long"},
 		{"http://localhost:8080/", false, "private_address"},
 		{"http://LocalHost./", false, "private_address"},
