@@ -17,6 +17,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // Delivery is one leased event record, with what it takes to deliver it.
@@ -43,7 +44,7 @@ type Result struct {
 	Status         string     // StatusDelivered, StatusPending (retry) or StatusFailed
 	NextAttemptAt  *time.Time // when Status is StatusPending
 	ResponseStatus *int       // nil when no answer came
-	ResponseBody   string     // truncated to MaxResponseBody
+	ResponseBody   string     // truncated to MaxResponseBody, as storable text (storableText)
 	Error          string     // why it failed (Describe), without URL or secrets
 	Deactivate     bool       // 410 Gone: the subscription is switched off
 }
@@ -453,7 +454,26 @@ func (w *Worker) post(ctx context.Context, d Delivery, body []byte, at time.Time
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody))
 	// Read a little more so a small answer's connection can be reused; a huge one is cut off.
 	io.CopyN(io.Discard, resp.Body, 4<<10)
-	return resp.StatusCode, string(b), RetryAfter(resp.Header.Get("Retry-After"), at), nil
+	return resp.StatusCode, storableText(b), RetryAfter(resp.Header.Get("Retry-After"), at), nil
+}
+
+// storableText is a response body as text every backend stores: NUL characters dropped, a
+// character cut at the end by truncation dropped, other invalid UTF-8 replaced by U+FFFD.
+// PostgreSQL refuses NUL and invalid UTF-8 in text, and a refused result would fail the whole
+// batch of results recorded with it.
+func storableText(b []byte) string {
+	if len(b) == MaxResponseBody {
+		// Drop a final character the cut left incomplete (at most utf8.UTFMax-1 bytes).
+		for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(b[i]) {
+				if !utf8.FullRune(b[i:]) {
+					b = b[:i]
+				}
+				break
+			}
+		}
+	}
+	return strings.ToValidUTF8(strings.ReplaceAll(string(b), "\x00", ""), "\uFFFD")
 }
 
 // Describe names why an attempt got no answer, short and without addresses, URLs or secrets:

@@ -10,9 +10,11 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestRetryAfter(t *testing.T) {
@@ -125,5 +127,42 @@ func TestAttemptLastError(t *testing.T) {
 	res := strict.attempt(context.Background(), Delivery{Event: Event{ID: "e1", URL: srv.URL + "/ok"}, Secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
 	if res.Error != "dial: address not allowed" {
 		t.Errorf("attempt to loopback with the guard: error %q; want %q", res.Error, "dial: address not allowed")
+	}
+}
+
+// TestAttemptResponseBodyStorable: whatever bytes a receiver answers, the response body an
+// attempt records is valid UTF-8 without NUL characters, cut at MaxResponseBody on a character
+// boundary, so every backend stores it (PostgreSQL refuses NUL and invalid UTF-8 in text, and
+// one refused result would fail the whole batch of results recorded with it).
+func TestAttemptResponseBodyStorable(t *testing.T) {
+	long := strings.Repeat("a", MaxResponseBody-1) + "é and more"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/nul":
+			io.WriteString(w, "ok\x00done")
+		case "/ff":
+			io.WriteString(w, "ok\xff\xfe")
+		case "/long":
+			io.WriteString(w, long)
+		}
+	}))
+	defer srv.Close()
+	w := &Worker{AllowPrivate: true, Timeout: time.Second, Schedule: []time.Duration{time.Second}}
+	w.Init()
+	tests := []struct{ path, want string }{
+		{"/nul", "okdone"},
+		{"/ff", "ok\uFFFD"},
+		{"/long", strings.Repeat("a", MaxResponseBody-1)},
+	}
+	for _, tt := range tests {
+		d := Delivery{Event: Event{ID: "e1", SubscriptionID: "s1", URL: srv.URL + tt.path, Status: StatusPending},
+			Secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}
+		res := w.attempt(context.Background(), d)
+		if res.ResponseBody != tt.want {
+			t.Errorf("attempt %s: response body %q; want %q", tt.path, res.ResponseBody, tt.want)
+		}
+		if !utf8.ValidString(res.ResponseBody) || strings.ContainsRune(res.ResponseBody, 0) {
+			t.Errorf("attempt %s: response body %q is not storable text", tt.path, res.ResponseBody)
+		}
 	}
 }
