@@ -92,11 +92,10 @@ func DialControl(network, address string, _ syscall.RawConn) error {
 }
 
 // CheckURL validates a subscription URL: absolute http or https with a host and a port, if
-// any, from 1 to 65535, at most MaxURLLength, and a host that is not a numeric shorthand
-// address (see NumericShorthand; refused even when private targets are allowed, since
-// resolvers disagree on what it names). Unless
-// allowPrivate, the host must not be, or resolve (through r) to, a blocked address. A host that
-// does not resolve now is accepted: DNS may be down or the name not yet published, and
+// any, from 1 to 65535, at most MaxURLLength. Unless allowPrivate, the host must not be a
+// numeric shorthand address (see NumericShorthand: resolvers disagree on what it names, so it
+// is refused whatever it names) nor be, or resolve (through r) to, a blocked address. A host
+// that does not resolve now is accepted: DNS may be down or the name not yet published, and
 // DialControl refuses a blocked address whenever a delivery dials it. Problems are a
 // *shipping.ValidationError on field.
 func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resolver) error {
@@ -117,12 +116,12 @@ func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resol
 		!validPort(u.Port()) {
 		return invalid("invalid_url", "must be an absolute http or https URL")
 	}
+	if allowPrivate {
+		return nil
+	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	if NumericShorthand(host) {
 		return invalid("numeric_shorthand", "must not be a numeric shorthand address such as 127.1 or 0x7f000001; write IPv4 as four decimal parts")
-	}
-	if allowPrivate {
-		return nil
 	}
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") { // RFC 6761: always loopback
 		return private()

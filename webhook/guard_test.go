@@ -154,8 +154,10 @@ func TestCheckURL(t *testing.T) {
 		{"http://127.0.0.1./", false, "private_address"},
 		{"http://127.1./", false, "numeric_shorthand"},
 		{"http://8.8.8.010/", false, "numeric_shorthand"},
-		{"http://127.1/", true, "numeric_shorthand"}, // refused even where private targets are allowed
-		{"http://0x7f000001/", true, "numeric_shorthand"},
+		{"http://127.1/", true, ""}, // DESIGN §6: refused "unless -webhook-allow-private"
+		{"http://0x7f000001/", true, ""},
+		{"http://2130706433:8080/", true, ""},
+		{"ftp://127.1/", true, "invalid_url"},
 		{"https://1password.com/", false, ""},
 		{"https://example.0x/", false, "numeric_shorthand"},
 		{"http://0.0.0.0/", false, "private_address"},
