@@ -5,10 +5,8 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"hash/fnv"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -79,8 +77,8 @@ const (
 // Worker delivers due event records. Set its fields, then call Run (or Drain).
 type Worker struct {
 	Store Store
-	// Schedule is the delay before each retry; after len(Schedule)+1 failed attempts the
-	// record is FAILED.
+	// Schedule is the delay before each retry, counted from the failed attempt's start (a
+	// longer Retry-After wins); after len(Schedule)+1 failed attempts the record is FAILED.
 	Schedule []time.Duration
 	Now      func() time.Time
 	Log      *slog.Logger
@@ -413,7 +411,7 @@ func (w *Worker) attempt(ctx context.Context, d Delivery) Result {
 		res.Status = StatusFailed
 		return res
 	}
-	delay := Jitter(w.Schedule[round-1], d.SubscriptionID+"/"+d.ID, res.Attempts)
+	delay := w.Schedule[round-1]
 	if retryAfter > delay {
 		delay = min(retryAfter, maxRetryAfter)
 	}
@@ -530,15 +528,6 @@ func RetryAfter(v string, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
-}
-
-// Jitter spreads d by ±10%, deterministically for a given record and attempt (seeded from
-// them), so retries of many records do not arrive in lockstep and tests stay reproducible.
-func Jitter(d time.Duration, key string, attempt int) time.Duration {
-	h := fnv.New64a()
-	io.WriteString(h, key)
-	r := rand.New(rand.NewPCG(h.Sum64(), uint64(attempt)))
-	return time.Duration(float64(d) * (0.9 + 0.2*r.Float64()))
 }
 
 func hostOf(raw string) string {
