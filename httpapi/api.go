@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/shipping"
@@ -168,7 +169,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// embedding the API behind its own server gets the same bound and the same answer.
 		writeError(rec, &Error{Status: http.StatusRequestURITooLong, Code: "uri_too_long",
 			Message: "the request line must be at most 8 KiB"})
-	} else if e := refuseNUL(r); e != nil {
+	} else if e := refuseUnstorable(r); e != nil {
 		pattern = ""
 		writeError(rec, e)
 	} else if pattern == "" {
@@ -210,30 +211,39 @@ func requestLineLength(r *http.Request) int {
 	return len(r.Method) + 1 + len(target) + 1 + len(r.Proto)
 }
 
-// refuseNUL answers a request whose path, query or Idempotency-Key hold a NUL character (no
-// database text column stores one; PostgreSQL refuses it), before routing and authentication:
-// a path is 404, like any path that names nothing; a query parameter or the key is 400
-// invalid_parameter. Cursors (after, before) are left to their own decoding (invalid_cursor),
-// and the Authorization header to authentication (it is only hashed). NULs in JSON bodies are
-// decodeStrict's (validation_failed).
-func refuseNUL(r *http.Request) *Error {
-	if strings.ContainsRune(r.URL.Path, 0) {
+// refuseUnstorable answers a request whose path, query or Idempotency-Key hold a NUL
+// character or invalid UTF-8 (no database text column stores either; PostgreSQL refuses
+// both), before routing and authentication: a path is 404, like any path that names nothing;
+// a query parameter or the key is 400 invalid_parameter. Cursors (after, before) are left to
+// their own decoding (invalid_cursor), and the Authorization header to authentication (it is
+// only hashed). NULs and invalid UTF-8 in JSON bodies are decodeStrict's.
+func refuseUnstorable(r *http.Request) *Error {
+	if strings.ContainsRune(r.URL.Path, 0) || !utf8.ValidString(r.URL.Path) {
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"}
 	}
-	if strings.Contains(r.URL.RawQuery, "%00") || strings.ContainsRune(r.URL.RawQuery, 0) {
+	if r.URL.RawQuery != "" {
 		for name, values := range r.URL.Query() {
 			if name == "after" || name == "before" {
 				continue
 			}
 			for _, v := range append(values, name) {
-				if strings.ContainsRune(v, 0) {
-					return invalidParameter(strings.ReplaceAll(name, "\x00", ""), "must not contain a NUL character")
+				if e := unstorable(strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", ""), ""), v); e != nil {
+					return e
 				}
 			}
 		}
 	}
-	if strings.ContainsRune(r.Header.Get("Idempotency-Key"), 0) {
-		return invalidParameter("Idempotency-Key", "must not contain a NUL character")
+	return unstorable("Idempotency-Key", r.Header.Get("Idempotency-Key"))
+}
+
+// unstorable is the 400 invalid_parameter for a parameter value holding a NUL character or
+// invalid UTF-8; nil for a storable one.
+func unstorable(name, v string) *Error {
+	switch {
+	case strings.ContainsRune(v, 0):
+		return invalidParameter(name, "must not contain a NUL character")
+	case !utf8.ValidString(v):
+		return invalidParameter(name, "must be valid UTF-8")
 	}
 	return nil
 }

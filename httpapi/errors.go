@@ -17,7 +17,9 @@ type Error struct {
 	RequiredScope string                `json:"required_scope,omitempty"`
 	Parameter     string                `json:"parameter,omitempty"`
 	Fields        []shipping.FieldError `json:"fields,omitempty"`
-	Reasons       []shipping.Reason     `json:"reasons,omitempty"`
+	// Reasons is set (an empty array if no carrier was asked) on every rate shopping failure
+	// and only there.
+	Reasons *[]shipping.Reason `json:"reasons,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -47,7 +49,11 @@ func errorFor(err error) *Error {
 	case errors.As(err, &ve):
 		return &Error{Status: http.StatusBadRequest, Code: "validation_failed", Message: "the request failed validation", Fields: ve.Fields}
 	case errors.As(err, &re):
-		return &Error{Status: http.StatusUnprocessableEntity, Code: re.Code, Message: re.Message, Reasons: re.Reasons}
+		reasons := re.Reasons
+		if reasons == nil {
+			reasons = []shipping.Reason{}
+		}
+		return &Error{Status: http.StatusUnprocessableEntity, Code: re.Code, Message: re.Message, Reasons: &reasons}
 	case errors.Is(err, store.ErrUnavailable):
 		return errDatabaseUnavailable
 	case errors.Is(err, store.ErrNotFound):

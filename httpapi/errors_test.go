@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,6 +47,32 @@ func TestErrorStatuses(t *testing.T) {
 		}{})); e.Status != http.StatusBadRequest {
 			t.Errorf("decodeStrict(%s) answers %d; want 400", body, e.Status)
 		}
+	}
+}
+
+// TestRateErrorReasons: a rate shopping failure always carries reasons (DESIGN §3: the codes
+// "+ reasons"), an empty array when no carrier was asked (an unknown profile); other errors
+// carry none.
+func TestRateErrorReasons(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"unknown profile", &shipping.RateError{Code: shipping.CodeUnknownProfile, Message: "none"}, `"reasons":[]`},
+		{"with reasons", &shipping.RateError{Code: shipping.CodeNoRates, Message: "none",
+			Reasons: []shipping.Reason{{Carrier: "POSTLINE", Message: "too heavy"}}}, `"reasons":[{"carrier":"POSTLINE","message":"too heavy"}]`},
+		{"not a rate error", fmt.Errorf("%w: shipment is CANCELLED", shipping.ErrInvalidState), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			writeError(w, errorFor(tt.err))
+			body := w.Body.String()
+			if tt.want == "" && strings.Contains(body, `"reasons"`) || tt.want != "" && !strings.Contains(body, tt.want) {
+				t.Errorf("body %s; want reasons %q", body, tt.want)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/waybill/waybill/ingest"
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
 )
 
 // ingestState is the order import's: the signed endpoint and the channel on which it wakes
@@ -100,9 +101,20 @@ func (a *API) listOrders(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// getOrder: GET /orders/{id}, by waybill's order id.
+// getOrder: GET /orders/{id}, by waybill's order id or, when no order has that id, by the
+// sender's (order_id; percent-encoded, as it may hold slashes).
 func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.db.Order(r.Context(), accountID(r), r.PathValue("id"))
+	id := r.PathValue("id")
+	o, err := a.db.Order(r.Context(), accountID(r), id)
+	if errors.Is(err, store.ErrNotFound) && len(id) <= 255 {
+		l, lerr := a.db.ListOrders(r.Context(), accountID(r), id, store.Page{Number: 1, Size: 1})
+		if lerr != nil {
+			return lerr
+		}
+		if len(l.Items) == 1 {
+			o, err = l.Items[0], nil
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -115,9 +115,10 @@ func cmpPath(path string) string {
 	return path
 }
 
-// ParseOrder validates and normalizes an order payload (interface 2.12). Mandatory: id, and at
-// least one fulfillment order with a destination (address1, city, zip, countryCode, a name or
-// company; province in the US) and at least one line item. Unknown fields are ignored. Invalid
+// ParseOrder validates and normalizes an order payload (interface 2.12). Mandatory (DESIGN §7):
+// id, and at least one fulfillment order with a destination (an object with at least one
+// field given) and at least one line item; other fields are optional and checked for type
+// and range when present. Unknown fields are ignored. Invalid
 // payloads return a *shipping.ValidationError naming every bad field by its path, e.g.
 // "fulfillmentOrders[0].destination.zip".
 func ParseOrder(body []byte) (Order, error) {
@@ -197,9 +198,11 @@ func (p parser) fulfillmentOrder(m map[string]any, path string) FulfillmentOrder
 		ID:     p.id(m, path, "id"),
 		Status: p.str(m, path, "status"),
 	}
-	if dest, ok := p.object(m, path, "destination"); ok {
+	// A destination is mandatory (DESIGN §7); which of its fields are given is the sender's
+	// business, but one with none is no destination.
+	if dest, ok := p.object(m, path, "destination"); ok && !blank(dest) {
 		fo.Destination = p.address(dest, join(path, "destination"), true)
-	} else {
+	} else if ok || missing(m, "destination") {
 		p.errs.Add(join(path, "destination"), "required", "is required")
 	}
 	if dm, ok := p.object(m, path, "deliveryMethod"); ok {
@@ -417,8 +420,8 @@ func Cents(s string) (int64, error) {
 
 var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
 
-// address normalizes a payload address. A destination must be complete enough to ship to;
-// the order's shippingAddress is informational and only type-checked.
+// address normalizes a payload address, type-checking its fields; none is mandatory. A
+// destination reads countryCode, the order's shippingAddress countryCodeV2 and coordinates.
 func (p parser) address(m map[string]any, path string, destination bool) Address {
 	a := Address{
 		Street1: p.str(m, path, "address1"),
@@ -448,18 +451,17 @@ func (p parser) address(m map[string]any, path string, destination bool) Address
 		p.boolean(m, path, "coordinatesValidated")
 		return a
 	}
-	for _, key := range []string{"address1", "city", "zip", "countryCode"} {
-		if missing(m, key) {
-			p.errs.Add(join(path, key), "required", "is required")
+	return a
+}
+
+// blank reports whether every field of m is missing.
+func blank(m map[string]any) bool {
+	for key := range m {
+		if !missing(m, key) {
+			return false
 		}
 	}
-	if a.Country == "US" && missing(m, "province") && missing(m, "provinceCode") {
-		p.errs.Add(join(path, "province"), "required", "is required for US addresses")
-	}
-	if missing(m, "firstName") && missing(m, "lastName") && missing(m, "company") {
-		p.errs.Add(join(path, "lastName"), "required", "a name (firstName, lastName) or company is required")
-	}
-	return a
+	return true
 }
 
 func join(path, key string) string {

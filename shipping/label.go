@@ -200,7 +200,7 @@ func CheckTrackingEvent(l *Label, e TrackingEvent) error {
 	}
 	if !l.CreatedAt.IsZero() && e.OccurredAt.Before(l.CreatedAt.Time) {
 		var v ValidationError
-		v.Add("occurred_at", "before_purchase", "must not be before the label was purchased ("+l.CreatedAt.UTC().Format(time.RFC3339Nano)+")")
+		v.Add("occurred_at", "before_purchase", "must not be before the label was purchased ("+FormatTime(l.CreatedAt.Time)+")")
 		return &v
 	}
 	return nil

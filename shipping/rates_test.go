@@ -572,6 +572,15 @@ func TestValidateShipmentRequest(t *testing.T) {
 		{"bad zip", func(r *ShipmentRequest) { r.Destination.Zip = "1000x" }, []string{"destination.zip"}},
 		{"wrong state", func(r *ShipmentRequest) { r.Destination.State = "CA" }, []string{"destination.zip"}},
 		{"bad country", func(r *ShipmentRequest) { r.Origin.Country = "USA" }, []string{"origin.country"}},
+		{"bad US state", func(r *ShipmentRequest) { r.Destination.State = "NYC" }, []string{"destination.state"}},
+		// Outside the US a state or province is free text (NSW, Ontario): the route then gets
+		// no_rates_available from rate shopping, not a 400.
+		{"foreign state", func(r *ShipmentRequest) {
+			r.Destination.Country, r.Destination.State, r.Destination.Zip = "AU", "NSW", "2000"
+		}, nil},
+		{"foreign state long", func(r *ShipmentRequest) {
+			r.Destination.Country, r.Destination.State, r.Destination.Zip = "CA", strings.Repeat("x", 256), "M5V 2T6"
+		}, []string{"destination.state"}},
 		{"bad email", func(r *ShipmentRequest) { r.Origin.Email = "nope" }, []string{"origin.email"}},
 		{"bad units", func(r *ShipmentRequest) { r.Parcel.LengthUnit, r.Parcel.WeightUnit = "FT", "TON" },
 			[]string{"parcel.length_unit", "parcel.weight_unit"}},

@@ -215,18 +215,21 @@ func validateAddress(v *ValidationError, prefix string, a *Address) {
 		v.Add(prefix+".country", "invalid", "must be a two-letter country code")
 		return
 	}
-	if a.State != "" && !isUpperAlpha(a.State, 2) {
-		v.Add(prefix+".state", "invalid", "must be a two-letter state code")
-		return
-	}
-	// Only US addresses are checked against the ZIP table; others get no rates.
-	if a.Country != "US" || a.Zip == "" {
+	// Only US addresses are checked against the state codes and the ZIP table; elsewhere a
+	// state or province is free text (NSW, Ontario) and the route gets no rates.
+	if a.Country != "US" {
+		checkText(v, prefix+".state", a.State)
 		if len(a.Zip) > 20 {
 			v.Add(prefix+".zip", "invalid", "must be at most 20 characters")
 		}
 		return
 	}
+	if a.State != "" && !isUpperAlpha(a.State, 2) {
+		v.Add(prefix+".state", "invalid", "must be a two-letter state code")
+		return
+	}
 	switch {
+	case a.Zip == "":
 	case !validZIPFormat(a.Zip):
 		v.Add(prefix+".zip", "invalid", "must be a ZIP code, 12345 or 12345-6789")
 	case !KnownZIP(a.Zip):

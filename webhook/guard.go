@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -90,11 +91,11 @@ func DialControl(network, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// CheckURL validates a subscription URL: absolute http or https with a host, at most
-// MaxURLLength, and a host that is not a numeric shorthand address (see NumericShorthand; refused
-// even when private targets are allowed, since resolvers disagree on what it names). Unless
-// allowPrivate, the host must not be, or resolve (through r) to, a blocked address. A host that
-// does not resolve now is accepted: DNS may be down or the name not yet published, and
+// CheckURL validates a subscription URL: absolute http or https with a host and a port, if
+// any, from 1 to 65535, at most MaxURLLength. Unless allowPrivate, the host must not be a
+// numeric shorthand address (see NumericShorthand: resolvers disagree on what it names, so it
+// is refused whatever it names) nor be, or resolve (through r) to, a blocked address. A host
+// that does not resolve now is accepted: DNS may be down or the name not yet published, and
 // DialControl refuses a blocked address whenever a delivery dials it. Problems are a
 // *shipping.ValidationError on field.
 func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resolver) error {
@@ -111,15 +112,16 @@ func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resol
 		return invalid("too_long", fmt.Sprintf("must be at most %d characters", MaxURLLength))
 	}
 	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.Opaque != "" {
+	if err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.Opaque != "" ||
+		!validPort(u.Port()) {
 		return invalid("invalid_url", "must be an absolute http or https URL")
+	}
+	if allowPrivate {
+		return nil
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	if NumericShorthand(host) {
 		return invalid("numeric_shorthand", "must not be a numeric shorthand address such as 127.1 or 0x7f000001; write IPv4 as four decimal parts")
-	}
-	if allowPrivate {
-		return nil
 	}
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") { // RFC 6761: always loopback
 		return private()
@@ -142,6 +144,15 @@ func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resol
 		}
 	}
 	return nil
+}
+
+// validPort reports whether port (a URL's, digits only or empty) is empty or 1..65535.
+func validPort(port string) bool {
+	if port == "" {
+		return true
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // NumericShorthand reports whether host (without brackets or a trailing dot) is a number-like

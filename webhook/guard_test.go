@@ -122,6 +122,10 @@ func TestCheckURL(t *testing.T) {
 		{"ftp://hooks.example.com/", false, "invalid_url"},
 		{"javascript:alert(1)", false, "invalid_url"},
 		{"https://", false, "invalid_url"},
+		{"http://hooks.example.com:99999/", false, "invalid_url"}, // no such port
+		{"http://hooks.example.com:0/", false, "invalid_url"},
+		{"http://hooks.example.com:65535/", false, ""},
+		{"http://hooks.example.com:/", false, ""}, // an empty port is the scheme's
 		{"https://hooks.example.com/" + strings.Repeat("a", MaxURLLength), false, "too_long"},
 		{"http://localhost:8080/", false, "private_address"},
 		{"http://LocalHost./", false, "private_address"},
@@ -150,8 +154,10 @@ func TestCheckURL(t *testing.T) {
 		{"http://127.0.0.1./", false, "private_address"},
 		{"http://127.1./", false, "numeric_shorthand"},
 		{"http://8.8.8.010/", false, "numeric_shorthand"},
-		{"http://127.1/", true, "numeric_shorthand"}, // refused even where private targets are allowed
-		{"http://0x7f000001/", true, "numeric_shorthand"},
+		{"http://127.1/", true, ""}, // DESIGN §6: refused "unless -webhook-allow-private"
+		{"http://0x7f000001/", true, ""},
+		{"http://2130706433:8080/", true, ""},
+		{"ftp://127.1/", true, "invalid_url"},
 		{"https://1password.com/", false, ""},
 		{"https://example.0x/", false, "numeric_shorthand"},
 		{"http://0.0.0.0/", false, "private_address"},

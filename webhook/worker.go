@@ -5,10 +5,8 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"hash/fnv"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -17,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // Delivery is one leased event record, with what it takes to deliver it.
@@ -43,7 +42,7 @@ type Result struct {
 	Status         string     // StatusDelivered, StatusPending (retry) or StatusFailed
 	NextAttemptAt  *time.Time // when Status is StatusPending
 	ResponseStatus *int       // nil when no answer came
-	ResponseBody   string     // truncated to MaxResponseBody
+	ResponseBody   string     // truncated to MaxResponseBody, as storable text (storableText)
 	Error          string     // why it failed (Describe), without URL or secrets
 	Deactivate     bool       // 410 Gone: the subscription is switched off
 }
@@ -78,8 +77,8 @@ const (
 // Worker delivers due event records. Set its fields, then call Run (or Drain).
 type Worker struct {
 	Store Store
-	// Schedule is the delay before each retry; after len(Schedule)+1 failed attempts the
-	// record is FAILED.
+	// Schedule is the delay before each retry, counted from the failed attempt's start (a
+	// longer Retry-After wins); after len(Schedule)+1 failed attempts the record is FAILED.
 	Schedule []time.Duration
 	Now      func() time.Time
 	Log      *slog.Logger
@@ -412,7 +411,7 @@ func (w *Worker) attempt(ctx context.Context, d Delivery) Result {
 		res.Status = StatusFailed
 		return res
 	}
-	delay := Jitter(w.Schedule[round-1], d.SubscriptionID+"/"+d.ID, res.Attempts)
+	delay := w.Schedule[round-1]
 	if retryAfter > delay {
 		delay = min(retryAfter, maxRetryAfter)
 	}
@@ -453,7 +452,26 @@ func (w *Worker) post(ctx context.Context, d Delivery, body []byte, at time.Time
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody))
 	// Read a little more so a small answer's connection can be reused; a huge one is cut off.
 	io.CopyN(io.Discard, resp.Body, 4<<10)
-	return resp.StatusCode, string(b), RetryAfter(resp.Header.Get("Retry-After"), at), nil
+	return resp.StatusCode, storableText(b), RetryAfter(resp.Header.Get("Retry-After"), at), nil
+}
+
+// storableText is a response body as text every backend stores: NUL characters dropped, a
+// character cut at the end by truncation dropped, other invalid UTF-8 replaced by U+FFFD.
+// PostgreSQL refuses NUL and invalid UTF-8 in text, and a refused result would fail the whole
+// batch of results recorded with it.
+func storableText(b []byte) string {
+	if len(b) == MaxResponseBody {
+		// Drop a final character the cut left incomplete (at most utf8.UTFMax-1 bytes).
+		for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(b[i]) {
+				if !utf8.FullRune(b[i:]) {
+					b = b[:i]
+				}
+				break
+			}
+		}
+	}
+	return strings.ToValidUTF8(strings.ReplaceAll(string(b), "\x00", ""), "\uFFFD")
 }
 
 // Describe names why an attempt got no answer, short and without addresses, URLs or secrets:
@@ -510,15 +528,6 @@ func RetryAfter(v string, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
-}
-
-// Jitter spreads d by ±10%, deterministically for a given record and attempt (seeded from
-// them), so retries of many records do not arrive in lockstep and tests stay reproducible.
-func Jitter(d time.Duration, key string, attempt int) time.Duration {
-	h := fnv.New64a()
-	io.WriteString(h, key)
-	r := rand.New(rand.NewPCG(h.Sum64(), uint64(attempt)))
-	return time.Duration(float64(d) * (0.9 + 0.2*r.Float64()))
 }
 
 func hostOf(raw string) string {

@@ -10,9 +10,11 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestRetryAfter(t *testing.T) {
@@ -37,22 +39,46 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-func TestJitter(t *testing.T) {
-	d := 10 * time.Second
-	seen := map[time.Duration]bool{}
-	for i := range 200 {
-		key := "sub/" + string(rune('a'+i%26)) + string(rune('a'+i/26))
-		got := Jitter(d, key, 1)
-		if got < 9*time.Second || got > 11*time.Second {
-			t.Errorf("Jitter(%v, %q, 1) = %v; want within ±10%%", d, key, got)
+// TestAttemptFollowsSchedule: a failed attempt is retried exactly the schedule's delay after
+// it started (DESIGN §2/§6: "retry on the schedule"), a longer Retry-After wins, and the failure
+// after the last delay is FAILED.
+func TestAttemptFollowsSchedule(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/later" {
+			w.Header().Set("Retry-After", "3600")
 		}
-		if again := Jitter(d, key, 1); again != got {
-			t.Errorf("Jitter(%v, %q, 1) = %v then %v; want the same", d, key, got, again)
-		}
-		seen[got] = true
+		w.WriteHeader(503)
+	}))
+	defer srv.Close()
+	at := time.Date(2026, 11, 22, 3, 42, 3, 123456000, time.UTC)
+	w := &Worker{AllowPrivate: true, Timeout: time.Second, Schedule: []time.Duration{5 * time.Second, 5 * time.Minute},
+		Now: func() time.Time { return at }}
+	w.Init()
+	tests := []struct {
+		path   string
+		round  int
+		status string
+		next   time.Duration // after at, when status is PENDING
+	}{
+		{"/fail", 0, StatusPending, 5 * time.Second},
+		{"/fail", 1, StatusPending, 5 * time.Minute},
+		{"/fail", 2, StatusFailed, 0},
+		{"/later", 0, StatusPending, time.Hour},
+		{"/later", 2, StatusFailed, 0},
 	}
-	if len(seen) < 150 {
-		t.Errorf("Jitter gave %d distinct delays for 200 records; want them spread", len(seen))
+	for _, tt := range tests {
+		for _, id := range []string{"e1", "e2", "e3"} {
+			d := Delivery{Event: Event{ID: id, SubscriptionID: "s1", URL: srv.URL + tt.path, Status: StatusPending, Attempts: tt.round},
+				Secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", Round: tt.round}
+			res := w.attempt(context.Background(), d)
+			var next time.Duration
+			if res.NextAttemptAt != nil {
+				next = res.NextAttemptAt.Sub(at)
+			}
+			if res.Status != tt.status || next != tt.next {
+				t.Errorf("attempt %s of %s after %d failures: %s, next after %v; want %s, %v", tt.path, id, tt.round, res.Status, next, tt.status, tt.next)
+			}
+		}
 	}
 }
 
@@ -125,5 +151,42 @@ func TestAttemptLastError(t *testing.T) {
 	res := strict.attempt(context.Background(), Delivery{Event: Event{ID: "e1", URL: srv.URL + "/ok"}, Secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
 	if res.Error != "dial: address not allowed" {
 		t.Errorf("attempt to loopback with the guard: error %q; want %q", res.Error, "dial: address not allowed")
+	}
+}
+
+// TestAttemptResponseBodyStorable: whatever bytes a receiver answers, the response body an
+// attempt records is valid UTF-8 without NUL characters, cut at MaxResponseBody on a character
+// boundary, so every backend stores it (PostgreSQL refuses NUL and invalid UTF-8 in text, and
+// one refused result would fail the whole batch of results recorded with it).
+func TestAttemptResponseBodyStorable(t *testing.T) {
+	long := strings.Repeat("a", MaxResponseBody-1) + "é and more"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/nul":
+			io.WriteString(w, "ok\x00done")
+		case "/ff":
+			io.WriteString(w, "ok\xff\xfe")
+		case "/long":
+			io.WriteString(w, long)
+		}
+	}))
+	defer srv.Close()
+	w := &Worker{AllowPrivate: true, Timeout: time.Second, Schedule: []time.Duration{time.Second}}
+	w.Init()
+	tests := []struct{ path, want string }{
+		{"/nul", "okdone"},
+		{"/ff", "ok\uFFFD"},
+		{"/long", strings.Repeat("a", MaxResponseBody-1)},
+	}
+	for _, tt := range tests {
+		d := Delivery{Event: Event{ID: "e1", SubscriptionID: "s1", URL: srv.URL + tt.path, Status: StatusPending},
+			Secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}
+		res := w.attempt(context.Background(), d)
+		if res.ResponseBody != tt.want {
+			t.Errorf("attempt %s: response body %q; want %q", tt.path, res.ResponseBody, tt.want)
+		}
+		if !utf8.ValidString(res.ResponseBody) || strings.ContainsRune(res.ResponseBody, 0) {
+			t.Errorf("attempt %s: response body %q is not storable text", tt.path, res.ResponseBody)
+		}
 	}
 }
