@@ -92,7 +92,9 @@ func KeysetList[T any](ctx context.Context, db *sql.DB, q Query[T], k Keyset, ke
 	args := append([]any{}, q.Args...)
 	where := q.From
 	if k.Key != nil {
-		where += fmt.Sprintf(" AND (created_at %s $%d OR (created_at = $%d AND id %s $%d))", cmp, n+1, n+1, cmp, n+2)
+		// A row-value comparison, which both engines turn into one index range; PostgreSQL
+		// cannot do so with the equivalent OR, and filtered every row before the cursor.
+		where += fmt.Sprintf(" AND (created_at, id) %s ($%d, $%d)", cmp, n+1, n+2)
 		args = append(args, k.Key.CreatedAt, k.Key.ID)
 	}
 	stmt := fmt.Sprintf("SELECT %s FROM %s ORDER BY created_at %s, id %s LIMIT %d", q.Columns, where, order, order, k.Size+1)
@@ -120,8 +122,8 @@ func KeysetList[T any](ctx context.Context, db *sql.DB, q Query[T], k Keyset, ke
 		if asc {
 			back = "<"
 		}
-		probe := fmt.Sprintf("SELECT COUNT(*) FROM (SELECT 1 FROM %s AND (created_at %s $%d OR (created_at = $%d AND id %s= $%d)) LIMIT 1) c",
-			q.From, back, n+1, n+1, back, n+2)
+		probe := fmt.Sprintf("SELECT COUNT(*) FROM (SELECT 1 FROM %s AND (created_at, id) %s= ($%d, $%d) LIMIT 1) c",
+			q.From, back, n+1, n+2)
 		var c int
 		if err := db.QueryRowContext(ctx, probe, args...).Scan(&c); err != nil {
 			return List[T]{}, err
