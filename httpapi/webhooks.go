@@ -221,7 +221,8 @@ func (a *API) listWebhookEvents(w http.ResponseWriter, r *http.Request) error {
 
 // redeliverWebhookEvent: POST /webhooks/{id}/events/{event_id}/redeliver. It queues the record
 // again (PENDING, due now, a fresh retry schedule, the subscription's current URL) and answers
-// 202 Accepted with the record: delivery happens in the background.
+// 200 with the record (DESIGN §3: only creates, DELETE and order import differ); delivery
+// happens in the background.
 func (a *API) redeliverWebhookEvent(w http.ResponseWriter, r *http.Request) error {
 	if err := readOptionalEmpty(w, r); err != nil {
 		return err
@@ -231,7 +232,7 @@ func (a *API) redeliverWebhookEvent(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	a.webhooks.worker.Notify()
-	writeData(w, http.StatusAccepted, eventView(e))
+	writeData(w, http.StatusOK, eventView(e))
 	return nil
 }
 

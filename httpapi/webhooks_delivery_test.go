@@ -141,9 +141,9 @@ func TestWebhookDeliverySigned(t *testing.T) {
 		t.Errorf("after a second drain the receiver got %d deliveries; want 1", n)
 	}
 
-	// Redeliver queues it again (202, PENDING) and the next drain delivers the same message id.
+	// Redeliver queues it again (200, PENDING) and the next drain delivers the same message id.
 	w := e.do("POST", "/webhooks/"+sub.ID+"/events/"+ev.ID+"/redeliver", "all", nil)
-	re := decode[struct{ Data eventJSON }](t, w, 202).Data
+	re := decode[struct{ Data eventJSON }](t, w, http.StatusOK).Data
 	if re.Status != webhook.StatusPending || re.NextAttemptAt == nil {
 		t.Errorf("redeliver answered %+v; want PENDING, due now", re)
 	}
