@@ -458,3 +458,38 @@ func TestMetricsAddr(t *testing.T) {
 		t.Errorf("GET /metrics on the API without a token = %d; want 401", code)
 	}
 }
+
+// TestDesignCommandLines runs the command lines exactly as DESIGN §2 writes them (double-dash
+// flags after the positional argument) and checks their output to the letter: account create
+// prints {"id","organization_id","ingest_secret"} in that order, token create the token alone
+// on one line.
+func TestDesignCommandLines(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "w.db")
+	out, err := runCLI(t, "account", "create", "Acme", "--brand", "Acme Co", "-db", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := regexp.MustCompile(`^\{"id":"[0-9a-f-]{36}","organization_id":"[0-9a-f-]{36}","ingest_secret":"[A-Za-z0-9+/=]{44}"\}\n$`)
+	if !created.MatchString(out) {
+		t.Errorf("account create printed %q; want {\"id\":…,\"organization_id\":…,\"ingest_secret\":…} on one line", out)
+	}
+	var a map[string]string
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runCLI(t, "token", "create", "--account", a["id"], "--scopes", "READ_SHIPMENTS,WRITE_SHIPMENTS", "-db", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^wb_[A-Za-z0-9_-]{43}\n$`).MatchString(out) {
+		t.Errorf("token create printed %q; want the token alone on one line", out)
+	}
+	out, err = runCLI(t, "-db", db, "account", "show", a["id"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown map[string]string
+	if err := json.Unmarshal([]byte(out), &shown); err != nil || shown["brand"] != "Acme Co" || shown["organization_id"] != a["organization_id"] || shown["ingest_secret"] != a["ingest_secret"] {
+		t.Errorf("account show printed %q (%v); want the account with its brand, organization_id and ingest_secret", out, err)
+	}
+}
