@@ -493,3 +493,14 @@ func TestDesignCommandLines(t *testing.T) {
 		t.Errorf("account show printed %q (%v); want the account with its brand, organization_id and ingest_secret", out, err)
 	}
 }
+
+// TestCommandWordAlone: `waybill account` and `waybill token` without their second word say
+// which commands follow it.
+func TestCommandWordAlone(t *testing.T) {
+	for word, want := range map[string]string{"account": "create, list, show", "token": "create, revoke"} {
+		_, err := runCLI(t, word)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("waybill %s = %v; want an error listing %s", word, err, want)
+		}
+	}
+}
