@@ -504,3 +504,26 @@ func TestCommandWordAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowPrivateEnv: WAYBILL_WEBHOOK_ALLOW_PRIVATE that is no boolean is an error, not a
+// silent false, unless -webhook-allow-private is given.
+func TestAllowPrivateEnv(t *testing.T) {
+	getenv := func(name string) string {
+		if name == "WAYBILL_WEBHOOK_ALLOW_PRIVATE" {
+			return "yes"
+		}
+		return ""
+	}
+	db := filepath.Join(t.TempDir(), "w.db")
+	run := func(args ...string) error {
+		return Run(context.Background(), sqlite, args, getenv, strings.NewReader(""), io.Discard, io.Discard)
+	}
+	// An address that cannot be listened on, so that serve never runs on here.
+	if err := run("serve", "-db", db, "-addr", "127.0.0.1:-1"); err == nil || !strings.Contains(err.Error(), "WAYBILL_WEBHOOK_ALLOW_PRIVATE") {
+		t.Errorf("serve with WAYBILL_WEBHOOK_ALLOW_PRIVATE=yes = %v; want an error naming it", err)
+	}
+	// The flag wins: serve goes on, to fail only at listening on an address that cannot be.
+	if err := run("serve", "-db", db, "-webhook-allow-private", "-addr", "127.0.0.1:-1"); err == nil || strings.Contains(err.Error(), "WAYBILL_WEBHOOK_ALLOW_PRIVATE") {
+		t.Errorf("serve -webhook-allow-private with WAYBILL_WEBHOOK_ALLOW_PRIVATE=yes = %v; want the listen error only", err)
+	}
+}
