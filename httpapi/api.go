@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/shipping"
@@ -156,7 +157,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// fixed clock makes metrics deterministic too.
 	start := a.db.Now()
 	id := r.Header.Get("X-Request-Id")
-	if id == "" || len(id) > 64 {
+	if id == "" || len(id) > 64 || !printableASCII(id) {
 		id = store.NewUUIDv7()
 	}
 	w.Header().Set("X-Request-Id", id)
@@ -207,24 +208,31 @@ func requestLineLength(r *http.Request) int {
 	return len(r.Method) + 1 + len(target) + 1 + len(r.Proto)
 }
 
-// refuseNUL answers a request whose path, query or Idempotency-Key hold a NUL character (no
-// database text column stores one; PostgreSQL refuses it), before routing and authentication:
-// a path is 404, like any path that names nothing; a query parameter or the key is 400
-// invalid_parameter. Cursors (after, before) are left to their own decoding (invalid_cursor),
+// refuseNUL answers a request whose path, query or Idempotency-Key hold a NUL character, or
+// whose path or query is not valid UTF-8 once unescaped (no database text column stores
+// either; PostgreSQL refuses them), before routing and authentication: a path is 404, like
+// any path that names nothing; a query parameter or the key is 400 invalid_parameter. Cursors (after, before) are left to their own decoding (invalid_cursor),
 // and the Authorization header to authentication (it is only hashed). NULs in JSON bodies are
 // decodeStrict's (validation_failed).
 func refuseNUL(r *http.Request) *Error {
-	if strings.ContainsRune(r.URL.Path, 0) {
+	if strings.ContainsRune(r.URL.Path, 0) || !utf8.ValidString(r.URL.Path) {
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"}
 	}
-	if strings.Contains(r.URL.RawQuery, "%00") || strings.ContainsRune(r.URL.RawQuery, 0) {
+	// Only a query with an escape or a raw byte outside ASCII can unescape to either.
+	if raw := r.URL.RawQuery; strings.ContainsRune(raw, '%') || strings.ContainsRune(raw, 0) || !isASCII(raw) {
 		for name, values := range r.URL.Query() {
 			if name == "after" || name == "before" {
 				continue
 			}
 			for _, v := range append(values, name) {
 				if strings.ContainsRune(v, 0) {
-					return invalidParameter(strings.ReplaceAll(name, "\x00", ""), "must not contain a NUL character")
+					return invalidParameter(strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", ""), ""), "must not contain a NUL character")
+				}
+				if !utf8.ValidString(v) {
+					if !utf8.ValidString(name) {
+						return invalidParameter("", "a query parameter's name must be valid UTF-8")
+					}
+					return invalidParameter(name, name+" must be valid UTF-8")
 				}
 			}
 		}
@@ -233,6 +241,27 @@ func refuseNUL(r *http.Request) *Error {
 		return invalidParameter("Idempotency-Key", "must not contain a NUL character")
 	}
 	return nil
+}
+
+// printableASCII reports whether s holds only printable ASCII (a caller's X-Request-Id is
+// echoed and logged only then).
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCII reports whether s holds only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 type statusRecorder struct {

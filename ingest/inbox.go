@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"unicode/utf8"
 )
 
 // ErrUnknownOrganization is what an Inbox returns for an organization id it does not know.
@@ -81,7 +82,8 @@ func (h *Handler) receive(w http.ResponseWriter, r *http.Request) (int, Accepted
 		return 0, Accepted{}, &Error{http.StatusBadRequest, "malformed_json", "could not read request body"}
 	}
 	accountID, secret, err := "", "", ErrUnknownOrganization
-	if org := r.Header.Get(OrganizationHeader); org != "" && len(org) <= 256 {
+	// An id no database text column can hold (not UTF-8) is unknown without a lookup.
+	if org := r.Header.Get(OrganizationHeader); org != "" && len(org) <= 256 && utf8.ValidString(org) {
 		accountID, secret, err = h.Inbox.OrganizationSecret(r.Context(), org)
 	}
 	if err != nil && !errors.Is(err, ErrUnknownOrganization) {
