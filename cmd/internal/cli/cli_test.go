@@ -527,3 +527,36 @@ func TestAllowPrivateEnv(t *testing.T) {
 		t.Errorf("serve -webhook-allow-private with WAYBILL_WEBHOOK_ALLOW_PRIVATE=yes = %v; want the listen error only", err)
 	}
 }
+
+// TestFirstStartNeedsTheListener: a first start that cannot listen prints no token and leaves
+// the first start to the next one, which prints exactly one token line.
+func TestFirstStartNeedsTheListener(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	db := filepath.Join(t.TempDir(), "w.db")
+	out, err := runCLI(t, "serve", "-db", db, "-addr", busy.Addr().String())
+	if err == nil || out != "" {
+		t.Fatalf("serve on a busy address = %q, %v; want an error and nothing on stdout", out, err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	e := &env{d: sqlite, limits: testLimits, getenv: noEnv, stdin: strings.NewReader(""), stdout: stdout, stderr: stderr}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, e, []string{"serve", "-db", db, "-addr", "127.0.0.1:0"}) }()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(stderr.String(), `"msg":"listening"`); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", stderr)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^token: wb_[A-Za-z0-9_-]{43}\n$`).MatchString(stdout.String()) {
+		t.Errorf("the first start that served printed %q; want exactly one token line", stdout)
+	}
+}

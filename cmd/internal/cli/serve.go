@@ -86,9 +86,6 @@ func (e *env) serve(ctx context.Context, c serveConfig) error {
 		return err
 	}
 	defer db.Close()
-	if err := firstStart(ctx, db, e.stdout); err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
@@ -99,6 +96,12 @@ func (e *env) serve(ctx context.Context, c serveConfig) error {
 	api, err := httpapi.New(httpapi.Config{DB: db, BaseURL: c.baseURL, Logger: log,
 		WebhookAllowPrivate: c.allowPrivate, WebhookRetrySchedule: c.retry, SimulateTracking: c.simulate})
 	if err != nil {
+		ln.Close()
+		return err
+	}
+	// The first start's token is printed only once the server can serve: a start that fails
+	// before (a busy address) leaves the database's first start to the next one.
+	if err := firstStart(ctx, db, e.stdout); err != nil {
 		ln.Close()
 		return err
 	}
