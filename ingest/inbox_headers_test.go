@@ -42,3 +42,33 @@ func TestOrganizationHeaderNotText(t *testing.T) {
 		}
 	}
 }
+
+// TestContentType: a body sent with a content type other than JSON is 415 (DESIGN §3), before
+// the organization is looked up; no content type, or JSON with parameters, is read as JSON.
+func TestContentType(t *testing.T) {
+	for _, tt := range []struct {
+		contentType string
+		want        int
+	}{
+		{"text/plain", http.StatusUnsupportedMediaType},
+		{"application/x-www-form-urlencoded", http.StatusUnsupportedMediaType},
+		{"nonsense;;", http.StatusUnsupportedMediaType},
+		{"", http.StatusUnauthorized},
+		{"application/json", http.StatusUnauthorized},
+		{"Application/JSON; charset=utf-8", http.StatusUnauthorized},
+	} {
+		inbox := &strictInbox{}
+		h := &Handler{Inbox: inbox}
+		r := httptest.NewRequest("POST", "/webhook/custom-orders", strings.NewReader(`{"id":"1"}`))
+		if tt.contentType != "" {
+			r.Header.Set("Content-Type", tt.contentType)
+		}
+		r.Header.Set(OrganizationHeader, "org")
+		r.Header.Set(SignatureHeader, "00")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != tt.want || tt.want == http.StatusUnsupportedMediaType && (inbox.lookups != 0 || !strings.Contains(w.Body.String(), "unsupported_media_type")) {
+			t.Errorf("Content-Type %q: %d %s after %d lookups; want %d", tt.contentType, w.Code, w.Body, inbox.lookups, tt.want)
+		}
+	}
+}
