@@ -209,7 +209,7 @@ func (a *API) listShipments(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	k, cursor, err := parseKeyset(q)
+	k, cursor, err := parseKeyset(a.docs.unsealCursors(q))
 	if err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ func (a *API) listShipments(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		a.linkShipments(l.Items...)
-		writeList(w, l.Items, keysetMeta(k, l))
+		writeList(w, l.Items, a.docs.sealMeta(keysetMeta(k, l)))
 		return nil
 	}
 	p, err := parsePage(q)

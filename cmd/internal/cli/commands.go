@@ -59,8 +59,12 @@ func defineAccountCreate(fs *flag.FlagSet, e *env, db *string) func(ctx context.
 			if err != nil {
 				return err
 			}
-			return json.NewEncoder(e.stdout).Encode(map[string]string{
-				"id": acct.ID, "organization_id": acct.OrganizationID, "ingest_secret": acct.IngestSecret})
+			// The keys in DESIGN §2's order: id, organization_id, ingest_secret.
+			return json.NewEncoder(e.stdout).Encode(struct {
+				ID             string `json:"id"`
+				OrganizationID string `json:"organization_id"`
+				IngestSecret   string `json:"ingest_secret"`
+			}{acct.ID, acct.OrganizationID, acct.IngestSecret})
 		})
 	}
 }
