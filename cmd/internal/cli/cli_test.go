@@ -163,8 +163,8 @@ func TestAccountCommands(t *testing.T) {
 		if a["id"] != created[i]["id"] || a["organization_id"] != created[i]["organization_id"] || a["created_at"] == nil {
 			t.Errorf("account list line %d = %s; want account %s", i, line, created[i]["id"])
 		}
-		if _, ok := a["ingest_secret"]; ok {
-			t.Errorf("account list line %d shows the ingest secret", i)
+		if a["ingest_secret"] != created[i]["ingest_secret"] {
+			t.Errorf("account list line %d: ingest_secret %v; want %s (DESIGN §2)", i, a["ingest_secret"], created[i]["ingest_secret"])
 		}
 	}
 
