@@ -58,6 +58,9 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 
 // revokeToken: DELETE /admin/tokens/{id}.
 func (a *API) revokeToken(w http.ResponseWriter, r *http.Request) error {
+	if err := readOptionalEmpty(w, r); err != nil {
+		return err
+	}
 	if err := a.db.RevokeToken(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
@@ -68,6 +71,9 @@ func (a *API) revokeToken(w http.ResponseWriter, r *http.Request) error {
 // rotateIngestSecret: POST /admin/accounts/{id}/ingest_secret/rotate. The old secret stops
 // working at once.
 func (a *API) rotateIngestSecret(w http.ResponseWriter, r *http.Request) error {
+	if err := readOptionalEmpty(w, r); err != nil {
+		return err
+	}
 	acct, err := a.db.RotateIngestSecret(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err

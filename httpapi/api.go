@@ -158,7 +158,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// fixed clock makes metrics deterministic too.
 	start := a.db.Now()
 	id := r.Header.Get("X-Request-Id")
-	if id == "" || len(id) > 64 {
+	if id == "" || len(id) > 64 || !printableASCII(id) {
 		id = store.NewUUIDv7()
 	}
 	w.Header().Set("X-Request-Id", id)
@@ -246,6 +246,17 @@ func unstorable(name, v string) *Error {
 		return invalidParameter(name, "must be valid UTF-8")
 	}
 	return nil
+}
+
+// printableASCII reports whether s holds only printable ASCII (a caller's X-Request-Id is
+// echoed and logged only then).
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 type statusRecorder struct {

@@ -24,7 +24,7 @@ func (a *API) handle(pattern, scope string, h handlerFunc) {
 				a.fail(w, r, err)
 				return
 			}
-			w.Header().Set("WWW-Authenticate", `Bearer realm="waybill"`)
+			w.Header().Set("WWW-Authenticate", "Bearer") // DESIGN §3, to the letter
 			writeError(w, &Error{Status: http.StatusUnauthorized, Code: "unauthorized", Message: "missing, malformed, unknown or revoked bearer token"})
 			return
 		}

@@ -283,6 +283,9 @@ func (a *API) addInvoiceFee(w http.ResponseWriter, r *http.Request) error {
 // deleteLineItem: DELETE /admin/billing/line_items/{id} soft-deletes a line item of a DRAFT
 // invoice (422 otherwise); a deleted item is 404.
 func (a *API) deleteLineItem(w http.ResponseWriter, r *http.Request) error {
+	if err := readOptionalEmpty(w, r); err != nil {
+		return err
+	}
 	acct, err := a.db.LineItemAccount(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
@@ -298,6 +301,9 @@ func (a *API) deleteLineItem(w http.ResponseWriter, r *http.Request) error {
 // billing.Next decides which moves are legal; any other is 422 invalid_state.
 func (a *API) invoiceAction(action string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := readOptionalEmpty(w, r); err != nil {
+			return err
+		}
 		acct, err := a.db.InvoiceAccount(r.Context(), r.PathValue("id"))
 		if err != nil {
 			return err

@@ -111,6 +111,7 @@ func decodeStrict(body []byte, v any) error {
 		if i := strings.Index(name, `"`); i >= 0 {
 			name = strings.Trim(name[i:], `"`)
 		}
+		name = unknownFieldPath(body, v, name)
 		return &Error{Status: http.StatusBadRequest, Code: "unknown_field", Message: "unknown field " + name,
 			Fields: []shipping.FieldError{{Field: name, Code: "unknown_field", Message: "is not a known field"}}}
 	}

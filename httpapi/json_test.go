@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -146,6 +147,42 @@ func TestDecodeStrictNUL(t *testing.T) {
 		e := errorFor(err)
 		if e.Code != "validation_failed" || len(e.Fields) != 1 || e.Fields[0].Field != tt.field || e.Fields[0].Code != "invalid" {
 			t.Errorf("decodeStrict(%s) = %+v; want validation_failed on %s", tt.body, e, tt.field)
+		}
+	}
+}
+
+// TestUnknownFieldPath: an unknown field is named by its path in the body, as validation
+// errors name fields, however deep it sits.
+func TestUnknownFieldPath(t *testing.T) {
+	type item struct {
+		A int `json:"a"`
+	}
+	type embedded struct {
+		E string `json:"e"`
+	}
+	type body struct {
+		embedded
+		Name  string            `json:"name"`
+		Inner *struct{ N int }  `json:"inner"`
+		Items []item            `json:"items"`
+		Tags  map[string]item   `json:"tags"`
+		Raw   json.RawMessage   `json:"raw"`
+		Any   any               `json:"any"`
+		Named map[string]string `json:"named"`
+	}
+	tests := []struct{ in, want string }{
+		{`{"nope":1}`, "nope"},
+		{`{"inner":{"n":1,"nope":1}}`, "inner.nope"},
+		{`{"items":[{"a":1},{"a":2,"nope":1}]}`, "items[1].nope"},
+		{`{"tags":{"x":{"nope":1}}}`, "tags.x.nope"},
+		{`{"raw":{"nope":1},"any":{"nope":1},"e":"x","NAME":"a","inner":{"N":1},"nope":2}`, "nope"},
+		{`{"named":{"nope":"x"},"items":[{"nope":1}]}`, "items[0].nope"},
+	}
+	for _, tt := range tests {
+		var v body
+		e := errorFor(decodeStrict([]byte(tt.in), &v))
+		if e.Code != "unknown_field" || len(e.Fields) != 1 || e.Fields[0].Field != tt.want {
+			t.Errorf("decodeStrict(%s) = %s %+v; want unknown_field on %s", tt.in, e.Code, e.Fields, tt.want)
 		}
 	}
 }

@@ -297,8 +297,9 @@ func (a *API) cancelShipment(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// readOptionalEmpty accepts no body or an empty JSON object; anything else is answered as a
-// body with unknown fields.
+// readOptionalEmpty is the body check of a route that takes no body (cancel, redeliver, rotate,
+// the invoice actions, DELETE): it accepts no body or an empty JSON object; anything else is
+// answered by the API's body rules (415, 413, malformed_json, unknown_field).
 func readOptionalEmpty(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(w, r)
 	if err != nil || body == nil {

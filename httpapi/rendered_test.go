@@ -46,7 +46,7 @@ func (e *testEnv) freshList(t *testing.T, p store.Page, k *store.Keyset) []byte 
 	e.api.linkShipments(l.Items...)
 	w := httptest.NewRecorder()
 	if k != nil {
-		writeList(w, l.Items, keysetMeta(*k, l))
+		writeList(w, l.Items, e.api.docs.sealMeta(keysetMeta(*k, l)))
 	} else {
 		writeList(w, l.Items, offsetMeta(p, l))
 	}

@@ -228,7 +228,7 @@ func (a *API) listShipments(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	k, cursor, err := parseKeyset(q)
+	k, cursor, err := parseKeyset(a.docs.unsealCursors(q))
 	if err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (a *API) listShipments(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if cursor {
-		a.writeStoredList(w, l.Items, keysetMeta(k, l))
+		a.writeStoredList(w, l.Items, a.docs.sealMeta(keysetMeta(k, l)))
 	} else {
 		a.writeStoredList(w, l.Items, offsetMeta(p, l))
 	}

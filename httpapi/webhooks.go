@@ -186,6 +186,9 @@ func (a *API) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 
 // deleteWebhook: DELETE /webhooks/{id}, with its event records.
 func (a *API) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
+	if err := readOptionalEmpty(w, r); err != nil {
+		return err
+	}
 	if err := a.db.DeleteWebhookSubscription(r.Context(), accountID(r), r.PathValue("id")); err != nil {
 		return err
 	}
@@ -221,7 +224,7 @@ func (a *API) listWebhookEvents(w http.ResponseWriter, r *http.Request) error {
 // 200 with the record (DESIGN §3: neither a create nor a delete); delivery happens in the
 // background.
 func (a *API) redeliverWebhookEvent(w http.ResponseWriter, r *http.Request) error {
-	if _, err := readBody(w, r); err != nil {
+	if err := readOptionalEmpty(w, r); err != nil {
 		return err
 	}
 	e, err := a.db.RedeliverWebhookEvent(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("event_id"))

@@ -1,10 +1,12 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"unicode/utf8"
 )
@@ -37,6 +39,9 @@ var (
 	ErrInvalidSignature = &Error{http.StatusUnauthorized, "invalid_signature", "missing or invalid organization id or signature"}
 	ErrPayloadTooLarge  = &Error{http.StatusRequestEntityTooLarge, "payload_too_large", "request body exceeds 1 MiB"}
 )
+
+// ErrUnsupportedMediaType answers a body sent with a content type other than JSON.
+var ErrUnsupportedMediaType = &Error{http.StatusUnsupportedMediaType, "unsupported_media_type", "request body must be application/json"}
 
 // Handler serves POST /webhook/custom-orders: it verifies the signature, commits the raw body
 // to the inbox and answers 202 (200 for a body already received) with the import.
@@ -80,6 +85,12 @@ func (h *Handler) receive(w http.ResponseWriter, r *http.Request) (int, Accepted
 	}
 	if err != nil {
 		return 0, Accepted{}, &Error{http.StatusBadRequest, "malformed_json", "could not read request body"}
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" && len(bytes.TrimSpace(body)) > 0 {
+		// As every JSON route (DESIGN §3): no content type is read as JSON, another is 415.
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return 0, Accepted{}, ErrUnsupportedMediaType
+		}
 	}
 	accountID, secret, err := "", "", ErrUnknownOrganization
 	// An id no account can have (too long, or not UTF-8 text, which PostgreSQL refuses to

@@ -111,6 +111,16 @@ func run(ctx context.Context, e *env, args []string) error {
 			}
 			return nil
 		}
+		if commandWords[name] {
+			// `waybill account`: which commands follow that word.
+			var subs []string
+			for _, c := range commands() {
+				if w, sub, ok := strings.Cut(c.name, " "); ok && w == name {
+					subs = append(subs, sub)
+				}
+			}
+			return fmt.Errorf("%q needs a command: %s; run \"waybill %s -h\"", name, strings.Join(subs, ", "), name)
+		}
 		return fmt.Errorf("unknown command %q; run \"waybill help\"", name)
 	}
 	fs := flag.NewFlagSet("waybill "+c.name, flag.ContinueOnError)

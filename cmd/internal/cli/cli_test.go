@@ -163,8 +163,8 @@ func TestAccountCommands(t *testing.T) {
 		if a["id"] != created[i]["id"] || a["organization_id"] != created[i]["organization_id"] || a["created_at"] == nil {
 			t.Errorf("account list line %d = %s; want account %s", i, line, created[i]["id"])
 		}
-		if _, ok := a["ingest_secret"]; ok {
-			t.Errorf("account list line %d shows the ingest secret", i)
+		if a["ingest_secret"] != created[i]["ingest_secret"] {
+			t.Errorf("account list line %d: ingest_secret %v; want %s (DESIGN §2)", i, a["ingest_secret"], created[i]["ingest_secret"])
 		}
 	}
 
@@ -456,5 +456,107 @@ func TestMetricsAddr(t *testing.T) {
 	}
 	if code, _ := get("http://" + s.addr + "/metrics"); code != 401 {
 		t.Errorf("GET /metrics on the API without a token = %d; want 401", code)
+	}
+}
+
+// TestDesignCommandLines runs the command lines exactly as DESIGN §2 writes them (double-dash
+// flags after the positional argument) and checks their output to the letter: account create
+// prints {"id","organization_id","ingest_secret"} in that order, token create the token alone
+// on one line.
+func TestDesignCommandLines(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "w.db")
+	out, err := runCLI(t, "account", "create", "Acme", "--brand", "Acme Co", "-db", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := regexp.MustCompile(`^\{"id":"[0-9a-f-]{36}","organization_id":"[0-9a-f-]{36}","ingest_secret":"[A-Za-z0-9+/=]{44}"\}\n$`)
+	if !created.MatchString(out) {
+		t.Errorf("account create printed %q; want {\"id\":…,\"organization_id\":…,\"ingest_secret\":…} on one line", out)
+	}
+	var a map[string]string
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runCLI(t, "token", "create", "--account", a["id"], "--scopes", "READ_SHIPMENTS,WRITE_SHIPMENTS", "-db", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^wb_[A-Za-z0-9_-]{43}\n$`).MatchString(out) {
+		t.Errorf("token create printed %q; want the token alone on one line", out)
+	}
+	out, err = runCLI(t, "-db", db, "account", "show", a["id"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown map[string]string
+	if err := json.Unmarshal([]byte(out), &shown); err != nil || shown["brand"] != "Acme Co" || shown["organization_id"] != a["organization_id"] || shown["ingest_secret"] != a["ingest_secret"] {
+		t.Errorf("account show printed %q (%v); want the account with its brand, organization_id and ingest_secret", out, err)
+	}
+}
+
+// TestCommandWordAlone: `waybill account` and `waybill token` without their second word say
+// which commands follow it.
+func TestCommandWordAlone(t *testing.T) {
+	for word, want := range map[string]string{"account": "create, list, show", "token": "create, revoke"} {
+		_, err := runCLI(t, word)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("waybill %s = %v; want an error listing %s", word, err, want)
+		}
+	}
+}
+
+// TestAllowPrivateEnv: WAYBILL_WEBHOOK_ALLOW_PRIVATE that is no boolean is an error, not a
+// silent false, unless -webhook-allow-private is given.
+func TestAllowPrivateEnv(t *testing.T) {
+	getenv := func(name string) string {
+		if name == "WAYBILL_WEBHOOK_ALLOW_PRIVATE" {
+			return "yes"
+		}
+		return ""
+	}
+	db := filepath.Join(t.TempDir(), "w.db")
+	run := func(args ...string) error {
+		return Run(context.Background(), sqlite, args, getenv, strings.NewReader(""), io.Discard, io.Discard)
+	}
+	// An address that cannot be listened on, so that serve never runs on here.
+	if err := run("serve", "-db", db, "-addr", "127.0.0.1:-1"); err == nil || !strings.Contains(err.Error(), "WAYBILL_WEBHOOK_ALLOW_PRIVATE") {
+		t.Errorf("serve with WAYBILL_WEBHOOK_ALLOW_PRIVATE=yes = %v; want an error naming it", err)
+	}
+	// The flag wins: serve goes on, to fail only at listening on an address that cannot be.
+	if err := run("serve", "-db", db, "-webhook-allow-private", "-addr", "127.0.0.1:-1"); err == nil || strings.Contains(err.Error(), "WAYBILL_WEBHOOK_ALLOW_PRIVATE") {
+		t.Errorf("serve -webhook-allow-private with WAYBILL_WEBHOOK_ALLOW_PRIVATE=yes = %v; want the listen error only", err)
+	}
+}
+
+// TestFirstStartNeedsTheListener: a first start that cannot listen prints no token and leaves
+// the first start to the next one, which prints exactly one token line.
+func TestFirstStartNeedsTheListener(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	db := filepath.Join(t.TempDir(), "w.db")
+	out, err := runCLI(t, "serve", "-db", db, "-addr", busy.Addr().String())
+	if err == nil || out != "" {
+		t.Fatalf("serve on a busy address = %q, %v; want an error and nothing on stdout", out, err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	e := &env{d: sqlite, limits: testLimits, getenv: noEnv, stdin: strings.NewReader(""), stdout: stdout, stderr: stderr}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, e, []string{"serve", "-db", db, "-addr", "127.0.0.1:0"}) }()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(stderr.String(), `"msg":"listening"`); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", stderr)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^token: wb_[A-Za-z0-9_-]{43}\n$`).MatchString(stdout.String()) {
+		t.Errorf("the first start that served printed %q; want exactly one token line", stdout)
 	}
 }

@@ -18,7 +18,7 @@ func commands() []command {
 	return []command{
 		{name: "serve", synopsis: "[flags]", summary: "serve the API (the default command)", define: defineServe},
 		{name: "account create", synopsis: "NAME [-brand B]", summary: "create an account; prints its id, organization_id and ingest_secret as JSON", define: defineAccountCreate},
-		{name: "account list", synopsis: "", summary: "print every account as JSON, one line each, oldest first", define: defineAccountList},
+		{name: "account list", synopsis: "", summary: "print every account as JSON, one line each, oldest first, with organization_id and ingest_secret", define: defineAccountList},
 		{name: "account show", synopsis: "ID|NAME", summary: "print one account as JSON, with organization_id and ingest_secret", define: defineAccountShow},
 		{name: "token create", synopsis: "-account ID -scopes S1,S2,…", summary: "create a token; prints the bearer token alone on one line", define: defineTokenCreate},
 		{name: "token revoke", synopsis: "TOKEN", summary: "revoke a token (later requests with it: 401)", define: defineTokenRevoke},
@@ -30,22 +30,20 @@ func defineHelp(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, 
 	return func(ctx context.Context, args []string) error { return help(e, args) }
 }
 
-// accountJSON is an account as the command line prints it; the list leaves the secret out.
+// accountJSON is an account as the command line prints it: with its organization id and ingest
+// secret (DESIGN §2), which order import needs; whoever runs the command holds the database.
 type accountJSON struct {
 	ID             string `json:"id"`
 	Name           string `json:"name"`
 	Brand          string `json:"brand"`
 	OrganizationID string `json:"organization_id"`
-	IngestSecret   string `json:"ingest_secret,omitempty"`
+	IngestSecret   string `json:"ingest_secret"`
 	CreatedAt      string `json:"created_at"`
 }
 
-func accountView(a store.Account, withSecret bool) accountJSON {
-	v := accountJSON{ID: a.ID, Name: a.Name, Brand: a.Brand, OrganizationID: a.OrganizationID, CreatedAt: shipping.FormatTime(a.CreatedAt.Time)}
-	if withSecret {
-		v.IngestSecret = a.IngestSecret
-	}
-	return v
+func accountView(a store.Account) accountJSON {
+	return accountJSON{ID: a.ID, Name: a.Name, Brand: a.Brand, OrganizationID: a.OrganizationID,
+		IngestSecret: a.IngestSecret, CreatedAt: shipping.FormatTime(a.CreatedAt.Time)}
 }
 
 func defineAccountCreate(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
@@ -59,8 +57,12 @@ func defineAccountCreate(fs *flag.FlagSet, e *env, db *string) func(ctx context.
 			if err != nil {
 				return err
 			}
-			return json.NewEncoder(e.stdout).Encode(map[string]string{
-				"id": acct.ID, "organization_id": acct.OrganizationID, "ingest_secret": acct.IngestSecret})
+			// The keys in DESIGN §2's order: id, organization_id, ingest_secret.
+			return json.NewEncoder(e.stdout).Encode(struct {
+				ID             string `json:"id"`
+				OrganizationID string `json:"organization_id"`
+				IngestSecret   string `json:"ingest_secret"`
+			}{acct.ID, acct.OrganizationID, acct.IngestSecret})
 		})
 	}
 }
@@ -77,7 +79,7 @@ func defineAccountList(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 			}
 			enc := json.NewEncoder(e.stdout)
 			for _, a := range accts {
-				if err := enc.Encode(accountView(a, false)); err != nil {
+				if err := enc.Encode(accountView(a)); err != nil {
 					return err
 				}
 			}
@@ -96,7 +98,7 @@ func defineAccountShow(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 			if err != nil {
 				return err
 			}
-			return json.NewEncoder(e.stdout).Encode(accountView(a, true))
+			return json.NewEncoder(e.stdout).Encode(accountView(a))
 		})
 	}
 }

@@ -24,7 +24,14 @@ import (
 func defineServe(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
 	addr := fs.String("addr", e.envOr("WAYBILL_ADDR", "127.0.0.1:8080"), "listen address (WAYBILL_ADDR)")
 	baseURL := fs.String("base-url", e.getenv("WAYBILL_BASE_URL"), "external base URL, default http://<addr> (WAYBILL_BASE_URL)")
-	allowPrivate, _ := strconv.ParseBool(e.getenv("WAYBILL_WEBHOOK_ALLOW_PRIVATE"))
+	var allowPrivate bool
+	var allowPrivateErr error
+	if v := e.getenv("WAYBILL_WEBHOOK_ALLOW_PRIVATE"); v != "" {
+		// A bad value is an error unless -webhook-allow-private is given (it wins).
+		if allowPrivate, allowPrivateErr = strconv.ParseBool(v); allowPrivateErr != nil {
+			allowPrivateErr = fmt.Errorf("WAYBILL_WEBHOOK_ALLOW_PRIVATE: %q is neither true nor false", v)
+		}
+	}
 	fs.BoolVar(&allowPrivate, "webhook-allow-private", allowPrivate, "allow webhook URLs on loopback, private and link-local hosts (WAYBILL_WEBHOOK_ALLOW_PRIVATE)")
 	schedule := fs.String("webhook-retry-schedule", e.envOr("WAYBILL_WEBHOOK_RETRY_SCHEDULE", "5s,5m,30m,2h,5h,10h,10h"), "webhook retry delays (WAYBILL_WEBHOOK_RETRY_SCHEDULE)")
 	metricsAddr := fs.String("metrics-addr", e.getenv("WAYBILL_METRICS_ADDR"), "also serve /metrics, without a token, on this address (WAYBILL_METRICS_ADDR); off by default")
@@ -38,6 +45,9 @@ func defineServe(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context,
 		if len(args) > 0 {
 			return fmt.Errorf("serve: unexpected argument %q", args[0])
 		}
+		if allowPrivateErr != nil && !flagGiven(fs, "webhook-allow-private") {
+			return allowPrivateErr
+		}
 		if err := simulate.applyEnv(); err != nil {
 			return fmt.Errorf("WAYBILL_SIMULATE_TRACKING: %w", err)
 		}
@@ -48,6 +58,13 @@ func defineServe(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context,
 		return e.serve(ctx, serveConfig{addr: *addr, db: *db, baseURL: *baseURL, allowPrivate: allowPrivate,
 			retry: retry, simulate: simulate.step, metricsAddr: *metricsAddr})
 	}
+}
+
+// flagGiven reports whether the flag name was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // serveConfig is what serve's flags say.
@@ -69,9 +86,6 @@ func (e *env) serve(ctx context.Context, c serveConfig) error {
 		return err
 	}
 	defer db.Close()
-	if err := firstStart(ctx, db, e.stdout); err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
@@ -82,6 +96,12 @@ func (e *env) serve(ctx context.Context, c serveConfig) error {
 	api, err := httpapi.New(httpapi.Config{DB: db, BaseURL: c.baseURL, Logger: log,
 		WebhookAllowPrivate: c.allowPrivate, WebhookRetrySchedule: c.retry, SimulateTracking: c.simulate})
 	if err != nil {
+		ln.Close()
+		return err
+	}
+	// The first start's token is printed only once the server can serve: a start that fails
+	// before (a busy address) leaves the database's first start to the next one.
+	if err := firstStart(ctx, db, e.stdout); err != nil {
 		ln.Close()
 		return err
 	}
