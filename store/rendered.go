@@ -80,29 +80,33 @@ func renderLabel(l *shipping.Label) ([]byte, error) {
 // LabelURLMark). A shipment stored before renderings existed is rendered now. The JSON is a
 // string, as the driver reads it, so that it is copied only into the answer.
 func (db *DB) ShipmentJSON(ctx context.Context, accountID, id string) (string, error) {
-	var body sql.NullString
-	err := db.readRow(ctx, `SELECT rendered FROM shipments WHERE account_id = $1 AND id = $2`, accountID, id).Scan(&body)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
-	}
-	if err != nil {
-		return "", err
-	}
-	if body.Valid {
-		return body.String, nil
-	}
-	s, err := db.shipmentIn(ctx, db.r, accountID, id)
-	if err != nil {
-		return "", err
-	}
-	b, err := renderShipment(s)
-	return string(b), err
+	return db.storedJSON(ctx, `SELECT rendered FROM shipments WHERE account_id = $1 AND id = $2`, accountID, id,
+		func() ([]byte, error) {
+			s, err := db.shipmentIn(ctx, db.r, accountID, id)
+			if err != nil {
+				return nil, err
+			}
+			return renderShipment(s)
+		})
 }
 
 // LabelJSON returns one of the account's labels as rendered JSON (label_url marked).
 func (db *DB) LabelJSON(ctx context.Context, accountID, id string) (string, error) {
+	return db.storedJSON(ctx, `SELECT rendered FROM shipping_labels WHERE account_id = $1 AND id = $2`, accountID, id,
+		func() ([]byte, error) {
+			l, err := db.Label(ctx, accountID, id)
+			if err != nil {
+				return nil, err
+			}
+			return renderLabel(l)
+		})
+}
+
+// storedJSON reads one row's rendering with query, or renders it now (render) for a row stored
+// before renderings existed.
+func (db *DB) storedJSON(ctx context.Context, query, accountID, id string, render func() ([]byte, error)) (string, error) {
 	var body sql.NullString
-	err := db.readRow(ctx, `SELECT rendered FROM shipping_labels WHERE account_id = $1 AND id = $2`, accountID, id).Scan(&body)
+	err := db.readRow(ctx, query, accountID, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", ErrNotFound
 	}
@@ -112,11 +116,7 @@ func (db *DB) LabelJSON(ctx context.Context, accountID, id string) (string, erro
 	if body.Valid {
 		return body.String, nil
 	}
-	l, err := db.Label(ctx, accountID, id)
-	if err != nil {
-		return "", err
-	}
-	b, err := renderLabel(l)
+	b, err := render()
 	return string(b), err
 }
 
