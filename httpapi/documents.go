@@ -6,9 +6,11 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"hash"
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/waybill/waybill/store"
@@ -43,6 +45,15 @@ var sigLen = base64.RawURLEncoding.EncodedLen(sha256.Size)
 // documentState holds the key that signs capability document URLs.
 type documentState struct {
 	key []byte
+	// macs are HMAC-SHA256s under key, reused: Reset returns one to its keyed state without
+	// hashing the key again (the signature of every GET of a bought shipment or label).
+	macs sync.Pool
+}
+
+func newDocumentState(key []byte) *documentState {
+	d := &documentState{key: key}
+	d.macs.New = func() any { return hmac.New(sha256.New, key) }
+	return d
 }
 
 // setupDocuments loads (creating at first use) the key that signs document URLs.
@@ -51,15 +62,21 @@ func (a *API) setupDocuments() error {
 	if err != nil {
 		return err
 	}
-	a.docs = &documentState{key: key}
+	a.docs = newDocumentState(key)
 	return nil
 }
 
 // sign is the signature of a document URL.
 func (d *documentState) sign(kind, id string) string {
-	m := hmac.New(sha256.New, d.key)
-	m.Write([]byte("waybill document\x00" + kind + "\x00" + id))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	m := d.macs.Get().(hash.Hash)
+	m.Reset()
+	msg := make([]byte, 0, 64+len(id))
+	msg = append(append(append(append(msg, "waybill document\x00"...), kind...), 0), id...)
+	m.Write(msg)
+	var sum [sha256.Size]byte
+	m.Sum(sum[:0])
+	d.macs.Put(m)
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // valid reports, in constant time, whether sig is the signature of kind and id.

@@ -3,13 +3,18 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -288,4 +293,51 @@ func TestServiceNames(t *testing.T) {
 			t.Errorf("serviceName(%q, %q) = %q; want %q", tt.carrier, tt.service, got, tt.want)
 		}
 	}
+}
+
+// signHMAC is a document URL's signature computed afresh: what documentState.sign must give.
+func signHMAC(key []byte, kind, id string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("waybill document\x00" + kind + "\x00" + id))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// TestSignReusesNoState: signatures from the reused HMACs, from many goroutines at once, are
+// each the HMAC computed afresh.
+func TestSignReusesNoState(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	d := newDocumentState(key)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				kind := []string{docLabel, docInvoicePDF, docInvoiceCSV}[i%3]
+				id := fmt.Sprintf("id-%d-%d", g, i)
+				if got, want := d.sign(kind, id), signHMAC(key, kind, id); got != want {
+					t.Errorf("sign(%s, %s) = %s; want %s", kind, id, got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkSign: a label URL's signature afresh (hmac.New per call, as before) and by sign.
+func BenchmarkSign(b *testing.B) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	d := newDocumentState(key)
+	id := "lbl_0193a1b2c3d47e5f8a9b0c1d2e3f4a5b"
+	b.Run("fresh", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			signHMAC(key, docLabel, id)
+		}
+	})
+	b.Run("sign", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			d.sign(docLabel, id)
+		}
+	})
 }

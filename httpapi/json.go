@@ -147,8 +147,147 @@ func jsonKind(goKind string) string {
 }
 
 // checkJSON accepts exactly one well-formed JSON value of valid UTF-8 whose objects have no
-// duplicate keys.
+// duplicate keys, no string holding a NUL and no value nested deeper than 64. A body that
+// passes the allocation-free checks (utf8.Valid, json.Valid, cleanJSON) is accepted without
+// tokenizing it; any other body is tokenized by checkJSONTokens, whose error is the answer,
+// so every refusal reads as it did.
 func checkJSON(body []byte) error {
+	if utf8.Valid(body) && json.Valid(body) && cleanJSON(body) {
+		return nil
+	}
+	return checkJSONTokens(body)
+}
+
+// cleanJSON reports whether body, a well-formed JSON value (json.Valid), has no value nested
+// deeper than 64, no duplicate key in any object and no NUL in any string or key. It may say
+// false for a clean body (an object of more than maxCleanKeys keys); never true for another.
+func cleanJSON(body []byte) bool {
+	var keys [16][]byte
+	s := jsonScan{b: body, keys: keys[:0]}
+	s.space()
+	return s.value(0)
+}
+
+// maxCleanKeys bounds the keys of one object cleanJSON compares pairwise; a larger object
+// goes to checkJSONTokens, which keeps a map.
+const maxCleanKeys = 32
+
+// jsonScan walks a well-formed JSON value; it checks nothing json.Valid already did.
+type jsonScan struct {
+	b    []byte
+	i    int
+	keys [][]byte // the keys of the objects being walked, innermost last
+}
+
+func (s *jsonScan) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *jsonScan) value(depth int) bool {
+	if depth > 64 {
+		return false
+	}
+	switch s.b[s.i] {
+	case '{':
+		s.i++
+		s.space()
+		if s.b[s.i] == '}' {
+			s.i++
+			return true
+		}
+		mark := len(s.keys)
+		for {
+			s.space()
+			k, ok := s.str()
+			if !ok || len(s.keys)-mark >= maxCleanKeys {
+				return false
+			}
+			for _, prev := range s.keys[mark:] {
+				if bytes.Equal(prev, k) {
+					return false
+				}
+			}
+			s.keys = append(s.keys, k)
+			s.space()
+			s.i++ // ':'
+			s.space()
+			if !s.value(depth + 1) {
+				return false
+			}
+			s.space()
+			s.i++ // ',' or '}'
+			if s.b[s.i-1] == '}' {
+				s.keys = s.keys[:mark]
+				return true
+			}
+		}
+	case '[':
+		s.i++
+		s.space()
+		if s.b[s.i] == ']' {
+			s.i++
+			return true
+		}
+		for {
+			s.space()
+			if !s.value(depth + 1) {
+				return false
+			}
+			s.space()
+			s.i++ // ',' or ']'
+			if s.b[s.i-1] == ']' {
+				return true
+			}
+		}
+	case '"':
+		_, ok := s.str()
+		return ok
+	}
+	// A number, true, false or null: up to the next delimiter.
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return true
+		}
+		s.i++
+	}
+	return true
+}
+
+// str reads the string at s.i and returns its text (unescaped, when it holds escapes); ok is
+// false when the text holds a NUL (only an escape can put one there in well-formed JSON).
+func (s *jsonScan) str() (text []byte, ok bool) {
+	start := s.i
+	s.i++
+	escaped := false
+	for s.b[s.i] != '"' {
+		if s.b[s.i] == '\\' {
+			escaped = true
+			s.i++
+		}
+		s.i++
+	}
+	s.i++
+	raw := s.b[start:s.i]
+	if !escaped {
+		return raw[1 : len(raw)-1], true
+	}
+	var u string
+	if json.Unmarshal(raw, &u) != nil || strings.IndexByte(u, 0) >= 0 {
+		return nil, false
+	}
+	return []byte(u), true
+}
+
+// checkJSONTokens is checkJSON by encoding/json's tokens: it names what is wrong.
+func checkJSONTokens(body []byte) error {
 	if !utf8.Valid(body) {
 		return errors.New("request body is not valid UTF-8")
 	}

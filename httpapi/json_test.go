@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestDecodeStrict(t *testing.T) {
@@ -184,5 +185,79 @@ func TestUnknownFieldPath(t *testing.T) {
 		if e.Code != "unknown_field" || len(e.Fields) != 1 || e.Fields[0].Field != tt.want {
 			t.Errorf("decodeStrict(%s) = %s %+v; want unknown_field on %s", tt.in, e.Code, e.Fields, tt.want)
 		}
+	}
+}
+
+// FuzzCheckJSONFastPath: checkJSON's allocation-free path accepts a body only when the token
+// pass does, and accepts every body the token pass does whose objects are small enough.
+func FuzzCheckJSONFastPath(f *testing.F) {
+	for _, s := range []string{`{"name":"a","tags":["x"],"n":1.5}`, `{"a":{"a":{}}}`, `{"a":1,"a":2}`,
+		`{"a":1,"\u0061":2}`, `{"a\\":1,"a":2}`, `"a\u0000"`, `"a\\u0000"`, `{"k\u0000":1}`, `[1,[2,{"x":[]}]] `,
+		strings.Repeat("[", 64) + strings.Repeat("]", 64), strings.Repeat("[", 65) + strings.Repeat("]", 65),
+		strings.Repeat(`{"a":`, 65) + "1" + strings.Repeat("}", 65), `{"a":{"b":1},"b":{"a":1}}`, ` true `, `-1.5e3`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		slow := checkJSONTokens(data)
+		if !utf8.Valid(data) || !json.Valid(data) {
+			return
+		}
+		fast := cleanJSON(data)
+		if fast && slow != nil {
+			t.Fatalf("cleanJSON(%q) = true; the token pass says %v", data, slow)
+		}
+		if !fast && slow == nil && !bigObject(data) {
+			t.Fatalf("cleanJSON(%q) = false; the token pass accepts it", data)
+		}
+	})
+}
+
+// bigObject reports whether a body without duplicate keys has an object of more than
+// maxCleanKeys keys.
+func bigObject(data []byte) bool {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return false
+	}
+	var big func(v any) bool
+	big = func(v any) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			if len(v) > maxCleanKeys {
+				return true
+			}
+			for _, e := range v {
+				if big(e) {
+					return true
+				}
+			}
+		case []any:
+			for _, e := range v {
+				if big(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return big(v)
+}
+
+// BenchmarkCheckJSON: checkJSON (allocation-free checks, the token pass only for a refusal)
+// beside the token pass alone, on a shipment request body.
+func BenchmarkCheckJSON(b *testing.B) {
+	body := []byte(fuzzShipmentBody)
+	for _, c := range []struct {
+		name  string
+		check func([]byte) error
+	}{{"tokens", checkJSONTokens}, {"checkJSON", checkJSON}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.check(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

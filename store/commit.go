@@ -139,13 +139,17 @@ func (g *groupCommit) commit(batch []*txCall) {
 		}
 		return
 	}
+	// The savepoint statements are prepared once a batch: executed as plain text, each call's
+	// SAVEPOINT and RELEASE were parsed afresh, as much work as a call's own INSERT.
+	sp, err := prepareSavepoints(tx)
 	for _, c := range batch {
+		if err != nil {
+			break // the transaction itself failed: the whole batch fails below
+		}
 		if c.err = c.ctx.Err(); c.err != nil {
 			continue // the caller left before its turn: nothing of it runs
 		}
-		if err = savepoint(tx, c); err != nil {
-			break // the transaction itself failed: the whole batch fails below
-		}
+		err = sp.run(tx, c)
 	}
 	if err == nil {
 		err = tx.Commit()
@@ -161,11 +165,25 @@ func (g *groupCommit) commit(batch []*txCall) {
 	}
 }
 
-// savepoint runs c's function in a savepoint of tx, setting c.err to its error; the returned
-// error is one of the savepoint statements themselves, which leaves tx unusable.
-func savepoint(tx *sql.Tx, c *txCall) error {
+// savepoints are the statements that wrap each call of a batch in its own savepoint.
+type savepoints struct{ begin, release *sql.Stmt }
+
+func prepareSavepoints(tx *sql.Tx) (savepoints, error) {
 	ctx := context.Background()
-	if _, err := tx.ExecContext(ctx, "SAVEPOINT call"); err != nil {
+	begin, err := tx.PrepareContext(ctx, "SAVEPOINT call")
+	if err != nil {
+		return savepoints{}, err
+	}
+	release, err := tx.PrepareContext(ctx, "RELEASE SAVEPOINT call")
+	return savepoints{begin, release}, err
+}
+
+// run runs c's function in a savepoint of tx, setting c.err to its error; the returned error
+// is one of the savepoint statements themselves, which leaves tx unusable. (The statements
+// are closed with tx.)
+func (s savepoints) run(tx *sql.Tx, c *txCall) error {
+	ctx := context.Background()
+	if _, err := s.begin.ExecContext(ctx); err != nil {
 		return err
 	}
 	if c.err = c.fn(context.WithoutCancel(c.ctx), tx); c.err != nil {
@@ -173,6 +191,6 @@ func savepoint(tx *sql.Tx, c *txCall) error {
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT call")
+	_, err := s.release.ExecContext(ctx)
 	return err
 }

@@ -79,7 +79,10 @@ type serveConfig struct {
 func (e *env) serve(ctx context.Context, c serveConfig) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	// Request lines are gathered for at most 50 ms and written together (logWriter).
+	logOut := newLogWriter(e.stderr, 50*time.Millisecond)
+	defer logOut.Flush()
+	log := slog.New(slog.NewJSONHandler(logOut, nil))
 
 	db, err := e.d.Open(ctx, c.db)
 	if err != nil {
