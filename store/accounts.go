@@ -141,14 +141,20 @@ func (db *DB) AccountByOrganization(ctx context.Context, orgID string) (Account,
 }
 
 func (db *DB) accountWhere(ctx context.Context, column, value string) (Account, error) {
-	var a Account
-	var created int64
-	err := db.r.QueryRowContext(ctx, `SELECT id, name, brand, organization_id, ingest_secret, created_at
-		FROM accounts WHERE `+column+` = $1`, value).
-		Scan(&a.ID, &a.Name, &a.Brand, &a.OrganizationID, &a.IngestSecret, &created)
+	a, err := scanAccount(db.r.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE `+column+` = $1`, value))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Account{}, ErrNotFound
 	}
+	return a, err
+}
+
+// accountColumns are the columns scanAccount reads, in order.
+const accountColumns = `id, name, brand, organization_id, ingest_secret, created_at`
+
+func scanAccount(row rowScanner) (Account, error) {
+	var a Account
+	var created int64
+	err := row.Scan(&a.ID, &a.Name, &a.Brand, &a.OrganizationID, &a.IngestSecret, &created)
 	a.CreatedAt = stamp(created)
 	return a, err
 }

@@ -28,14 +28,8 @@ const lastUsedGranularity = time.Minute
 // ListAccounts lists every account, newest first. It spans accounts by design (an operator's
 // listing).
 func (db *DB) ListAccounts(ctx context.Context, p Page) (List[Account], error) {
-	q := Query[Account]{Columns: `id, name, brand, organization_id, ingest_secret, created_at`,
-		From: "accounts WHERE 1 = 1", Scan: func(rows *sql.Rows) (Account, error) {
-			var a Account
-			var created int64
-			err := rows.Scan(&a.ID, &a.Name, &a.Brand, &a.OrganizationID, &a.IngestSecret, &created)
-			a.CreatedAt = stamp(created)
-			return a, err
-		}}
+	q := Query[Account]{Columns: accountColumns, From: "accounts WHERE 1 = 1",
+		Scan: func(rows *sql.Rows) (Account, error) { return scanAccount(rows) }}
 	return OffsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
 }
 
