@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/cmd/internal/cli"
+	"github.com/waybill/waybill/cmd/internal/clitest"
 )
 
 // TestMigrateConcurrently opens one fresh database from many connections at once, as
@@ -41,23 +41,8 @@ func TestMigrateConcurrently(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a serve goroutine and the test together.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a bytes.Buffer safe for the server's goroutines and the test.
+type syncBuffer = clitest.SyncBuffer
 
 // TestServeTogetherBootstrapsOnce starts several servers together on one empty, migrated
 // database, as several waybill-pg processes would: all of them come up, and exactly one

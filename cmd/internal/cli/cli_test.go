@@ -20,28 +20,14 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/waybill/waybill/cmd/internal/clitest"
 	"github.com/waybill/waybill/store"
 )
 
 var sqlite = Database{Default: "waybill.db", Help: "SQLite database path", Open: store.OpenSQLite}
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = clitest.SyncBuffer
 
 func noEnv(string) string { return "" }
 
