@@ -8,7 +8,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/waybill/waybill/shipping"
@@ -22,9 +24,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"errors":{"status":"Internal Server Error","code":"internal_error","message":"internal error"}}`)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	writeBytes(w, status, append(b, '\n'))
 }
 
 // writeData answers one resource in the {data} envelope.
@@ -37,11 +37,22 @@ func writeData(w http.ResponseWriter, status int, v any) {
 // writeStoredData answers one stored response (store.ShipmentJSON, say) in the {data}
 // envelope, linked: the same bytes writeData writes for the resource.
 func (a *API) writeStoredData(w http.ResponseWriter, status int, body string) {
+	b := responses.Get().(*[]byte)
+	*b = append(a.appendLinked(append((*b)[:0], `{"data":`...), body), "}\n"...)
+	writeBytes(w, status, *b)
+	responses.Put(b)
+}
+
+// responses holds the buffers stored responses are assembled in.
+var responses = sync.Pool{New: func() any { return new([]byte) }}
+
+// writeBytes answers a whole JSON response in one write, with its length: a response written
+// in pieces costs the server a write to the socket per piece beyond its buffer.
+func writeBytes(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
-	io.WriteString(w, `{"data":`)
-	a.writeLinked(w, body)
-	io.WriteString(w, "}\n")
+	w.Write(b)
 }
 
 // errEmptyBody is returned by readJSON for a request without a body.

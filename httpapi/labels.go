@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -210,29 +209,45 @@ func (a *API) linkLabels(ls ...*shipping.Label) {
 	}
 }
 
-// labelURLMarked starts a label_url the store marked in a stored response (store.LabelURLMark,
-// JSON-encoded): the label's id follows, up to the closing quote.
-const labelURLMarked = `"label_url":"\u0000`
-
-// writeLinked writes a stored response to w with its marked label_urls replaced by the labels'
-// URLs, copying the response only into w.
-func (a *API) writeLinked(w io.Writer, s string) {
-	for {
-		i := strings.Index(s, labelURLMarked)
-		if i < 0 {
+// appendLinked appends a stored response to b with its marked label_urls replaced by the
+// labels' URLs. The mark starts with a JSON escape, and escapes are rare in a rendering, so the
+// scan looks for backslashes, not for the whole mark.
+func (a *API) appendLinked(b []byte, s string) []byte {
+	const key = `"label_url":`
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '\\')
+		if j < 0 {
 			break
 		}
-		start := i + len(labelURLMarked)
+		j += i
+		if !strings.HasPrefix(s[j:], `\u0000`) || !strings.HasSuffix(s[:j], key+`"`) {
+			i = j + 2 // past the escape and the character it escapes
+			continue
+		}
+		start := j + len(`\u0000`)
 		end := strings.IndexByte(s[start:], '"')
 		if end < 0 {
 			break
 		}
-		url, _ := json.Marshal(a.labelURL(s[start : start+end]))
-		io.WriteString(w, s[:i+len(`"label_url":`)])
-		w.Write(url)
-		s = s[start+end+1:]
+		b = append(b, s[:j-1]...)
+		b = appendJSONString(b, a.labelURL(s[start:start+end]))
+		s, i = s[start+end+1:], 0
 	}
-	io.WriteString(w, s)
+	return append(b, s...)
+}
+
+// appendJSONString appends s as encoding/json writes it: quoted as is when it holds only
+// printable ASCII that JSON neither escapes nor HTML-escapes (a URL, usually).
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // errCarrier is the answer when a carrier fails to buy or void a label; the carrier's own

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -46,18 +45,17 @@ func (a *API) writeStoredList(w http.ResponseWriter, items []string, meta metada
 		writeJSON(w, http.StatusInternalServerError, nil)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	io.WriteString(w, `{"data":[`)
+	b := responses.Get().(*[]byte)
+	*b = append((*b)[:0], `{"data":[`...)
 	for i, it := range items {
 		if i > 0 {
-			io.WriteString(w, ",")
+			*b = append(*b, ',')
 		}
-		a.writeLinked(w, it)
+		*b = a.appendLinked(*b, it)
 	}
-	io.WriteString(w, `],"metadata":`)
-	w.Write(m)
-	io.WriteString(w, "}\n")
+	*b = append(append(append(*b, `],"metadata":`...), m...), "}\n"...)
+	writeBytes(w, http.StatusOK, *b)
+	responses.Put(b)
 }
 
 // parsePage reads page and page_size.

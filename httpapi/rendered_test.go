@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -135,4 +136,31 @@ func TestStoredResponsesMatchFreshRender(t *testing.T) {
 	}
 	e.do("POST", "/webhooks/"+sub.ID+"/events/"+evs[0].ID+"/redeliver", "all", nil)
 	check("redeliver")
+}
+
+// TestAppendLinked: marked label_urls become the labels' URLs, encoded as encoding/json
+// encodes them; other escapes, and a mark anywhere but a label_url, are left as they are.
+func TestAppendLinked(t *testing.T) {
+	a := &API{baseURL: "https://x.test", docs: newDocumentState([]byte("k"))}
+	url := func(id string) string { q, _ := json.Marshal(a.labelURL(id)); return string(q) }
+	for _, tc := range []struct{ in, want string }{
+		{`{}`, `{}`},
+		{`{"label_url":"\u0000L1"}`, `{"label_url":` + url("L1") + `}`},
+		{`[{"label_url":"\u0000L1"},{"label_url":"\u0000L2"}]`, `[{"label_url":` + url("L1") + `},{"label_url":` + url("L2") + `}]`},
+		{`{"a":"q\"\\\u0000","label_url":"\u0000L1"}`, `{"a":"q\"\\\u0000","label_url":` + url("L1") + `}`},
+		{`{"note":"\u0000L1"}`, `{"note":"\u0000L1"}`},
+		{`{"a":"\\","label_url":"\u0000L1"}`, `{"a":"\\","label_url":` + url("L1") + `}`},
+		{`{"label_url":"\u0000L1`, `{"label_url":"\u0000L1`},
+		{`{"label_url":null}`, `{"label_url":null}`},
+	} {
+		if got := string(a.appendLinked(nil, tc.in)); got != tc.want {
+			t.Errorf("appendLinked(%s)\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+	for _, s := range []string{"https://x.test/a", "a&b<c>", "é\"\\\n"} {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want)
+		}
+	}
 }
