@@ -4,7 +4,11 @@ import (
 	"context"
 	"flag"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 
@@ -34,5 +38,23 @@ func TestMigrateTwice(t *testing.T) {
 			t.Fatalf("open %d: %v", i, err)
 		}
 		db.Close()
+	}
+}
+
+// TestNewUUIDv7 checks the layout: 8-4-4-4-12 lowercase hex, version 7, RFC variant, and the
+// leading 48 bits the Unix time in milliseconds.
+func TestNewUUIDv7(t *testing.T) {
+	before := time.Now().UnixMilli()
+	id := store.NewUUIDv7()
+	after := time.Now().UnixMilli()
+	if !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(id) {
+		t.Fatalf("store.NewUUIDv7() = %q", id)
+	}
+	ms, _ := strconv.ParseInt(strings.ReplaceAll(id[:13], "-", ""), 16, 64)
+	if ms < before || ms > after {
+		t.Errorf("time %d outside [%d, %d]", ms, before, after)
+	}
+	if store.NewUUIDv7() == id {
+		t.Error("two ids alike")
 	}
 }
