@@ -24,53 +24,121 @@ var errNotObject = errors.New("order payload must be a JSON object")
 
 // PeekOrderID checks that body is a JSON object of valid UTF-8 and returns its id (a string,
 // or a number as written), or nil when it has no usable id. It is what the endpoint checks
-// before committing a body; everything else waits for the worker.
+// before committing a body; everything else waits for the worker. It reads the id as ParseOrder
+// does: the member named exactly "id", the last one if several are.
 func PeekOrderID(body []byte) (*string, error) {
 	if !utf8.Valid(body) {
 		return nil, errors.New("order payload is not valid UTF-8")
 	}
-	var top struct {
-		ID json.RawMessage `json:"id"`
+	if !json.Valid(body) {
+		return nil, syntaxError(body)
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&top); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field == "" {
-			return nil, errNotObject
-		}
-		return nil, errors.New("order payload is not well-formed JSON")
-	}
-	if dec.More() {
-		return nil, errors.New("unexpected data after the JSON value")
-	}
-	if bytes.TrimSpace(body)[0] != '{' {
+	obj := bytes.TrimSpace(body)
+	if obj[0] != '{' {
 		return nil, errNotObject
 	}
-	id, ok := idValue(top.ID)
+	id, ok := idValue(member(obj, "id"))
 	if !ok {
 		return nil, nil
 	}
 	return &id, nil
 }
 
-// idValue reads an id given as a non-empty string or as a number.
-func idValue(raw json.RawMessage) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "", false
+// syntaxError says what is wrong with a body json.Valid refused.
+func syntaxError(body []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var v json.RawMessage
+	if dec.Decode(&v) == nil {
+		return errors.New("unexpected data after the JSON value")
 	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&v) != nil {
-		return "", false
+	return errors.New("order payload is not well-formed JSON")
+}
+
+// member returns the value of obj's last member named key, as written, or nil. obj is a valid
+// JSON object (json.Valid), so the scan needs no checks of its own.
+func member(obj []byte, key string) []byte {
+	var found []byte
+	i := 1 // past the '{'
+	for {
+		i = skipSpace(obj, i)
+		if obj[i] == '}' {
+			return found
+		}
+		k := obj[i:valueEnd(obj, i)]
+		i = skipSpace(obj, skipSpace(obj, i+len(k))+1) // past the ':'
+		end := valueEnd(obj, i)
+		if keyIs(k, key) {
+			found = obj[i:end]
+		}
+		if i = skipSpace(obj, end); obj[i] == ',' {
+			i++
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd returns the index just past the valid JSON value starting at b[i].
+func valueEnd(b []byte, i int) int {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+			continue
+		case '}', ']':
+			if depth == 0 { // the end of the object holding a number, true, false or null
+				return i
+			}
+			depth--
+		case ',', ' ', '\t', '\n', '\r', ':':
+			if depth == 0 {
+				return i
+			}
+			continue
+		default:
+			continue
+		}
+		if depth == 0 {
+			return i + 1
+		}
+	}
+	return i
+}
+
+// keyIs reports whether the quoted member name k is key.
+func keyIs(k []byte, key string) bool {
+	if bytes.IndexByte(k, '\\') < 0 {
+		return string(k[1:len(k)-1]) == key
 	}
 	var s string
-	switch x := v.(type) {
-	case string:
-		s = strings.TrimSpace(x)
-	case json.Number:
-		s = x.String()
+	return json.Unmarshal(k, &s) == nil && s == key
+}
+
+// idValue reads an id given as a non-empty string or as a number, as written.
+func idValue(raw []byte) (string, bool) {
+	var s string
+	switch {
+	case len(raw) == 0:
+		return "", false
+	case raw[0] == '"':
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		s = strings.TrimSpace(s)
+	case raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9':
+		s = string(raw)
 	}
 	if s == "" || len(s) > maxIDLength || strings.ContainsRune(s, 0) {
 		return "", false

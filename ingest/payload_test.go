@@ -1,12 +1,15 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/waybill/waybill/shipping"
 )
@@ -76,6 +79,16 @@ func TestPeekOrderID(t *testing.T) {
 		{"{\"id\":\"\xff\"}", nil, true},
 		{``, nil, true},
 		{`   `, nil, true},
+		{`{"a":{"id":"inner"},"b":["id",{"id":1}]}`, nil, false},
+		{`{"a":{"id":"inner"}, "id" : "outer" }`, str("outer"), false},
+		{`{"ID":"x"}`, nil, false},
+		{`{"\u0069d":"esc"}`, str("esc"), false},
+		{`{"id":"first","id":"last"}`, str("last"), false},
+		{`{"note":"\"id\":\"no\"","id":"yes"}`, str("yes"), false},
+		{"{\n\t\"id\"\r\n:\t-2.5E+3\n}", str("-2.5E+3"), false},
+		{`{"id":true}`, nil, false},
+		{`{"id":["x"]}`, nil, false},
+		{`{"x":null,"id":"\u00e9"}`, str("é"), false},
 	}
 	for _, tt := range tests {
 		got, err := PeekOrderID([]byte(tt.body))
@@ -409,4 +422,41 @@ func TestParseOrderNUL(t *testing.T) {
 	if id, err := PeekOrderID([]byte(`{"id": "A\u00001"}`)); err != nil || id != nil {
 		t.Errorf("PeekOrderID(NUL id) = %v, %v; want no id", id, err)
 	}
+}
+
+// FuzzPeekOrderID: the id PeekOrderID reads is the one a decoder reads from the same body
+// (the member named exactly "id", the last of several), and it refuses exactly what the
+// decoder refuses.
+func FuzzPeekOrderID(f *testing.F) {
+	for _, s := range []string{`{"id":"A-1"}`, `{"id":1e3,"x":[{"id":2}]}`, `{"id":"a","id":"b"}`,
+		`{"\u0069d":"x"}`, `[]`, `{"id":"x"}{}`, `{"a":"\\\"","id":7}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, err := PeekOrderID(body)
+		var doc map[string]json.RawMessage
+		dec := json.NewDecoder(bytes.NewReader(body))
+		derr := dec.Decode(&doc)
+		if derr == nil && (dec.More() || doc == nil) {
+			derr = errors.New("not one object")
+		}
+		if derr == nil {
+			if _, err2 := dec.Token(); err2 != io.EOF {
+				derr = errors.New("trailing data")
+			}
+		}
+		if !utf8.Valid(body) {
+			derr = errors.New("not UTF-8")
+		}
+		if (err != nil) != (derr != nil) {
+			t.Fatalf("PeekOrderID(%q) error %v, decoder error %v", body, err, derr)
+		}
+		if err != nil {
+			return
+		}
+		want, ok := idValue(doc["id"])
+		if ok != (got != nil) || ok && *got != want {
+			t.Fatalf("PeekOrderID(%q) = %v, decoder reads %q (%v)", body, deref(got), want, ok)
+		}
+	})
 }
