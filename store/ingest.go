@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/waybill/waybill/ingest"
@@ -105,12 +106,7 @@ func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) 
 		// Placeholders are numbered in order of first appearance (SQLite binds them so): $1 and
 		// $2 in SET, $3 in where, $4 the limit.
 		claim := func(where string, arg any, limit int) error {
-			rows, err := tx.QueryContext(ctx, `UPDATE order_imports
-				SET status = $1, claimed_until = $2, attempts = attempts + 1
-				WHERE id IN (SELECT id FROM order_imports WHERE `+where+`
-					ORDER BY received_at, id LIMIT $4`+db.skipLocked()+`)
-				AND `+where+`
-				RETURNING id, account_id, body, attempts, received_at`,
+			rows, err := tx.QueryContext(ctx, db.claimSQL(where),
 				ingest.StatusProcessing, now+lease.Microseconds(), arg, limit)
 			if err != nil {
 				return err
@@ -128,11 +124,10 @@ func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) 
 			}
 			return rows.Err()
 		}
-		if err := claim("status = $1 AND claimed_until <= $3", now, limit); err != nil || len(claims) >= limit {
+		if err := claim(claimExpired, now, limit); err != nil || len(claims) >= limit {
 			return err
 		}
-		// A queued import is never leased (claimed_until is 0).
-		return claim("status = $3", ingest.StatusQueued, limit-len(claims))
+		return claim(claimQueued, ingest.StatusQueued, limit-len(claims))
 	})
 	if err != nil {
 		return nil, err
@@ -141,6 +136,27 @@ func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) 
 		return cmp.Or(a.ReceivedAt.Compare(b.ReceivedAt), cmp.Compare(a.ID, b.ID))
 	})
 	return claims, nil
+}
+
+// The two claims' conditions ($1 is PROCESSING). A queued import is never leased (claimed_until
+// is 0).
+const (
+	claimExpired = "status = $1 AND claimed_until <= $3"
+	claimQueued  = "status = $3"
+)
+
+// claimSQL leases the oldest imports matching where, up to the limit $4. The subquery picks
+// them by the (status, received_at, id) index; the outer statement repeats where so that a row
+// claimed meanwhile (by another process, on PostgreSQL) stays out. There, status is wrapped in
+// coalesce (a no-op: it is NOT NULL) so that SQLite's planner finds the rows by id: matched by
+// status through the index, the outer statement would test every queued import against the
+// subquery's list, a scan of the whole backlog for each claim.
+func (db *DB) claimSQL(where string) string {
+	return `UPDATE order_imports SET status = $1, claimed_until = $2, attempts = attempts + 1
+		WHERE id IN (SELECT id FROM order_imports WHERE ` + where + `
+			ORDER BY received_at, id LIMIT $4` + db.skipLocked() + `)
+		AND ` + strings.Replace(where, "status", "coalesce(status, '')", 1) + `
+		RETURNING id, account_id, body, attempts, received_at`
 }
 
 // CompleteImport ends a claimed import and upserts its order in one transaction. The claim's
