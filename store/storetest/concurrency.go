@@ -108,11 +108,15 @@ func testInvoiceNumbersGapless(t *testing.T) {
 func testClaimImportsConcurrently(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
-	acct := b.account("acme")
+	a, err := b.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct := a.ID
 	const imports, workers = 120, 6
 	for i := range imports {
 		id := fmt.Sprint("order-", i%7)
-		if _, _, err := b.EnqueueImport(ctx, acct, fmt.Appendf(nil, `{"id": %q, "n": %d}`, id, i), &id); err != nil {
+		if _, _, err := b.EnqueueImport(ctx, acct, a.IngestSecret, fmt.Appendf(nil, `{"id": %q, "n": %d}`, id, i), &id); err != nil {
 			t.Fatal(err)
 		}
 	}
