@@ -108,12 +108,16 @@ func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 	if r.Header.Values("Idempotency-Key") != nil && !validIdempotencyKey(key) {
 		return invalidParameter("Idempotency-Key", "Idempotency-Key must be 1 to 255 printable ASCII characters")
 	}
-	s, replayed, err := a.buy(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("rate_id"), p, inline, key)
+	s, rendered, replayed, err := a.buy(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("rate_id"), p, inline, key)
 	if err != nil {
 		return err
 	}
 	if replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	if rendered != "" {
+		a.writeStoredData(w, http.StatusOK, rendered)
+		return nil
 	}
 	writeData(w, http.StatusOK, s)
 	return nil
@@ -147,35 +151,37 @@ func boolParam(r *http.Request, name string) (bool, error) {
 // purchaseRate buys rateID for the shipment (the buy endpoint, and POST /shipments with
 // buy_cheapest_rate) and returns the purchased shipment. idempotencyKey may be empty.
 func (a *API) purchaseRate(ctx context.Context, accountID, shipmentID, rateID string, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, error) {
-	s, _, err := a.buy(ctx, accountID, shipmentID, rateID, store.Purchase{}, inlineLabel, idempotencyKey)
+	s, _, _, err := a.buy(ctx, accountID, shipmentID, rateID, store.Purchase{}, inlineLabel, idempotencyKey)
 	return s, err
 }
 
 // buy is purchaseRate, with the purchase's options, that also reports whether the answer is an
-// idempotent replay.
-func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, p store.Purchase, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, bool, error) {
+// idempotent replay, and returns the shipment's stored rendering when that is the answer (not
+// for a replay, nor with the label document inlined).
+func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, p store.Purchase, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, string, bool, error) {
 	var idem *store.Idempotency
 	if idempotencyKey != "" {
 		// The fingerprint is what the request asked for; the same key must ask the same.
 		idem = &store.Idempotency{Key: idempotencyKey, Fingerprint: buyFingerprint(shipmentID, rateID, p, inlineLabel)}
 	}
-	s, replayed, err := a.db.BuyLabel(ctx, accountID, shipmentID, rateID, p, idem, a.purchaseFromCarrier)
+	s, rendered, replayed, err := a.db.BuyLabel(ctx, accountID, shipmentID, rateID, p, idem, a.purchaseFromCarrier)
 	if errors.Is(err, store.ErrIdempotencyKeyReused) {
-		return nil, false, &Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
+		return nil, "", false, &Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
 			Message: "this Idempotency-Key was already used for a different request"}
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, "", false, err
 	}
 	a.linkShipments(s)
 	if inlineLabel && s.ShippingLabel != nil {
 		doc, _, err := shipping.LabelDocumentFor(s, s.ShippingLabel).Render(s.ShippingLabel.LabelFormat)
 		if err != nil {
-			return nil, false, err
+			return nil, "", false, err
 		}
 		s.ShippingLabel.LabelFile = base64.StdEncoding.EncodeToString(doc)
+		rendered = ""
 	}
-	return s, replayed, nil
+	return s, rendered, replayed, nil
 }
 
 // buyFingerprint is what a buy asks for, for its Idempotency-Key: the shipment, the rate, the

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -217,20 +218,47 @@ func payloadOf(l *shipping.Label, events []shipping.TrackingEvent) labelPayload 
 // executed and its answer stored in the same transaction; a later one with the same
 // fingerprint gets that answer back (replayed true) and buys nothing, one with another
 // fingerprint gets ErrIdempotencyKeyReused. Any failure leaves nothing written. p's insurance is
-// stored on the label.
-func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string, p Purchase, idem *Idempotency, buy PurchaseFunc) (s *shipping.Shipment, replayed bool, err error) {
+// stored on the label. rendered is the bought shipment's stored rendering (ShipmentJSON), empty
+// for a replay.
+func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string, p Purchase, idem *Idempotency, buy PurchaseFunc) (s *shipping.Shipment, rendered string, replayed bool, err error) {
 	// The shipment is read before the transaction, off the single writer; the claim below
 	// checks that it is still as read (its stored rendering, which every change rewrites, is
 	// read first so that a change between the two reads fails the check), and reads it again
 	// inside the transaction only if not.
-	var rendered sql.NullString
+	var stored sql.NullString
 	var read *shipping.Shipment
-	err = db.readRow(ctx, `SELECT rendered FROM shipments WHERE account_id = $1 AND id = $2`, accountID, shipmentID).Scan(&rendered)
-	if err == nil && rendered.Valid {
+	err = db.readRow(ctx, `SELECT rendered FROM shipments WHERE account_id = $1 AND id = $2`, accountID, shipmentID).Scan(&stored)
+	if err == nil && stored.Valid {
 		read, _ = db.shipmentIn(ctx, db.r, accountID, shipmentID)
 	}
+	rateOf := func(s *shipping.Shipment) *shipping.Rate {
+		for i := range s.ShippingRates {
+			if s.ShippingRates[i].ID == rateID {
+				return &s.ShippingRates[i]
+			}
+		}
+		return nil
+	}
+	now, labelID := db.now(), ""
+	insurance := shipping.InsuranceCents(p.InsuredCents)
+	// The shipment as read is also rendered bought before the transaction, with a placeholder
+	// for the tracking code the carrier gives inside it: the single writer then only splices
+	// the code in. (If the shipment changed meanwhile, it is rendered in the transaction.)
+	var pre *shipping.Shipment
+	var preShipment, preLabel []byte
+	if read != nil && read.Status == shipping.StatusOpen && rateOf(read) != nil {
+		c := *read
+		pre, labelID = &c, db.NewID()
+		purchased(pre, *rateOf(pre), labelID, trackingCodeMark, now, p.InsuredCents, insurance)
+		if preShipment, err = renderShipment(pre); err == nil {
+			preLabel, err = renderLabel(pre.ShippingLabel)
+		}
+		if err != nil {
+			return nil, "", false, err
+		}
+	}
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		now := db.now()
+		rendered = ""
 		if idem != nil {
 			// Claiming the key first serializes retries: on PostgreSQL a concurrent insert of
 			// the same key waits for this transaction and then finds the stored answer.
@@ -249,21 +277,13 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 				return err
 			}
 		}
-		rateOf := func(s *shipping.Shipment) *shipping.Rate {
-			for i := range s.ShippingRates {
-				if s.ShippingRates[i].ID == rateID {
-					return &s.ShippingRates[i]
-				}
-			}
-			return nil
-		}
 		// The conditional update is the claim: of two concurrent buyers only one changes the row.
 		claim := `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3
 			WHERE account_id = $4 AND id = $5 AND status = $6`
 		claimed := false
-		if s = read; s != nil && s.Status == shipping.StatusOpen && rateOf(s) != nil {
+		if s = read; pre != nil {
 			res, err := tx.ExecContext(ctx, claim+` AND rendered = $7`, shipping.StatusPurchased, rateOf(s).Carrier, now,
-				accountID, shipmentID, shipping.StatusOpen, rendered.String)
+				accountID, shipmentID, shipping.StatusOpen, stored.String)
 			err = rowsOrNotFound(res, err)
 			if err != nil && !errors.Is(err, ErrNotFound) {
 				return err
@@ -291,12 +311,13 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 			}
 		}
 		rate := rateOf(s)
-		labelID := db.NewID()
+		if labelID == "" {
+			labelID = db.NewID()
+		}
 		code, err := buy(ctx, s, *rate, labelID)
 		if err != nil {
 			return err
 		}
-		insurance := shipping.InsuranceCents(p.InsuredCents)
 		insured := sql.NullInt64{Int64: p.InsuredCents, Valid: p.InsuredCents > 0}
 		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
 			service, tracking_code, status, substatus, label_format, created_at, updated_at, insured_cents, insurance_cents)
@@ -307,19 +328,26 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 			return err
 		}
 		// The answer is what was just written; no need to read it back.
-		at, r := Time(now), rate.Insured(insurance)
-		s.Status, s.Carrier, s.UpdatedAt = shipping.StatusPurchased, rate.Carrier, shipping.Timestamp{Time: at}
-		s.ShippingLabel = &shipping.Label{ID: labelID, ShipmentID: shipmentID, Status: shipping.LabelPreTransit,
-			LabelFormat: s.LabelFormat, TrackingCode: code,
-			Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: shipping.Timestamp{Time: at}, UpdatedAt: shipping.Timestamp{Time: at}}
-		s.ShippingLabel.Insure(p.InsuredCents, insurance)
+		purchased(s, *rate, labelID, code, now, p.InsuredCents, insurance)
 		if err := db.emitEvent(ctx, tx, accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
 			return err
 		}
 		s.AccountID = accountID
-		if err := storeRendering(ctx, tx, s); err != nil {
+		shipmentJSON, labelJSON := preShipment, preLabel
+		if claimed {
+			code, err := json.Marshal(code)
+			if err != nil {
+				return err
+			}
+			shipmentJSON = bytes.Replace(shipmentJSON, trackingCodeMarkJSON, code, 1)
+			labelJSON = bytes.Replace(labelJSON, trackingCodeMarkJSON, code, 1)
+		} else if shipmentJSON, labelJSON, err = renderings(s); err != nil {
 			return err
 		}
+		if err := storeRenderings(ctx, tx, s, shipmentJSON, labelJSON); err != nil {
+			return err
+		}
+		rendered = string(shipmentJSON)
 		if idem != nil {
 			answer, err := json.Marshal(s)
 			if err != nil {
@@ -332,9 +360,26 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		return nil
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, "", false, err
 	}
-	return s, replayed, nil
+	return s, rendered, replayed, nil
+}
+
+// trackingCodeMark stands for the tracking code in a rendering made before the carrier gave it;
+// no tracking code holds a NUL. trackingCodeMarkJSON is the mark as it is rendered.
+const trackingCodeMark = "\x00tracking code\x00"
+
+var trackingCodeMarkJSON = []byte(`"\u0000tracking code\u0000"`)
+
+// purchased makes s, as read before its purchase, what the purchase of rate wrote: the
+// shipment bought from the rate's carrier, with its PRE_TRANSIT label.
+func purchased(s *shipping.Shipment, rate shipping.Rate, labelID, code string, now, insuredCents, insuranceCents int64) {
+	at, r := Time(now), rate.Insured(insuranceCents)
+	s.Status, s.Carrier, s.UpdatedAt = shipping.StatusPurchased, rate.Carrier, shipping.Timestamp{Time: at}
+	s.ShippingLabel = &shipping.Label{ID: labelID, ShipmentID: s.ID, Status: shipping.LabelPreTransit,
+		LabelFormat: s.LabelFormat, TrackingCode: code,
+		Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: shipping.Timestamp{Time: at}, UpdatedAt: shipping.Timestamp{Time: at}}
+	s.ShippingLabel.Insure(insuredCents, insuranceCents)
 }
 
 // PruneIdempotencyKeys forgets the idempotency keys recorded before cutoff, of every account

@@ -36,21 +36,31 @@ func (db *DB) rerender(ctx context.Context, tx *sql.Tx, accountID, shipmentID st
 // storeRendering stores the renderings of s and its label; s must be complete and exactly as it
 // now stands in tx (a caller that has just written it whole may pass it rather than read it back).
 func storeRendering(ctx context.Context, tx *sql.Tx, s *shipping.Shipment) error {
-	body, err := renderShipment(s)
+	shipment, label, err := renderings(s)
 	if err != nil {
 		return err
 	}
+	return storeRenderings(ctx, tx, s, shipment, label)
+}
+
+// renderings renders s and its label (nil without one).
+func renderings(s *shipping.Shipment) (shipment, label []byte, err error) {
+	if shipment, err = renderShipment(s); err != nil || s.ShippingLabel == nil {
+		return shipment, nil, err
+	}
+	label, err = renderLabel(s.ShippingLabel)
+	return shipment, label, err
+}
+
+// storeRenderings stores the renderings of s and its label, made by renderings.
+func storeRenderings(ctx context.Context, tx *sql.Tx, s *shipping.Shipment, shipment, label []byte) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE shipments SET rendered = $1 WHERE account_id = $2 AND id = $3`,
-		string(body), s.AccountID, s.ID); err != nil {
+		string(shipment), s.AccountID, s.ID); err != nil {
 		return err
 	}
 	if l := s.ShippingLabel; l != nil {
-		body, err := renderLabel(l)
-		if err != nil {
-			return err
-		}
-		if _, err = tx.ExecContext(ctx, `UPDATE shipping_labels SET rendered = $1 WHERE account_id = $2 AND id = $3`,
-			string(body), s.AccountID, l.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET rendered = $1 WHERE account_id = $2 AND id = $3`,
+			string(label), s.AccountID, l.ID); err != nil {
 			return err
 		}
 	}

@@ -58,7 +58,7 @@ func TestBuyAfterConcurrentPatchStoresFreshRendering(t *testing.T) {
 	waitQueued(1) // the PATCH waits, uncommitted, so the buy reads the shipment without it
 	go func() {
 		defer wg.Done()
-		_, _, buyErr = db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, Purchase{}, nil,
+		_, _, _, buyErr = db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, Purchase{}, nil,
 			func(context.Context, *shipping.Shipment, shipping.Rate, string) (string, error) { return "TRK1", nil })
 	}()
 	waitQueued(2)
