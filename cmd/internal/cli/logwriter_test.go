@@ -118,7 +118,7 @@ func BenchmarkRequestLog(b *testing.B) {
 					log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("id", "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"),
 						slog.String("method", "GET"), slog.String("path", "/shipments/shp_0193a1b2c3d47e5f"),
 						slog.String("pattern", "GET /shipments/{id}"), slog.Int("status", 200), slog.Int("bytes", 4211),
-						slog.Float64("duration_ms", 0.412))
+						slog.Int64("duration_us", 412))
 				}
 			})
 			if lw != nil {
