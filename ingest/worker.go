@@ -49,7 +49,8 @@ type Claim struct {
 type Worker struct {
 	Queue Queue
 	// Lease is how long a claim is held (default 10 s); Batch how many imports are claimed at a
-	// time (default 32); Poll how often an idle worker looks for work (default 200 ms);
+	// time (default 32; while claims come back full, a backlog, twice as many each time, up to
+	// eight times Batch); Poll how often an idle worker looks for work (default 200 ms);
 	// MaxAttempts how many claims an import gets before it fails (default 10).
 	Lease       time.Duration
 	Batch       int
@@ -59,6 +60,9 @@ type Worker struct {
 	Wake <-chan struct{}
 	Log  *slog.Logger
 }
+
+// maxBatchGrowth bounds how far a worker behind grows its batches, in multiples of Batch.
+const maxBatchGrowth = 8
 
 // Run processes imports until ctx ends.
 func (w *Worker) Run(ctx context.Context) error {
@@ -93,10 +97,17 @@ func (w *Worker) Drain(ctx context.Context) error {
 	if batch <= 0 {
 		batch = 32
 	}
-	for {
-		claims, err := w.Queue.ClaimImports(ctx, lease, batch)
+	for size := batch; ; {
+		claims, err := w.Queue.ClaimImports(ctx, lease, size)
 		if err != nil || len(claims) == 0 {
 			return err
+		}
+		// A full batch means a backlog: each claim and completion is a transaction, so a
+		// worker behind takes more at a time until it has caught up.
+		if len(claims) == size {
+			size = min(2*size, maxBatchGrowth*batch)
+		} else {
+			size = batch
 		}
 		// Processing is pure computation; the batch's outcomes then commit together, which
 		// costs one write transaction instead of one per import.

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 // poison fails any transaction that holds it.
 type fakeQueue struct {
 	mu      sync.Mutex
+	limits  []int // of every claim, in order
 	pending []Claim
 	done    map[string]Completion
 	txs     int
@@ -22,6 +24,7 @@ type fakeQueue struct {
 func (q *fakeQueue) ClaimImports(ctx context.Context, lease time.Duration, limit int) ([]Claim, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.limits = append(q.limits, limit)
 	n := min(limit, len(q.pending))
 	out := q.pending[:n:n]
 	q.pending = q.pending[n:]
@@ -66,14 +69,27 @@ func TestWorkerDrain(t *testing.T) {
 	if err := w.Drain(context.Background()); err != nil {
 		t.Fatalf("Drain = %v", err)
 	}
-	if len(q.done) != 10 || q.txs != 3 {
-		t.Fatalf("Drain completed %d imports in %d transactions; want 10 in 3 (batches of 4)", len(q.done), q.txs)
+	if len(q.done) != 10 || q.txs != 2 {
+		t.Fatalf("Drain completed %d imports in %d transactions; want 10 in 2 (batches of 4, then up to 8)", len(q.done), q.txs)
 	}
 	for id, d := range q.done {
 		valid := (id[0]-'a')%3 != 2
 		if valid != (d.Order != nil) || valid == (len(d.Errors) > 0) {
 			t.Errorf("import %s: order %v, errors %v; want valid=%v", id, d.Order != nil, d.Errors, valid)
 		}
+	}
+}
+
+// TestWorkerBatchGrowsWithBacklog: while claims come back full the worker doubles its batch,
+// up to maxBatchGrowth times Batch, and a claim that is not full takes it back to Batch.
+func TestWorkerBatchGrowsWithBacklog(t *testing.T) {
+	q := newFakeQueue(t, 4+8+16+32+32+32+10)
+	w := &Worker{Queue: q, Batch: 4}
+	if err := w.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{4, 8, 16, 32, 32, 32, 32, 4}; !slices.Equal(q.limits, want) {
+		t.Errorf("claim limits %v; want %v", q.limits, want)
 	}
 }
 
