@@ -4,6 +4,7 @@
 //	loadhelper bare ADDR DIR          serve DIR/NAME's bytes at /NAME (status from DIR/NAME.status)
 //	loadhelper buys URL TOKEN N OUT   create N shipments; write "POST /shipments/ID/rates/RATE" lines
 //	loadhelper orders SECRET N OUT    write N unique signed order bodies: "SIGNATURE<TAB>BODY" lines
+//	loadhelper send URL TOKEN FILE N  POST to the first N paths of FILE (buys' lines), 64 at a time
 //	loadhelper median                 read numbers, one a line; print their median
 package main
 
@@ -39,6 +40,9 @@ func main() {
 	case "orders":
 		n, _ := strconv.Atoi(os.Args[3])
 		orders(os.Args[2], n, os.Args[4])
+	case "send":
+		n, _ := strconv.Atoi(os.Args[5])
+		send(os.Args[2], os.Args[3], os.Args[4], n)
 	case "median":
 		median()
 	default:
@@ -90,45 +94,78 @@ const ShipmentBody = `{"origin": {"name": "A", "street1": "1 Main St", "city": "
  "destination": {"name": "B", "street1": "5 Broadway", "city": "New York", "state": "NY", "zip": "10001", "country": "US"},
  "parcel": {"length": 10, "width": 8, "height": 4, "length_unit": "IN", "weight": 20, "weight_unit": "OZ"}}`
 
-// buys creates n OPEN shipments, 16 at a time, and writes one buy request line for each.
+// buys creates n OPEN shipments, 64 at a time, and writes one buy request line for each.
 func buys(base, token string, n int, out string) {
 	lines := make([]string, n)
+	parallel(n, func(i int) error {
+		res, err := post(base+"/shipments", token, ShipmentBody)
+		if err != nil {
+			return err
+		}
+		var s struct {
+			Data struct {
+				ID    string `json:"id"`
+				Rates []struct {
+					ID string `json:"id"`
+				} `json:"shipping_rates"`
+			} `json:"data"`
+		}
+		err = json.NewDecoder(res.Body).Decode(&s)
+		res.Body.Close()
+		if err != nil || len(s.Data.Rates) == 0 {
+			return fmt.Errorf("create shipment: %d %v", res.StatusCode, err)
+		}
+		lines[i] = "/shipments/" + s.Data.ID + "/rates/" + s.Data.Rates[0].ID
+		return nil
+	})
+	writeLines(out, lines)
+}
+
+// send POSTs to the first n paths listed in file (buys' lines: it buys their labels).
+func send(base, token, file string, n int) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		fail(err.Error())
+	}
+	paths := strings.Split(strings.TrimSpace(string(b)), "\n")
+	parallel(min(n, len(paths)), func(i int) error {
+		res, err := post(base+paths[i], token, "")
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode/100 != 2 {
+			return fmt.Errorf("POST %s: %d", paths[i], res.StatusCode)
+		}
+		return nil
+	})
+}
+
+func post(url, token, body string) (*http.Response, error) {
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	return http.DefaultClient.Do(req)
+}
+
+// parallel calls f(0) … f(n-1), 64 at a time, and fails on the last error.
+func parallel(n int, f func(i int) error) {
+	http.DefaultTransport.(*http.Transport).MaxIdleConnsPerHost = 64
 	var wg sync.WaitGroup
-	work := make(chan int)
-	var failed error
 	var mu sync.Mutex
-	for range 16 {
+	var failed error
+	work := make(chan int)
+	for range 64 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				req, _ := http.NewRequest("POST", base+"/shipments", strings.NewReader(ShipmentBody))
-				req.Header.Set("Authorization", "Bearer "+token)
-				req.Header.Set("Content-Type", "application/json")
-				res, err := http.DefaultClient.Do(req)
-				if err != nil {
+				if err := f(i); err != nil {
 					mu.Lock()
 					failed = err
 					mu.Unlock()
-					continue
 				}
-				var s struct {
-					Data struct {
-						ID    string `json:"id"`
-						Rates []struct {
-							ID string `json:"id"`
-						} `json:"shipping_rates"`
-					} `json:"data"`
-				}
-				err = json.NewDecoder(res.Body).Decode(&s)
-				res.Body.Close()
-				if err != nil || len(s.Data.Rates) == 0 {
-					mu.Lock()
-					failed = fmt.Errorf("create shipment: %d %v", res.StatusCode, err)
-					mu.Unlock()
-					continue
-				}
-				lines[i] = "/shipments/" + s.Data.ID + "/rates/" + s.Data.Rates[0].ID
 			}
 		}()
 	}
@@ -140,7 +177,6 @@ func buys(base, token string, n int, out string) {
 	if failed != nil {
 		fail(failed.Error())
 	}
-	writeLines(out, lines)
 }
 
 // orders writes n signed order import bodies, unique across runs (a random prefix).
