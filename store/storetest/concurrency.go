@@ -11,6 +11,8 @@ import (
 
 	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/ingest"
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
 )
 
 // testBootstrap starts many first starts together on an empty database: exactly one creates
@@ -171,5 +173,73 @@ func testClaimImportsConcurrently(t *testing.T) {
 	var unfinished int
 	if err := b.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM order_imports WHERE status <> $1`, ingest.StatusProcessed).Scan(&unfinished); err != nil || unfinished != 0 {
 		t.Errorf("%d imports not PROCESSED (%v)", unfinished, err)
+	}
+}
+
+// testCompleteImportsBatch completes, in one call and out of key order, two imports of one
+// order (the older with the greater id), a stale claim and a failed import: the order holds
+// the newer import's content under the id the first completion was given, the stale claim is
+// counted and left PROCESSING, the failed import keeps its errors.
+func testCompleteImportsBatch(t *testing.T) {
+	ctx := context.Background()
+	b := newBillingDB(t, nov22)
+	a, err := b.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	enqueue := func(body string) ingest.Import {
+		imp, _, err := b.EnqueueImport(ctx, a.ID, a.IngestSecret, []byte(body), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.setClock(b.Now().Add(time.Minute))
+		return imp
+	}
+	b.setClock(nov22.Add(time.Minute))
+	newer := enqueue(`{"id":"O-1","name":"newer"}`)
+	b.setClock(nov22) // received first, with a greater id
+	older := enqueue(`{"id":"O-1","name":"older"}`)
+	b.setClock(nov22.Add(time.Hour))
+	staleImp := enqueue(`{"id":"O-2","name":"stale"}`)
+	failed := enqueue(`{"id":"O-3"}`)
+	claims, err := b.ClaimImports(ctx, time.Hour, 10)
+	if err != nil || len(claims) != 4 {
+		t.Fatalf("ClaimImports = %d claims, %v", len(claims), err)
+	}
+	byID := map[string]ingest.Claim{}
+	for _, c := range claims {
+		byID[c.ID] = c
+	}
+	order := func(name string) *ingest.Order {
+		return &ingest.Order{OrderID: "O-1", Name: name, Tags: []string{}, FulfillmentOrders: []ingest.FulfillmentOrder{}}
+	}
+	stale := byID[staleImp.ID]
+	stale.Attempts++ // as if claimed again after its lease expired
+	errs := []shipping.FieldError{{Field: "fulfillmentOrders", Code: "required", Message: "is required"}}
+	done := []ingest.Completion{
+		{Claim: byID[newer.ID], Order: order("newer")},
+		{Claim: stale, Order: &ingest.Order{OrderID: "O-2", Name: "stale", Tags: []string{}, FulfillmentOrders: []ingest.FulfillmentOrder{}}},
+		{Claim: byID[failed.ID], Errors: errs},
+		{Claim: byID[older.ID], Order: order("older")},
+	}
+	if n, err := b.CompleteImports(ctx, done); err != nil || n != 1 {
+		t.Fatalf("CompleteImports = %d stale, %v; want 1", n, err)
+	}
+	l, err := b.ListOrders(ctx, a.ID, "", store.Page{Number: 1, Size: 10})
+	if err != nil || len(l.Items) != 1 {
+		t.Fatalf("ListOrders = %d orders, %v; want O-1 only", len(l.Items), err)
+	}
+	if o := l.Items[0]; o.OrderID != "O-1" || o.Name != "newer" || o.ImportID != newer.ID {
+		t.Errorf("order %s holds %q of import %s; want \"newer\" of %s", o.OrderID, o.Name, o.ImportID, newer.ID)
+	}
+	for id, want := range map[string]string{newer.ID: ingest.StatusProcessed, older.ID: ingest.StatusProcessed,
+		staleImp.ID: ingest.StatusProcessing, failed.ID: ingest.StatusFailed} {
+		imp, err := b.OrderImport(ctx, a.ID, id)
+		if err != nil || imp.Status != want {
+			t.Errorf("import %s: %s, %v; want %s", id, imp.Status, err, want)
+		}
+		if id == failed.ID && (len(imp.Errors) != 1 || imp.Errors[0] != errs[0]) {
+			t.Errorf("failed import's errors %+v; want %+v", imp.Errors, errs)
+		}
 	}
 }

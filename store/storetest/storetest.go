@@ -41,6 +41,7 @@ var tests = []struct {
 	{"BillingInvariants", testBillingInvariants},
 	{"InvoiceNumbersGapless", testInvoiceNumbersGapless},
 	{"ClaimImportsConcurrently", testClaimImportsConcurrently},
+	{"CompleteImportsBatch", testCompleteImportsBatch},
 	{"InvoiceDocumentsRenderedOnce", testInvoiceDocumentsRenderedOnce},
 	{"InvoiceDocumentsBackfilled", testInvoiceDocumentsBackfilled},
 	{"UpdateBillingProfile", testUpdateBillingProfile},
