@@ -36,7 +36,7 @@ func BenchmarkOrderImportProcessing(b *testing.B) {
 	ctx := context.Background()
 	acme := e.accounts["acme"]
 	for i := range b.N {
-		if _, _, err := e.db.EnqueueImport(ctx, acme.ID, acme.IngestSecret, []byte(orderBody(fmt.Sprintf("P-%d", i))), nil); err != nil {
+		if _, _, err := e.db.EnqueueImport(ctx, acme.ID, []byte(orderBody(fmt.Sprintf("P-%d", i))), nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -67,7 +67,7 @@ func BenchmarkOrderImportCommit(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			body := []byte(orderBody(fmt.Sprintf("C-%d", seq.Add(1))))
-			if _, _, err := e.db.EnqueueImport(ctx, acme.ID, acme.IngestSecret, body, nil); err != nil {
+			if _, _, err := e.db.EnqueueImport(ctx, acme.ID, body, nil); err != nil {
 				b.Error(err)
 				return
 			}

@@ -165,7 +165,7 @@ func TestOrderImportLease(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	acme := e.accounts["acme"]
-	imp, created, err := e.db.EnqueueImport(ctx, acme.ID, acme.IngestSecret, []byte(orderBody("L-1")), nil)
+	imp, created, err := e.db.EnqueueImport(ctx, acme.ID, []byte(orderBody("L-1")), nil)
 	if err != nil || !created {
 		t.Fatalf("EnqueueImport = %v, %v", created, err)
 	}
@@ -212,12 +212,12 @@ func TestOrderImportOlderNeverOverwrites(t *testing.T) {
 	ctx := context.Background()
 	acme := e.accounts["acme"]
 	older := strings.Replace(orderBody("O-1"), `"city":"Austin"`, `"city":"Old Town"`, 1)
-	oldImp, _, err := e.db.EnqueueImport(ctx, acme.ID, acme.IngestSecret, []byte(older), nil)
+	oldImp, _, err := e.db.EnqueueImport(ctx, acme.ID, []byte(older), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.setClock(testStart.Add(time.Minute))
-	newImp, _, err := e.db.EnqueueImport(ctx, acme.ID, acme.IngestSecret, []byte(orderBody("O-1")), nil)
+	newImp, _, err := e.db.EnqueueImport(ctx, acme.ID, []byte(orderBody("O-1")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,21 +14,14 @@ import (
 // ErrUnknownOrganization is what an Inbox returns for an organization id it does not know.
 var ErrUnknownOrganization = errors.New("unknown organization")
 
-// ErrStaleSecret is what an Inbox's EnqueueImport returns when the secret the body was
-// verified with is no longer the account's: the secret was rotated meanwhile.
-var ErrStaleSecret = errors.New("ingest secret rotated")
-
 // Inbox is the durable inbox the endpoint commits imports to.
 type Inbox interface {
-	// OrganizationSecret returns the account of an organization id and its ingest secret, or
-	// ErrUnknownOrganization. The secret may come from a cache: EnqueueImport has the last word.
+	// OrganizationSecret returns the account of an organization id and its current ingest
+	// secret, or ErrUnknownOrganization.
 	OrganizationSecret(ctx context.Context, organizationID string) (accountID, secret string, err error)
 	// EnqueueImport commits body as a QUEUED import of the account, unless the account already
 	// sent the same body (same SHA-256): then it returns that import and created is false.
-	// Either way it first checks, in the same transaction, that secret is the account's ingest
-	// secret; if it is not, nothing is stored or returned and the error is ErrStaleSecret,
-	// after which OrganizationSecret reads the secret afresh.
-	EnqueueImport(ctx context.Context, accountID, secret string, body []byte, orderID *string) (imp Import, created bool, err error)
+	EnqueueImport(ctx context.Context, accountID string, body []byte, orderID *string) (imp Import, created bool, err error)
 }
 
 // Error is an answer of the endpoint other than success.
@@ -99,55 +92,37 @@ func (h *Handler) receive(w http.ResponseWriter, r *http.Request) (int, Accepted
 			return 0, Accepted{}, ErrUnsupportedMediaType
 		}
 	}
-	orderID, perr := PeekOrderID(body)
-	// A secret rotated between the look-up and the commit is found by the commit; the body is
-	// then verified again with the new secret, a few times at most.
-	for range 3 {
-		accountID, secret, err := h.account(r)
-		if err != nil {
-			return 0, Accepted{}, err
-		}
-		// Verify even without an account, against an empty key, to keep the timing alike.
-		if !Verify(secret, body, r.Header.Get(SignatureHeader)) || accountID == "" {
-			return 0, Accepted{}, ErrInvalidSignature
-		}
-		if perr != nil {
-			return 0, Accepted{}, &Error{http.StatusBadRequest, "malformed_json", perr.Error()}
-		}
-		imp, created, err := h.Inbox.EnqueueImport(r.Context(), accountID, secret, body, orderID)
-		if errors.Is(err, ErrStaleSecret) {
-			continue
-		}
-		if err != nil {
-			return 0, Accepted{}, err
-		}
-		status := http.StatusOK
-		if created {
-			status = http.StatusAccepted
-			if h.Accepted != nil {
-				h.Accepted()
-			}
-		}
-		return status, Accepted{ID: imp.ID, OrderID: imp.OrderID, Status: imp.Status}, nil
-	}
-	return 0, Accepted{}, ErrInvalidSignature
-}
-
-// account returns the account of the request's organization id and its ingest secret; an
-// unknown organization is the empty account, with an empty secret.
-func (h *Handler) account(r *http.Request) (accountID, secret string, err error) {
+	accountID, secret, err := "", "", ErrUnknownOrganization
 	// An id no account can have (too long, or not UTF-8 text, which PostgreSQL refuses to
 	// compare) is unknown without a lookup.
-	org := r.Header.Get(OrganizationHeader)
-	if org == "" || len(org) > 256 || !utf8.ValidString(org) {
-		return "", "", nil
+	if org := r.Header.Get(OrganizationHeader); org != "" && len(org) <= 256 && utf8.ValidString(org) {
+		accountID, secret, err = h.Inbox.OrganizationSecret(r.Context(), org)
 	}
-	accountID, secret, err = h.Inbox.OrganizationSecret(r.Context(), org)
-	if errors.Is(err, ErrUnknownOrganization) {
-		return "", "", nil
+	if err != nil && !errors.Is(err, ErrUnknownOrganization) {
+		return 0, Accepted{}, err
 	}
-	return accountID, secret, err
+	// Verify even without an account, against an empty key, to keep the timing alike.
+	if !Verify(secret, body, r.Header.Get(SignatureHeader)) || err != nil {
+		return 0, Accepted{}, ErrInvalidSignature
+	}
+	orderID, err := PeekOrderID(body)
+	if err != nil {
+		return 0, Accepted{}, &Error{http.StatusBadRequest, "malformed_json", err.Error()}
+	}
+	imp, created, err := h.Inbox.EnqueueImport(r.Context(), accountID, body, orderID)
+	if err != nil {
+		return 0, Accepted{}, err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusAccepted
+		if h.Accepted != nil {
+			h.Accepted()
+		}
+	}
+	return status, Accepted{ID: imp.ID, OrderID: imp.OrderID, Status: imp.Status}, nil
 }
+
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if h.Error != nil {
 		h.Error(w, r, err)

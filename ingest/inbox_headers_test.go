@@ -22,7 +22,7 @@ func (s *strictInbox) OrganizationSecret(ctx context.Context, org string) (strin
 	return "", "", ErrUnknownOrganization
 }
 
-func (s *strictInbox) EnqueueImport(ctx context.Context, accountID, secret string, body []byte, orderID *string) (Import, bool, error) {
+func (s *strictInbox) EnqueueImport(ctx context.Context, accountID string, body []byte, orderID *string) (Import, bool, error) {
 	return Import{}, false, errors.New("not reached")
 }
 

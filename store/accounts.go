@@ -176,7 +176,6 @@ func (db *DB) RotateIngestSecret(ctx context.Context, accountID string) (Account
 		res, err := tx.ExecContext(ctx, `UPDATE accounts SET ingest_secret = $1 WHERE id = $2`, secret, accountID)
 		return rowsOrNotFound(res, err)
 	})
-	db.secrets.invalidate()
 	if err != nil {
 		return Account{}, err
 	}

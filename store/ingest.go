@@ -18,29 +18,19 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// OrganizationSecret returns the account of an organization id and its ingest secret
-// (ingest.Inbox), from a cache of at most cacheTTL. A stale secret does no harm: EnqueueImport
-// refuses it in the transaction that would store the import, and empties the cache.
+// OrganizationSecret returns the account of an organization id and its current ingest secret
+// (ingest.Inbox). The secret is read afresh on every request, so a rotation takes effect at once.
 func (db *DB) OrganizationSecret(ctx context.Context, organizationID string) (accountID, secret string, err error) {
-	if v, ok := db.secrets.get(organizationID); ok {
-		return v[0], v[1], nil
-	}
-	gen := db.secrets.begin()
 	a, err := db.AccountByOrganization(ctx, organizationID)
 	if errors.Is(err, ErrNotFound) {
 		return "", "", ingest.ErrUnknownOrganization
 	}
-	if err != nil {
-		return "", "", err
-	}
-	db.secrets.put(gen, organizationID, [2]string{a.ID, a.IngestSecret})
-	return a.ID, a.IngestSecret, nil
+	return a.ID, a.IngestSecret, err
 }
 
-// EnqueueImport commits body to the inbox as a QUEUED import (ingest.Inbox), if secret is
-// still the account's ingest secret. A body the account already sent (same SHA-256) is not
-// stored again: its import is returned instead.
-func (db *DB) EnqueueImport(ctx context.Context, accountID, secret string, body []byte, orderID *string) (ingest.Import, bool, error) {
+// EnqueueImport commits body to the inbox as a QUEUED import (ingest.Inbox). A body the
+// account already sent (same SHA-256) is not stored again: its import is returned instead.
+func (db *DB) EnqueueImport(ctx context.Context, accountID string, body []byte, orderID *string) (ingest.Import, bool, error) {
 	sum := sha256.Sum256(body)
 	hash := hex.EncodeToString(sum[:])
 	imp := ingest.Import{ID: db.NewID(), AccountID: accountID, OrderID: orderID, Status: ingest.StatusQueued,
@@ -49,10 +39,9 @@ func (db *DB) EnqueueImport(ctx context.Context, accountID, secret string, body 
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO order_imports
 			(id, account_id, body_sha256, body, order_id, status, attempts, claimed_until, received_at)
-			SELECT $1, $2, $3, $4, $5, $6, 0, 0, $7
-			WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $2 AND ingest_secret = $8)
+			VALUES ($1, $2, $3, $4, $5, $6, 0, 0, $7)
 			ON CONFLICT (account_id, body_sha256) DO NOTHING`,
-			imp.ID, accountID, hash, string(body), orderID, ingest.StatusQueued, Micros(imp.ReceivedAt), secret)
+			imp.ID, accountID, hash, string(body), orderID, ingest.StatusQueued, Micros(imp.ReceivedAt))
 		if err != nil {
 			return err
 		}
@@ -60,18 +49,10 @@ func (db *DB) EnqueueImport(ctx context.Context, accountID, secret string, body 
 			created = n == 1
 			return err
 		}
-		// Not inserted: a body already received, or a stale secret.
 		imp, err = scanImport(tx.QueryRowContext(ctx, `SELECT `+importColumns+` FROM order_imports
-			WHERE account_id = $1 AND body_sha256 = $2
-			AND EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND ingest_secret = $3)`, accountID, hash, secret))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ingest.ErrStaleSecret
-		}
+			WHERE account_id = $1 AND body_sha256 = $2`, accountID, hash))
 		return err
 	})
-	if errors.Is(err, ingest.ErrStaleSecret) {
-		db.secrets.invalidate()
-	}
 	if err != nil {
 		return ingest.Import{}, false, err
 	}

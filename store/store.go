@@ -41,9 +41,6 @@ type DB struct {
 
 	tokens ttlCache[Principal] // by token hash; the revoke path invalidates
 	brands ttlCache[string]    // account brands by account id
-	// Ingest secrets by organization id, with their accounts. EnqueueImport checks the secret
-	// in its transaction, so a secret rotated through another process is refused at once.
-	secrets ttlCache[[2]string]
 
 	// Now, NewID and Rand are the store's only sources of time, identity and randomness, so
 	// tests can make them deterministic.

@@ -110,15 +110,11 @@ func testInvoiceNumbersGapless(t *testing.T) {
 func testClaimImportsConcurrently(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
-	a, err := b.CreateAccount(ctx, "acme", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	acct := a.ID
+	acct := b.account("acme")
 	const imports, workers = 120, 6
 	for i := range imports {
 		id := fmt.Sprint("order-", i%7)
-		if _, _, err := b.EnqueueImport(ctx, acct, a.IngestSecret, fmt.Appendf(nil, `{"id": %q, "n": %d}`, id, i), &id); err != nil {
+		if _, _, err := b.EnqueueImport(ctx, acct, fmt.Appendf(nil, `{"id": %q, "n": %d}`, id, i), &id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -188,7 +184,7 @@ func testCompleteImportsBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	enqueue := func(body string) ingest.Import {
-		imp, _, err := b.EnqueueImport(ctx, a.ID, a.IngestSecret, []byte(body), nil)
+		imp, _, err := b.EnqueueImport(ctx, a.ID, []byte(body), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
