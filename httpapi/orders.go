@@ -35,11 +35,15 @@ func (a *API) setupIngest() error {
 			a.fail(w, r, err)
 		},
 	}
-	wk := &ingest.Worker{Queue: a.db, Wake: s.wake, Log: a.workerLog("order_import")}
+	wk := &ingest.Worker{Queue: a.db, Parallel: importLoops, Wake: s.wake, Log: a.workerLog("order_import")}
 	a.workers = append(a.workers, worker{name: "order_import", run: wk.Run, drain: wk.Drain})
 	a.orders = s
 	return nil
 }
+
+// importLoops is how many loops the import worker runs: with a backlog, one claims while
+// another completes, and on PostgreSQL the worker holds its own against the requests.
+const importLoops = 4
 
 // orderImportHandler serves POST /webhook/custom-orders: it authenticates by signature, not
 // by bearer token.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
@@ -56,6 +57,10 @@ type Worker struct {
 	Batch       int
 	Poll        time.Duration
 	MaxAttempts int
+	// Parallel is how many loops Run runs, each claiming its own batches (default 1). On
+	// PostgreSQL one loop is one connection among the requests' many and falls behind a
+	// sustained intake; claims skip each other's rows, so loops never take one import twice.
+	Parallel int
 	// Wake makes an idle worker look at once (the endpoint signals new imports on it).
 	Wake <-chan struct{}
 	Log  *slog.Logger
@@ -64,8 +69,19 @@ type Worker struct {
 // maxBatchGrowth bounds how far a worker behind grows its batches, in multiples of Batch.
 const maxBatchGrowth = 8
 
-// Run processes imports until ctx ends.
+// Run processes imports until ctx ends, in Parallel loops.
 func (w *Worker) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for range max(w.Parallel, 1) - 1 {
+		wg.Go(func() { w.loop(ctx) })
+	}
+	w.loop(ctx)
+	wg.Wait()
+	return nil
+}
+
+// loop is one of Run's loops: it drains the inbox whenever woken or polled.
+func (w *Worker) loop(ctx context.Context) {
 	poll := w.Poll
 	if poll <= 0 {
 		poll = 200 * time.Millisecond
@@ -78,7 +94,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-w.Wake:
 		case <-t.C:
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -12,16 +13,21 @@ import (
 // fakeQueue is an in-memory Queue: claims hand out pending bodies once; completing an id in
 // poison fails any transaction that holds it.
 type fakeQueue struct {
-	mu      sync.Mutex
-	limits  []int // of every claim, in order
-	pending []Claim
-	done    map[string]Completion
-	txs     int
-	poison  map[string]bool
-	stale   map[string]bool
+	mu sync.Mutex
+	// claiming, when set, is called (unlocked) by every claim that finds work.
+	claiming func()
+	limits   []int // of every claim, in order
+	pending  []Claim
+	done     map[string]Completion
+	txs      int
+	poison   map[string]bool
+	stale    map[string]bool
 }
 
 func (q *fakeQueue) ClaimImports(ctx context.Context, lease time.Duration, limit int) ([]Claim, error) {
+	if q.claiming != nil && q.left() > 0 {
+		q.claiming()
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.limits = append(q.limits, limit)
@@ -29,6 +35,12 @@ func (q *fakeQueue) ClaimImports(ctx context.Context, lease time.Duration, limit
 	out := q.pending[:n:n]
 	q.pending = q.pending[n:]
 	return out, nil
+}
+
+func (q *fakeQueue) left() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.pending)
 }
 
 func (q *fakeQueue) CompleteImports(ctx context.Context, done []Completion) (int, error) {
@@ -141,4 +153,48 @@ func TestWorkerRunWakes(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after its context ended")
 	}
+}
+
+// TestWorkerRunParallel: Run runs Parallel loops, which claim at the same time, and together
+// complete every import once.
+func TestWorkerRunParallel(t *testing.T) {
+	q := newFakeQueue(t, 60)
+	// The first three claims wait for each other: only three loops can get them all in.
+	var arrived atomic.Int32
+	var alone atomic.Bool
+	all := make(chan struct{})
+	q.claiming = func() {
+		if n := arrived.Add(1); n <= 3 {
+			if n == 3 {
+				close(all)
+			}
+			select {
+			case <-all:
+			case <-time.After(2 * time.Second):
+				alone.Store(true)
+			}
+		}
+	}
+	w := &Worker{Queue: q, Batch: 1, Parallel: 3, Poll: time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	go func() {
+		for q.completed() < 60 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	w.Run(ctx)
+	if alone.Load() {
+		t.Error("three loops never claimed at the same time")
+	}
+	if n := q.completed(); n != 60 {
+		t.Errorf("%d of 60 imports completed", n)
+	}
+}
+
+func (q *fakeQueue) completed() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.done)
 }
