@@ -105,11 +105,9 @@ func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) 
 		// Expired leases first (few: at most the imports in flight when a worker stopped), then
 		// the queue in arrival order. Each is one equality on status, so the queue's claim reads
 		// the first rows of the (status, received_at, id) index instead of sorting the backlog.
-		// Placeholders are numbered in order of first appearance (SQLite binds them so): $1 and
-		// $2 in SET, $3 in where, $4 the limit.
-		claim := func(where string, arg any, limit int) error {
-			rows, err := tx.QueryContext(ctx, db.claimSQL(where),
-				ingest.StatusProcessing, now+lease.Microseconds(), arg, limit)
+		claim := func(where string, limit int, args ...any) error {
+			args = append(args, limit, ingest.StatusProcessing, now+lease.Microseconds())
+			rows, err := tx.QueryContext(ctx, db.claimSQL(where, len(args)-3), args...)
 			if err != nil {
 				return err
 			}
@@ -126,10 +124,10 @@ func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) 
 			}
 			return rows.Err()
 		}
-		if err := claim(claimExpired, now, limit); err != nil || len(claims) >= limit {
+		if err := claim(claimExpired, limit, ingest.StatusProcessing, now); err != nil || len(claims) >= limit {
 			return err
 		}
-		return claim(claimQueued, ingest.StatusQueued, limit-len(claims))
+		return claim(claimQueued, limit-len(claims), ingest.StatusQueued)
 	})
 	if err != nil {
 		return nil, err
@@ -140,25 +138,29 @@ func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) 
 	return claims, nil
 }
 
-// The two claims' conditions ($1 is PROCESSING). A queued import is never leased (claimed_until
-// is 0).
+// The two claims' conditions: expired leases ($1 is PROCESSING, $2 now), and the queue ($1
+// QUEUED; a queued import is never leased, its claimed_until is 0).
 const (
-	claimExpired = "status = $1 AND claimed_until <= $3"
-	claimQueued  = "status = $3"
+	claimExpired = "status = $1 AND claimed_until <= $2"
+	claimQueued  = "status = $1"
 )
 
-// claimSQL leases the oldest imports matching where, up to the limit $4. The subquery picks
-// them by the (status, received_at, id) index; the outer statement repeats where so that a row
-// claimed meanwhile (by another process, on PostgreSQL) stays out. There, status is wrapped in
-// coalesce (a no-op: it is NOT NULL) so that SQLite's planner finds the rows by id: matched by
-// status through the index, the outer statement would test every queued import against the
-// subquery's list, a scan of the whole backlog for each claim.
-func (db *DB) claimSQL(where string) string {
-	return `UPDATE order_imports SET status = $1, claimed_until = $2, attempts = attempts + 1
-		WHERE id IN (SELECT id FROM order_imports WHERE ` + where + `
-			ORDER BY received_at, id LIMIT $4` + db.skipLocked() + `)
-		AND ` + strings.Replace(where, "status", "coalesce(status, '')", 1) + `
-		RETURNING id, account_id, body, attempts, received_at`
+// claimSQL leases the oldest imports matching where (n parameters), up to the limit that
+// follows them, setting the status and the lease end that follow that. The CTE picks the rows
+// by the (status, received_at, id) index, and on PostgreSQL locks them, skipping rows another
+// claimer holds; the UPDATE then finds each by id, and repeats where so that a row claimed
+// meanwhile stays out. (With the pick as a subquery of `id IN (…)` beside the repeated
+// condition, SQLite walked every queued import through the status index for each claim, and
+// PostgreSQL could plan the subquery to run again for each row: one claim ran for minutes
+// behind a backlog.) Placeholders are numbered in the order they first appear, as SQLite binds
+// them.
+func (db *DB) claimSQL(where string, n int) string {
+	return fmt.Sprintf(`WITH picked AS (SELECT id FROM order_imports WHERE %s
+			ORDER BY received_at, id LIMIT $%d%s)
+		UPDATE order_imports SET status = $%d, claimed_until = $%d, attempts = attempts + 1
+		FROM picked WHERE order_imports.id = picked.id AND %s
+		RETURNING order_imports.id, account_id, body, attempts, received_at`,
+		where, n+1, db.skipLocked(), n+2, n+3, where)
 }
 
 // CompleteImport ends a claimed import and upserts its order in one transaction. The claim's
