@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,15 @@ func TestClaimFindsRowsByID(t *testing.T) {
 		joined := strings.Join(plan, "\n")
 		if !strings.Contains(joined, "SCAN picked\nSEARCH order_imports USING INDEX sqlite_autoindex_order_imports_1 (id=?)") {
 			t.Errorf("claim %q: the outer statement does not find its rows by id:\n%s", where, strings.Join(plan, "\n"))
+		}
+	}
+}
+
+func TestStatementSizes(t *testing.T) {
+	for n, want := range map[int][]int{0: nil, 1: {1}, 5: {4, 1}, 63: {16, 16, 16, 4, 4, 4, 1, 1, 1},
+		64: {64}, 100: {64, 16, 16, 4}, 256: {64, 64, 64, 64}} {
+		if got := statementSizes(n); !slices.Equal(got, want) {
+			t.Errorf("statementSizes(%d) = %v; want %v", n, got, want)
 		}
 	}
 }
