@@ -8,25 +8,21 @@ import (
 	"time"
 )
 
-// twoProcesses opens one database twice, as two processes sharing it would.
-func twoProcesses(t *testing.T) (here, there *DB) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "w.db")
-	for _, db := range []**DB{&here, &there} {
-		var err error
-		if *db, err = OpenSQLite(context.Background(), path); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { (*db).Close() })
-	}
-	return here, there
-}
-
 // A revoked token stops working at once in the process that revoked it, and within cacheTTL
 // in another process sharing the database, though both had it cached.
 func TestTokenRevocationReachesEveryCache(t *testing.T) {
 	ctx := context.Background()
-	here, there := twoProcesses(t)
+	path := filepath.Join(t.TempDir(), "w.db")
+	here, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer here.Close()
+	there, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer there.Close()
 	acct, err := here.CreateAccount(ctx, "acme", "Acme")
 	if err != nil {
 		t.Fatal(err)
