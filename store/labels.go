@@ -156,23 +156,9 @@ func (db *DB) shipmentIn(ctx context.Context, q querier, accountID, id string) (
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+rateColumns+` FROM shipping_rates
-		WHERE account_id = $1 AND shipment_id = $2 ORDER BY position`, accountID, id)
-	if err != nil {
+	if err := rowRates(ctx, q, accountID, []*shipping.Shipment{s}); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		r, err := ScanRate(rows)
-		if err != nil {
-			return nil, err
-		}
-		s.ShippingRates = append(s.ShippingRates, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
 	return s, db.attachLabelsWith(ctx, q, accountID, []*shipping.Shipment{s})
 }
 
@@ -316,6 +302,9 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		}
 		code, err := buy(ctx, s, *rate, labelID)
 		if err != nil {
+			return err
+		}
+		if err := insertBoughtRate(ctx, tx, s, rate.ID); err != nil {
 			return err
 		}
 		insured := sql.NullInt64{Int64: p.InsuredCents, Valid: p.InsuredCents > 0}

@@ -23,11 +23,15 @@ type shipmentRequest struct {
 	CustomsInfo *shipping.CustomsInfo `json:"customs_info,omitempty"`
 }
 
-// CreateShipment stores a new shipment and its rates in one transaction, with its rendering,
-// which it returns (as ShipmentJSON would). The shipment's and rates' IDs and timestamps must
-// be set.
+// CreateShipment stores a new shipment with its rates (shipments.rates, see storedRate) in
+// one row, with its rendering, which it returns (as ShipmentJSON would). The shipment's and
+// rates' IDs and timestamps must be set.
 func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string, error) {
 	req, err := json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo})
+	if err != nil {
+		return "", err
+	}
+	rates, err := encodeRates(s.ShippingRates)
 	if err != nil {
 		return "", err
 	}
@@ -37,54 +41,38 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string,
 	if err != nil {
 		return "", err
 	}
-	const rateColumns = 15
-	args := make([]any, 0, rateColumns*len(s.ShippingRates))
-	values := make([]string, len(s.ShippingRates))
-	for i, r := range s.ShippingRates {
-		meta, err := json.Marshal(r.RateMetadata)
-		if err != nil {
-			return "", err
-		}
-		marks := make([]string, rateColumns)
-		for j := range marks {
-			marks[j] = "$" + strconv.Itoa(len(args)+j+1)
-		}
-		values[i] = "(" + strings.Join(marks, ", ") + ")"
-		args = append(args, r.ID, s.AccountID, s.ID, r.Carrier, r.Service, r.Price.Currency,
-			r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents, r.EstimatedDeliveryDays,
-			r.EstimatedDeliveryDate.Format(time.RFC3339), string(meta), i, Micros(s.CreatedAt.Time))
-	}
 	rendered := string(body)
 	return rendered, db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
-			created_at, updated_at, rendered) VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+			created_at, updated_at, rendered, rates) VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
 			s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,
-			s.CustomReference1, s.CustomReference2, string(req), Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), rendered)
-		if err != nil || len(values) == 0 {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service,
-			currency, postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days,
-			estimated_delivery_date, rate_metadata, position, created_at) VALUES `+strings.Join(values, ", "), args...)
+			s.CustomReference1, s.CustomReference2, string(req), Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), rendered, rates)
 		return err
 	})
 }
 
 const shipmentColumns = `id, account_id, status, brand, carrier, ship_date, rate_shopping_profile, rate_shopping_strategy,
-	label_format, custom_reference_1, custom_reference_2, request, created_at, updated_at`
+	label_format, custom_reference_1, custom_reference_2, request, created_at, updated_at, rates`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
 func scanShipment(row rowScanner) (*shipping.Shipment, error) {
 	var s shipping.Shipment
-	var carrier, ref1, ref2 sql.NullString
+	var carrier, ref1, ref2, rates sql.NullString
 	var req string
 	var created, updated int64
 	err := row.Scan(&s.ID, &s.AccountID, &s.Status, &s.Brand, &carrier, &s.ShipDate, &s.RateShoppingProfile,
-		&s.RateShoppingStrategy, &s.LabelFormat, &ref1, &ref2, &req, &created, &updated)
+		&s.RateShoppingStrategy, &s.LabelFormat, &ref1, &ref2, &req, &created, &updated, &rates)
 	if err != nil {
 		return nil, err
+	}
+	// Without the rates column (a shipment created before migration 017), ShippingRates stays
+	// nil until rowRates reads them from shipping_rates.
+	if rates.Valid {
+		if s.ShippingRates, err = decodeRates(rates.String, s.ID); err != nil {
+			return nil, err
+		}
 	}
 	var r shipmentRequest
 	if err := json.Unmarshal([]byte(req), &r); err != nil {
@@ -99,7 +87,6 @@ func scanShipment(row rowScanner) (*shipping.Shipment, error) {
 		s.CustomReference2 = &ref2.String
 	}
 	s.CreatedAt, s.UpdatedAt = stamp(created), stamp(updated)
-	s.ShippingRates = []shipping.Rate{}
 	return &s, nil
 }
 
@@ -129,14 +116,31 @@ func indexShipments(shipments []*shipping.Shipment) (map[string]*shipping.Shipme
 	return byID, ids
 }
 
-// completeShipments loads the shipments' rates and labels, one query each.
+// completeShipments loads the shipments' labels, and the rates of those created before
+// migration 017, one query each.
 func (db *DB) completeShipments(ctx context.Context, accountID string, shipments []*shipping.Shipment) error {
-	if len(shipments) == 0 {
+	if err := rowRates(ctx, db.r, accountID, shipments); err != nil {
+		return err
+	}
+	return db.attachLabels(ctx, accountID, shipments)
+}
+
+// rowRates reads, in one query, the rates of the shipments created before migration 017 (nil
+// ShippingRates): rows of shipping_rates, in their order.
+func rowRates(ctx context.Context, q querier, accountID string, shipments []*shipping.Shipment) error {
+	byID := map[string]*shipping.Shipment{}
+	var ids []string
+	for _, s := range shipments {
+		if s.ShippingRates == nil {
+			s.ShippingRates = []shipping.Rate{}
+			byID[s.ID], ids = s, append(ids, s.ID)
+		}
+	}
+	if len(ids) == 0 {
 		return nil
 	}
-	byID, ids := indexShipments(shipments)
 	args := []any{accountID}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+rateColumns+` FROM shipping_rates
+	rows, err := q.QueryContext(ctx, `SELECT `+rateColumns+` FROM shipping_rates
 		WHERE account_id = $1 AND shipment_id IN (`+placeholders(&args, ids)+`) ORDER BY shipment_id, position`, args...)
 	if err != nil {
 		return err
@@ -151,10 +155,93 @@ func (db *DB) completeShipments(ctx context.Context, accountID string, shipments
 			s.ShippingRates = append(s.ShippingRates, r)
 		}
 	}
-	if err := rows.Err(); err != nil {
+	return rows.Err()
+}
+
+// storedRate is one rate as stored: an element of shipments.rates (a JSON array in the
+// shipment's order, written once with the shipment: one row per shipment rather than one per
+// quote) and a row of shipping_rates (the rates bought, which labels and invoice lines refer
+// to, and every quote of a shipment created before migration 017).
+type storedRate struct {
+	ID                    string                `json:"id"`
+	Carrier               string                `json:"carrier"`
+	Service               string                `json:"service"`
+	Currency              string                `json:"currency"`
+	PostageCents          int64                 `json:"postage_cents"`
+	SurchargesCents       int64                 `json:"surcharges_cents"`
+	TotalCents            int64                 `json:"total_cents"`
+	RetailCents           int64                 `json:"retail_cents"`
+	EstimatedDeliveryDays int                   `json:"estimated_delivery_days"`
+	EstimatedDeliveryDate string                `json:"estimated_delivery_date"` // RFC 3339
+	RateMetadata          shipping.RateMetadata `json:"rate_metadata"`
+}
+
+func storeRate(r shipping.Rate) storedRate {
+	return storedRate{ID: r.ID, Carrier: r.Carrier, Service: r.Service, Currency: r.Price.Currency,
+		PostageCents: r.PostageCents, SurchargesCents: r.SurchargesCents, TotalCents: r.TotalCents,
+		RetailCents: r.RetailCents, EstimatedDeliveryDays: r.EstimatedDeliveryDays,
+		EstimatedDeliveryDate: r.EstimatedDeliveryDate.Format(time.RFC3339), RateMetadata: r.RateMetadata}
+}
+
+func (sr storedRate) rate(shipmentID string) (shipping.Rate, error) {
+	r := shipping.Rate{ID: sr.ID, ShipmentID: shipmentID, Carrier: sr.Carrier, Service: sr.Service,
+		Price: shipping.USD(sr.TotalCents), EstimatedDeliveryDays: sr.EstimatedDeliveryDays, PostageCents: sr.PostageCents,
+		SurchargesCents: sr.SurchargesCents, TotalCents: sr.TotalCents, RetailCents: sr.RetailCents,
+		RateMetadata: sr.RateMetadata}
+	r.Price.Currency = sr.Currency
+	var err error
+	r.EstimatedDeliveryDate.Time, err = time.Parse(time.RFC3339, sr.EstimatedDeliveryDate)
+	return r, err
+}
+
+// encodeRates is the shipments.rates value of rates.
+func encodeRates(rates []shipping.Rate) (string, error) {
+	stored := make([]storedRate, len(rates))
+	for i, r := range rates {
+		stored[i] = storeRate(r)
+	}
+	b, err := json.Marshal(stored)
+	return string(b), err
+}
+
+// decodeRates reads a shipments.rates value.
+func decodeRates(s, shipmentID string) ([]shipping.Rate, error) {
+	var stored []storedRate
+	if err := json.Unmarshal([]byte(s), &stored); err != nil {
+		return nil, err
+	}
+	rates := make([]shipping.Rate, len(stored))
+	for i, sr := range stored {
+		var err error
+		if rates[i], err = sr.rate(shipmentID); err != nil {
+			return nil, err
+		}
+	}
+	return rates, nil
+}
+
+// insertBoughtRate makes the shipment's bought rate a row of shipping_rates, which its label
+// refers to (a shipment created before migration 017 has the row already).
+func insertBoughtRate(ctx context.Context, tx *sql.Tx, s *shipping.Shipment, rateID string) error {
+	for i, r := range s.ShippingRates {
+		if r.ID != rateID {
+			continue
+		}
+		sr := storeRate(r)
+		meta, err := json.Marshal(sr.RateMetadata)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service,
+			currency, postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days,
+			estimated_delivery_date, rate_metadata, position, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (id) DO NOTHING`,
+			sr.ID, s.AccountID, s.ID, sr.Carrier, sr.Service, sr.Currency, sr.PostageCents, sr.SurchargesCents,
+			sr.TotalCents, sr.RetailCents, sr.EstimatedDeliveryDays, sr.EstimatedDeliveryDate, string(meta), i,
+			Micros(s.CreatedAt.Time))
 		return err
 	}
-	return db.attachLabels(ctx, accountID, shipments)
+	return ErrNotFound
 }
 
 // rateColumns are the shipping_rates columns ScanRate reads, in its order.
@@ -163,20 +250,17 @@ const rateColumns = `id, shipment_id, carrier, service, currency, postage_cents,
 
 // ScanRate reads one shipping_rates row selected as rateColumns.
 func ScanRate(row rowScanner) (shipping.Rate, error) {
-	var r shipping.Rate
-	var currency, edd, meta string
-	err := row.Scan(&r.ID, &r.ShipmentID, &r.Carrier, &r.Service, &currency, &r.PostageCents, &r.SurchargesCents,
-		&r.TotalCents, &r.RetailCents, &r.EstimatedDeliveryDays, &edd, &meta)
+	var sr storedRate
+	var shipmentID, meta string
+	err := row.Scan(&sr.ID, &shipmentID, &sr.Carrier, &sr.Service, &sr.Currency, &sr.PostageCents, &sr.SurchargesCents,
+		&sr.TotalCents, &sr.RetailCents, &sr.EstimatedDeliveryDays, &sr.EstimatedDeliveryDate, &meta)
 	if err != nil {
-		return r, err
+		return shipping.Rate{}, err
 	}
-	r.Price = shipping.USD(r.TotalCents)
-	r.Price.Currency = currency
-	if r.EstimatedDeliveryDate.Time, err = time.Parse(time.RFC3339, edd); err != nil {
-		return r, err
+	if err := decodeRateMetadata(meta, &sr.RateMetadata); err != nil {
+		return shipping.Rate{}, err
 	}
-	err = decodeRateMetadata(meta, &r.RateMetadata)
-	return r, err
+	return sr.rate(shipmentID)
 }
 
 // ShipmentFilter narrows a shipment list. Empty slices and zero times do not filter.

@@ -45,6 +45,7 @@ var tests = []struct {
 	{"InvoiceDocumentsRenderedOnce", testInvoiceDocumentsRenderedOnce},
 	{"InvoiceDocumentsBackfilled", testInvoiceDocumentsBackfilled},
 	{"UpdateBillingProfile", testUpdateBillingProfile},
+	{"ShipmentRates", testShipmentRates},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of

@@ -1,0 +1,136 @@
+package storetest
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
+)
+
+// A shipment's quotes are stored with it (shipments.rates) and read back as given; buying one
+// makes it, and only it, a shipping_rates row. A shipment created before migration 017 (rates
+// NULL, its quotes rows of shipping_rates) reads and buys the same.
+func testShipmentRates(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	acct, err := db.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := shipping.Address{Name: "A", Street1: "1 Main St", City: "Austin", State: "TX", Zip: "78701", Country: "US"}
+	meta := shipping.RateMetadata{USPSZone: 5, BillableWeight: 12, WeightMetadata: shipping.WeightMetadata{ActualOzWeight: 11.5,
+		BillableOzWeight: 12, DimFactor: shipping.DimFactor, DimThreshold: shipping.DimThreshold, Volume: 48},
+		SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.Money{Amount: 0.45, Currency: "USD"}}}}
+	newShipment := func() *shipping.Shipment {
+		s := &shipping.Shipment{ID: db.NewID(), AccountID: acct.ID, Status: shipping.StatusOpen, ShipDate: "2026-11-22",
+			Origin: addr, Destination: addr, ReturnAddress: addr, RateShoppingProfile: "default", RateShoppingStrategy: "ALL",
+			LabelFormat: "PDF", CreatedAt: shipping.Timestamp{Time: now}, UpdatedAt: shipping.Timestamp{Time: now}}
+		for i, service := range []string{"GROUND", "PRIORITY", "EXPRESS"} {
+			s.ShippingRates = append(s.ShippingRates, shipping.Rate{ID: db.NewID(), ShipmentID: s.ID, Carrier: "ACME",
+				Service: service, Price: shipping.USD(int64(745 + i)), PostageCents: 700, SurchargesCents: int64(45 + i),
+				TotalCents: int64(745 + i), RetailCents: 900, EstimatedDeliveryDays: 3 - i,
+				EstimatedDeliveryDate: shipping.Timestamp{Time: now.AddDate(0, 0, 3-i)}, RateMetadata: meta})
+		}
+		return s
+	}
+	rateRows := func(shipmentID string) []string {
+		t.Helper()
+		rows, err := db.Reader().QueryContext(ctx, `SELECT id FROM shipping_rates WHERE shipment_id = $1 ORDER BY id`, shipmentID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		ids := []string{}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	buy := func(s *shipping.Shipment, rate shipping.Rate) {
+		t.Helper()
+		bought, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, rate.ID, store.Purchase{}, nil,
+			func(context.Context, *shipping.Shipment, shipping.Rate, string) (string, error) {
+				return "TRK" + s.ID[24:], nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := db.Label(ctx, acct.ID, bought.ShippingLabel.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(*l.ShippingRate, rate) {
+			t.Errorf("label's rate = %+v; want %+v", *l.ShippingRate, rate)
+		}
+	}
+	check := func(s *shipping.Shipment) {
+		t.Helper()
+		got, err := db.Shipment(ctx, acct.ID, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.ShippingRates, s.ShippingRates) {
+			t.Errorf("rates read back:\n got %+v\nwant %+v", got.ShippingRates, s.ShippingRates)
+		}
+	}
+
+	s := newShipment()
+	if _, err := db.CreateShipment(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	check(s)
+	if ids := rateRows(s.ID); len(ids) != 0 {
+		t.Errorf("rows of an unbought shipment's quotes: %v; want none", ids)
+	}
+	buy(s, s.ShippingRates[1])
+	if ids := rateRows(s.ID); !reflect.DeepEqual(ids, []string{s.ShippingRates[1].ID}) {
+		t.Errorf("rows after the buy: %v; want the bought rate's only", ids)
+	}
+
+	// As created before migration 017: no rates column, a row per quote (inserted out of order).
+	old := newShipment()
+	oldMeta, err := json.Marshal(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, ship_date, rate_shopping_profile,
+			rate_shopping_strategy, label_format, request, created_at, updated_at)
+			VALUES ($1, $2, 'OPEN', '', '2026-11-22', 'default', 'ALL', 'PDF', $3, $4, $4)`,
+			old.ID, acct.ID, `{"origin":{"name":"A","street1":"1 Main St","city":"Austin","state":"TX","zip":"78701","country":"US"},`+
+				`"destination":{"name":"A","street1":"1 Main St","city":"Austin","state":"TX","zip":"78701","country":"US"},`+
+				`"return_address":{"name":"A","street1":"1 Main St","city":"Austin","state":"TX","zip":"78701","country":"US"},"parcel":{}}`,
+			store.Micros(now)); err != nil {
+			return err
+		}
+		for _, i := range []int{2, 0, 1} {
+			r := old.ShippingRates[i]
+			if _, err := tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service, currency,
+				postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days, estimated_delivery_date,
+				rate_metadata, position, created_at) VALUES ($1, $2, $3, $4, $5, 'USD', $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+				r.ID, acct.ID, old.ID, r.Carrier, r.Service, r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents,
+				r.EstimatedDeliveryDays, r.EstimatedDeliveryDate.Format(time.RFC3339), string(oldMeta), i, store.Micros(now)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(old)
+	buy(old, old.ShippingRates[2])
+	if ids := rateRows(old.ID); len(ids) != 3 {
+		t.Errorf("rows of the older shipment after the buy: %v; want its 3 quotes", ids)
+	}
+}
