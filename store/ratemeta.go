@@ -68,40 +68,44 @@ func (p *metaParser) until(stops string) (string, bool) {
 	return v, true
 }
 
-// int64Before reads a JSON integer ending at one of stops.
-func (p *metaParser) int64Before(stops string) (int64, bool) {
-	v, ok := p.until(stops)
-	if !ok || !jsonInt(v) {
-		return 0, false
+// int64 reads a JSON integer ending at one of stops into v.
+func (p *metaParser) int64(v *int64, stops string) bool {
+	s, ok := p.until(stops)
+	if !ok || !jsonInt(s) {
+		return false
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	return n, err == nil
+	n, err := strconv.ParseInt(s, 10, 64)
+	*v = n
+	return err == nil
 }
 
-// intBefore reads a JSON integer that fits an int.
-func (p *metaParser) intBefore(stops string) (int, bool) {
-	v, ok := p.until(stops)
-	if !ok || !jsonInt(v) {
-		return 0, false
+// int reads a JSON integer that fits an int into v.
+func (p *metaParser) int(v *int, stops string) bool {
+	s, ok := p.until(stops)
+	if !ok || !jsonInt(s) {
+		return false
 	}
-	n, err := strconv.Atoi(v)
-	return n, err == nil
+	n, err := strconv.Atoi(s)
+	*v = n
+	return err == nil
 }
 
-// floatBefore reads a JSON number ending at one of stops.
-func (p *metaParser) floatBefore(stops string) (float64, bool) {
-	v, ok := p.until(stops)
-	if !ok || !jsonNumber(v) {
-		return 0, false
+// float reads a JSON number ending at one of stops into v.
+func (p *metaParser) float(v *float64, stops string) bool {
+	s, ok := p.until(stops)
+	if !ok || !jsonNumber(s) {
+		return false
 	}
-	f, err := strconv.ParseFloat(v, 64)
-	return f, err == nil
+	f, err := strconv.ParseFloat(s, 64)
+	*v = f
+	return err == nil
 }
 
-// stringBefore reads the contents of a JSON string without escapes, up to its closing quote.
-func (p *metaParser) stringBefore() (string, bool) {
-	v, ok := p.until(`"\`)
-	return v, ok && plainASCII(v)
+// string reads the contents of a JSON string without escapes, up to its closing quote, into v.
+func (p *metaParser) string(v *string) bool {
+	s, ok := p.until(`"\`)
+	*v = s
+	return ok && plainASCII(s)
 }
 
 // fastRateMetadata parses
@@ -113,31 +117,22 @@ func (p *metaParser) stringBefore() (string, bool) {
 // and reports whether s had exactly that shape.
 func fastRateMetadata(s string, m *shipping.RateMetadata) bool {
 	p := &metaParser{s: s}
+	return p.rateMetadata(m) && p.s == ""
+}
+
+// rateMetadata consumes a rate_metadata object of fastRateMetadata's shape into m.
+func (p *metaParser) rateMetadata(m *shipping.RateMetadata) bool {
 	var out shipping.RateMetadata
-	var ok bool
 	w := &out.WeightMetadata
-	if !p.take(`{"usps_zone":`) {
-		return false
-	}
-	if out.USPSZone, ok = p.intBefore(","); !ok || !p.take(`,"billable_weight":`) {
-		return false
-	}
-	if out.BillableWeight, ok = p.int64Before(","); !ok || !p.take(`,"weight_metadata":{"actual_oz_weight":`) {
-		return false
-	}
-	if w.ActualOzWeight, ok = p.floatBefore(","); !ok || !p.take(`,"billable_oz_weight":`) {
-		return false
-	}
-	if w.BillableOzWeight, ok = p.int64Before(","); !ok || !p.take(`,"dim_factor":`) {
-		return false
-	}
-	if w.DimFactor, ok = p.intBefore(","); !ok || !p.take(`,"dim_threshold":`) {
-		return false
-	}
-	if w.DimThreshold, ok = p.intBefore(","); !ok || !p.take(`,"volume":`) {
-		return false
-	}
-	if w.Volume, ok = p.floatBefore("}"); !ok || !p.take(`},"surcharges_metadata":[`) {
+	ok := p.take(`{"usps_zone":`) && p.int(&out.USPSZone, ",") &&
+		p.take(`,"billable_weight":`) && p.int64(&out.BillableWeight, ",") &&
+		p.take(`,"weight_metadata":{"actual_oz_weight":`) && p.float(&w.ActualOzWeight, ",") &&
+		p.take(`,"billable_oz_weight":`) && p.int64(&w.BillableOzWeight, ",") &&
+		p.take(`,"dim_factor":`) && p.int(&w.DimFactor, ",") &&
+		p.take(`,"dim_threshold":`) && p.int(&w.DimThreshold, ",") &&
+		p.take(`,"volume":`) && p.float(&w.Volume, "}") &&
+		p.take(`},"surcharges_metadata":[`)
+	if !ok {
 		return false
 	}
 	out.SurchargesMetadata = []shipping.SurchargeMetadata{}
@@ -146,25 +141,56 @@ func fastRateMetadata(s string, m *shipping.RateMetadata) bool {
 			return false
 		}
 		var sc shipping.SurchargeMetadata
-		if !p.take(`{"surcharge_type":"`) {
-			return false
-		}
-		if sc.SurchargeType, ok = p.stringBefore(); !ok || !p.take(`","surcharge":{"amount":`) {
-			return false
-		}
-		if sc.Surcharge.Amount, ok = p.floatBefore(","); !ok || !p.take(`,"currency":"`) {
-			return false
-		}
-		if sc.Surcharge.Currency, ok = p.stringBefore(); !ok || !p.take(`"}}`) {
+		ok := p.take(`{"surcharge_type":"`) && p.string(&sc.SurchargeType) &&
+			p.take(`","surcharge":{"amount":`) && p.float(&sc.Surcharge.Amount, ",") &&
+			p.take(`,"currency":"`) && p.string(&sc.Surcharge.Currency) && p.take(`"}}`)
+		if !ok {
 			return false
 		}
 		out.SurchargesMetadata = append(out.SurchargesMetadata, sc)
 	}
-	if p.s != "}" {
+	if !p.take("}") {
 		return false
 	}
 	*m = out
 	return true
+}
+
+// fastRates parses the array encodeRates writes,
+//
+//	[{"id":"S","carrier":"S","service":"S","currency":"S","postage_cents":N,"surcharges_cents":N,
+//	  "total_cents":N,"retail_cents":N,"estimated_delivery_days":N,"estimated_delivery_date":"S",
+//	  "rate_metadata":{…}},…]
+//
+// (rate_metadata as fastRateMetadata reads it), and reports whether s had exactly that shape.
+func fastRates(s string) ([]storedRate, bool) {
+	p := &metaParser{s: s}
+	if !p.take("[") {
+		return nil, false
+	}
+	out := []storedRate{}
+	for !p.take("]") {
+		if len(out) > 0 && !p.take(",") {
+			return nil, false
+		}
+		var r storedRate
+		ok := p.take(`{"id":"`) && p.string(&r.ID) &&
+			p.take(`","carrier":"`) && p.string(&r.Carrier) &&
+			p.take(`","service":"`) && p.string(&r.Service) &&
+			p.take(`","currency":"`) && p.string(&r.Currency) &&
+			p.take(`","postage_cents":`) && p.int64(&r.PostageCents, ",") &&
+			p.take(`,"surcharges_cents":`) && p.int64(&r.SurchargesCents, ",") &&
+			p.take(`,"total_cents":`) && p.int64(&r.TotalCents, ",") &&
+			p.take(`,"retail_cents":`) && p.int64(&r.RetailCents, ",") &&
+			p.take(`,"estimated_delivery_days":`) && p.int(&r.EstimatedDeliveryDays, ",") &&
+			p.take(`,"estimated_delivery_date":"`) && p.string(&r.EstimatedDeliveryDate) &&
+			p.take(`","rate_metadata":`) && p.rateMetadata(&r.RateMetadata) && p.take("}")
+		if !ok {
+			return nil, false
+		}
+		out = append(out, r)
+	}
+	return out, p.s == ""
 }
 
 // jsonInt reports whether s is a JSON integer: -?(0|[1-9][0-9]*).

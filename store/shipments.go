@@ -204,11 +204,14 @@ func encodeRates(rates []shipping.Rate) (string, error) {
 	return string(b), err
 }
 
-// decodeRates reads a shipments.rates value.
+// decodeRates reads a shipments.rates value: what encodeRates wrote by hand (fastRates; a buy
+// reads every quote of its shipment), anything else with encoding/json.
 func decodeRates(s, shipmentID string) ([]shipping.Rate, error) {
-	var stored []storedRate
-	if err := json.Unmarshal([]byte(s), &stored); err != nil {
-		return nil, err
+	stored, ok := fastRates(s)
+	if !ok {
+		if err := json.Unmarshal([]byte(s), &stored); err != nil {
+			return nil, err
+		}
 	}
 	rates := make([]shipping.Rate, len(stored))
 	for i, sr := range stored {
