@@ -36,8 +36,10 @@ func (db *DB) EnqueueImport(ctx context.Context, accountID string, body []byte, 
 	imp := ingest.Import{ID: db.NewID(), AccountID: accountID, OrderID: orderID, Status: ingest.StatusQueued,
 		Errors: []shipping.FieldError{}, ReceivedAt: Time(db.now())}
 	created := false
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO order_imports
+	// The insert and the read of an earlier import of the same body need no transaction
+	// around them: the read runs only when the insert found that import committed.
+	err := db.write(ctx, func(ctx context.Context, w writer) error {
+		res, err := w.ExecContext(ctx, `INSERT INTO order_imports
 			(id, account_id, body_sha256, body, order_id, status, attempts, claimed_until, received_at)
 			VALUES ($1, $2, $3, $4, $5, $6, 0, 0, $7)
 			ON CONFLICT (account_id, body_sha256) DO NOTHING`,
@@ -49,7 +51,7 @@ func (db *DB) EnqueueImport(ctx context.Context, accountID string, body []byte, 
 			created = n == 1
 			return err
 		}
-		imp, err = scanImport(tx.QueryRowContext(ctx, `SELECT `+importColumns+` FROM order_imports
+		imp, err = scanImport(w.QueryRowContext(ctx, `SELECT `+importColumns+` FROM order_imports
 			WHERE account_id = $1 AND body_sha256 = $2`, accountID, hash))
 		return err
 	})

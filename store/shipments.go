@@ -42,8 +42,8 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string,
 		return "", err
 	}
 	rendered := string(body)
-	return rendered, db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
+	return rendered, db.write(ctx, func(ctx context.Context, w writer) error {
+		_, err := w.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
 			created_at, updated_at, rendered, rates) VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
 			s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,

@@ -168,6 +168,23 @@ func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) e
 	return runTx(ctx, db.w, fn)
 }
 
+// writer is what write's statements run on: a transaction, or the PostgreSQL pool.
+type writer interface {
+	querier
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// write runs fn, whose statements need no transaction around them (one statement, say), and
+// returns after they are all durable. On SQLite they run in Tx (group commit); on PostgreSQL
+// each is a transaction of its own, so a one-statement write is one round trip instead of
+// three (BEGIN, the statement, COMMIT).
+func (db *DB) write(ctx context.Context, fn func(ctx context.Context, w writer) error) error {
+	if db.dialect == PostgreSQL {
+		return fn(ctx, db.w)
+	}
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, tx) })
+}
+
 // runTx runs fn alone in its own transaction.
 func runTx(ctx context.Context, w *sql.DB, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	tx, err := w.BeginTx(ctx, nil)
