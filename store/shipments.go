@@ -176,6 +176,7 @@ type storedRate struct {
 	RateMetadata          shipping.RateMetadata `json:"rate_metadata"`
 }
 
+// storeRate is r as stored.
 func storeRate(r shipping.Rate) storedRate {
 	return storedRate{ID: r.ID, Carrier: r.Carrier, Service: r.Service, Currency: r.Price.Currency,
 		PostageCents: r.PostageCents, SurchargesCents: r.SurchargesCents, TotalCents: r.TotalCents,
@@ -183,6 +184,7 @@ func storeRate(r shipping.Rate) storedRate {
 		EstimatedDeliveryDate: r.EstimatedDeliveryDate.Format(time.RFC3339), RateMetadata: r.RateMetadata}
 }
 
+// rate is the shipment's rate sr stores.
 func (sr storedRate) rate(shipmentID string) (shipping.Rate, error) {
 	r := shipping.Rate{ID: sr.ID, ShipmentID: shipmentID, Carrier: sr.Carrier, Service: sr.Service,
 		Price: shipping.USD(sr.TotalCents), EstimatedDeliveryDays: sr.EstimatedDeliveryDays, PostageCents: sr.PostageCents,
