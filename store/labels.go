@@ -148,6 +148,15 @@ func attachRates(ctx context.Context, q querier, accountID string, labels []*shi
 
 // shipmentIn reads a shipment with its rates and label through q (a transaction, say).
 func (db *DB) shipmentIn(ctx context.Context, q querier, accountID, id string) (*shipping.Shipment, error) {
+	s, err := shipmentWithRates(ctx, q, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	return s, db.attachLabelsWith(ctx, q, accountID, []*shipping.Shipment{s})
+}
+
+// shipmentWithRates reads a shipment with its rates, without its label.
+func shipmentWithRates(ctx context.Context, q querier, accountID, id string) (*shipping.Shipment, error) {
 	s, err := scanShipment(q.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM shipments
 		WHERE account_id = $1 AND id = $2`, accountID, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -156,10 +165,7 @@ func (db *DB) shipmentIn(ctx context.Context, q querier, accountID, id string) (
 	if err != nil {
 		return nil, err
 	}
-	if err := rowRates(ctx, q, accountID, []*shipping.Shipment{s}); err != nil {
-		return nil, err
-	}
-	return s, db.attachLabelsWith(ctx, q, accountID, []*shipping.Shipment{s})
+	return s, rowRates(ctx, q, accountID, []*shipping.Shipment{s})
 }
 
 // Idempotency identifies a request that may be retried: its key and a fingerprint of what it
@@ -215,7 +221,9 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	var read *shipping.Shipment
 	err = db.readRow(ctx, `SELECT rendered FROM shipments WHERE account_id = $1 AND id = $2`, accountID, shipmentID).Scan(&stored)
 	if err == nil && stored.Valid {
-		read, _ = db.shipmentIn(ctx, db.r, accountID, shipmentID)
+		// Without its label: the read is used only if the shipment is OPEN, and an OPEN
+		// shipment has none (a label moves its shipment on, and no shipment moves back).
+		read, _ = shipmentWithRates(ctx, db.r, accountID, shipmentID)
 	}
 	rateOf := func(s *shipping.Shipment) *shipping.Rate {
 		for i := range s.ShippingRates {
