@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -84,5 +86,18 @@ func TestBuyAfterConcurrentPatchStoresFreshRendering(t *testing.T) {
 	}
 	if fresh.CustomReference1 == nil || *fresh.CustomReference1 != ref || fresh.Status != shipping.StatusPurchased {
 		t.Errorf("shipment = %+v; want purchased with reference %s", fresh, ref)
+	}
+}
+
+// insertBoughtRate refuses a rate that is not the shipment's (BuyLabel checks first, so this
+// is the store's own guard) and writes nothing.
+func TestInsertBoughtRateRefusesAnotherShipmentsRate(t *testing.T) {
+	db := openGroup(t)
+	s := &shipping.Shipment{ID: "s1", AccountID: "a1", ShippingRates: []shipping.Rate{{ID: "r1"}}}
+	err := db.Tx(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
+		return insertBoughtRate(ctx, tx, s, "r2")
+	})
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("insertBoughtRate of another rate = %v; want ErrNotFound", err)
 	}
 }
