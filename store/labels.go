@@ -213,18 +213,11 @@ func payloadOf(l *shipping.Label, events []shipping.TrackingEvent) labelPayload 
 // stored on the label. rendered is the bought shipment's stored rendering (ShipmentJSON), empty
 // for a replay.
 func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string, p Purchase, idem *Idempotency, buy PurchaseFunc) (s *shipping.Shipment, rendered string, replayed bool, err error) {
-	// The shipment is read before the transaction, off the single writer; the claim below
-	// checks that it is still as read (its stored rendering, which every change rewrites, is
-	// read first so that a change between the two reads fails the check), and reads it again
-	// inside the transaction only if not.
-	var stored sql.NullString
-	var read *shipping.Shipment
-	err = db.readRow(ctx, `SELECT rendered FROM shipments WHERE account_id = $1 AND id = $2`, accountID, shipmentID).Scan(&stored)
-	if err == nil && stored.Valid {
-		// Without its label: the read is used only if the shipment is OPEN, and an OPEN
-		// shipment has none (a label moves its shipment on, and no shipment moves back).
-		read, _ = shipmentWithRates(ctx, db.r, accountID, shipmentID)
-	}
+	// The shipment is read, and rendered bought, before the transaction, off the single
+	// writer, which then only checks that the shipment is still as read (by its stored
+	// rendering, which every change rewrites) and splices in the tracking code the carrier
+	// gives. If it changed meanwhile, it is read and rendered again in the transaction.
+	read, stored := db.shipmentToBuy(ctx, accountID, shipmentID)
 	rateOf := func(s *shipping.Shipment) *shipping.Rate {
 		for i := range s.ShippingRates {
 			if s.ShippingRates[i].ID == rateID {
@@ -235,20 +228,19 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	}
 	now, labelID := db.now(), ""
 	insurance := shipping.InsuranceCents(p.InsuredCents)
-	// The shipment as read is also rendered bought before the transaction, with a placeholder
-	// for the tracking code the carrier gives inside it: the single writer then only splices
-	// the code in. (If the shipment changed meanwhile, it is rendered in the transaction.)
-	var pre *shipping.Shipment
-	var preShipment, preLabel []byte
+	var preShipment, preLabel marked // set (before non-nil) only with both marks found
 	if read != nil && read.Status == shipping.StatusOpen && rateOf(read) != nil {
-		c := *read
-		pre, labelID = &c, db.NewID()
-		purchased(pre, *rateOf(pre), labelID, trackingCodeMark, now, p.InsuredCents, insurance)
-		if preShipment, err = renderShipment(pre); err == nil {
-			preLabel, err = renderLabel(pre.ShippingLabel)
-		}
+		pre := *read
+		labelID = db.NewID()
+		purchased(&pre, *rateOf(&pre), labelID, trackingCodeMark, now, p.InsuredCents, insurance)
+		shipmentJSON, labelJSON, err := renderings(&pre)
 		if err != nil {
 			return nil, "", false, err
+		}
+		if ms, ok := markedAt(shipmentJSON); ok {
+			if ml, ok := markedAt(labelJSON); ok {
+				preShipment, preLabel = ms, ml
+			}
 		}
 	}
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -271,22 +263,17 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 				return err
 			}
 		}
-		// The conditional update is the claim: of two concurrent buyers only one changes the row.
-		claim := `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3
-			WHERE account_id = $4 AND id = $5 AND status = $6`
-		claimed := false
-		if s = read; pre != nil {
-			res, err := tx.ExecContext(ctx, claim+` AND rendered = $7`, shipping.StatusPurchased, rateOf(s).Carrier, now,
-				accountID, shipmentID, shipping.StatusOpen, stored.String)
-			err = rowsOrNotFound(res, err)
-			if err != nil && !errors.Is(err, ErrNotFound) {
-				return err
-			}
-			claimed = err == nil
+		// The claim: the shipment must still be OPEN. On PostgreSQL its row stays locked until
+		// the commit, so of two concurrent buyers the second waits, then finds it no longer OPEN.
+		var current sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT rendered FROM shipments WHERE account_id = $1 AND id = $2 AND status = $3`+
+			db.forUpdate(), accountID, shipmentID, shipping.StatusOpen).Scan(&current)
+		open := err == nil
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
 		}
-		if !claimed {
-			// Changed since it was read (or never read): read it again, in the transaction.
-			var err error
+		asRead := open && preShipment.before != nil && current == stored
+		if s = read; !asRead {
 			if s, err = db.shipmentIn(ctx, tx, accountID, shipmentID); err != nil {
 				return err
 			}
@@ -296,12 +283,8 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 			if err := shipping.CanBuy(s.Status); err != nil {
 				return err
 			}
-			res, err := tx.ExecContext(ctx, claim, shipping.StatusPurchased, rateOf(s).Carrier, now, accountID, shipmentID,
-				shipping.StatusOpen)
-			if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
+			if !open { // OPEN now, but not when claimed: created after the claim looked
 				return fmt.Errorf("%w: shipment is no longer OPEN", shipping.ErrInvalidState)
-			} else if err != nil {
-				return err
 			}
 		}
 		rate := rateOf(s)
@@ -315,33 +298,35 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		if err := insertBoughtRate(ctx, tx, s, rate.ID); err != nil {
 			return err
 		}
-		insured := sql.NullInt64{Int64: p.InsuredCents, Valid: p.InsuredCents > 0}
-		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
-			service, tracking_code, status, substatus, label_format, created_at, updated_at, insured_cents, insurance_cents)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12)`,
-			labelID, accountID, shipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, now,
-			insured, insurance)
-		if err != nil {
-			return err
-		}
-		// The answer is what was just written; no need to read it back.
+		// The answer is what is written here; no need to read it back.
 		purchased(s, *rate, labelID, code, now, p.InsuredCents, insurance)
-		if err := db.emitEvent(ctx, tx, accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
-			return err
-		}
 		s.AccountID = accountID
-		shipmentJSON, labelJSON := preShipment, preLabel
-		if claimed {
-			code, err := json.Marshal(code)
+		var shipmentJSON, labelJSON []byte
+		if asRead {
+			codeJSON, err := json.Marshal(code)
 			if err != nil {
 				return err
 			}
-			shipmentJSON = bytes.Replace(shipmentJSON, trackingCodeMarkJSON, code, 1)
-			labelJSON = bytes.Replace(labelJSON, trackingCodeMarkJSON, code, 1)
+			shipmentJSON, labelJSON = preShipment.with(codeJSON), preLabel.with(codeJSON)
 		} else if shipmentJSON, labelJSON, err = renderings(s); err != nil {
 			return err
 		}
-		if err := storeRenderings(ctx, tx, s, shipmentJSON, labelJSON); err != nil {
+		insured := sql.NullInt64{Int64: p.InsuredCents, Valid: p.InsuredCents > 0}
+		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
+			service, tracking_code, status, substatus, label_format, created_at, updated_at, insured_cents, insurance_cents,
+			rendered)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12, $13)`,
+			labelID, accountID, shipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, now,
+			insured, insurance, string(labelJSON))
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, rendered = $4
+			WHERE account_id = $5 AND id = $6`, shipping.StatusPurchased, rate.Carrier, now, string(shipmentJSON), accountID, shipmentID)
+		if err != nil {
+			return err
+		}
+		if err := db.emitEvent(ctx, tx, accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
 			return err
 		}
 		rendered = string(shipmentJSON)
@@ -362,11 +347,48 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	return s, rendered, replayed, nil
 }
 
+// shipmentToBuy reads a shipment with its rates, without its label, and its stored rendering,
+// in one query off the writer; nil when it cannot (a missing shipment, one stored before
+// renderings existed, an error: the purchase's transaction reads it again). Without its label:
+// the read is used only if the shipment is OPEN, and an OPEN shipment has none (a label moves
+// its shipment on, and no shipment moves back).
+func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (*shipping.Shipment, sql.NullString) {
+	var rendered sql.NullString
+	s, err := scanShipment(scanAlso{db.readRow(ctx, `SELECT `+shipmentColumns+`, rendered FROM shipments
+		WHERE account_id = $1 AND id = $2`, accountID, id), &rendered})
+	if err != nil || !rendered.Valid || rowRates(ctx, db.r, accountID, []*shipping.Shipment{s}) != nil {
+		return nil, sql.NullString{}
+	}
+	return s, rendered
+}
+
+// scanAlso scans a row's leading columns into what the caller passes and the last one into also.
+type scanAlso struct {
+	row  rowScanner
+	also any
+}
+
+func (s scanAlso) Scan(dest ...any) error { return s.row.Scan(append(dest, s.also)...) }
+
 // trackingCodeMark stands for the tracking code in a rendering made before the carrier gave it;
 // no tracking code holds a NUL. trackingCodeMarkJSON is the mark as it is rendered.
 const trackingCodeMark = "\x00tracking code\x00"
 
 var trackingCodeMarkJSON = []byte(`"\u0000tracking code\u0000"`)
+
+// marked is a rendering made before the carrier gave the tracking code, split around the mark:
+// cut once, outside the transaction, it is joined with the code inside it without a search.
+type marked struct{ before, after []byte }
+
+func markedAt(b []byte) (marked, bool) {
+	before, after, ok := bytes.Cut(b, trackingCodeMarkJSON)
+	return marked{before, after}, ok
+}
+
+// with is the rendering with codeJSON, the code as JSON, in place of the mark.
+func (m marked) with(codeJSON []byte) []byte {
+	return append(append(append(make([]byte, 0, len(m.before)+len(codeJSON)+len(m.after)), m.before...), codeJSON...), m.after...)
+}
 
 // purchased makes s, as read before its purchase, what the purchase of rate wrote: the
 // shipment bought from the rate's carrier, with its PRE_TRANSIT label.

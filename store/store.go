@@ -130,6 +130,16 @@ func (db *DB) skipLocked() string {
 	return ""
 }
 
+// forUpdate ends a SELECT that claims the rows it reads for the rest of the transaction: on
+// PostgreSQL it locks them (a concurrent claimer waits, then reads them as the first left
+// them); SQLite's transactions run one at a time and need nothing.
+func (db *DB) forUpdate() string {
+	if db.dialect == PostgreSQL {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
 // Close closes both pools.
 func (db *DB) Close() error {
 	db.closePrepared()

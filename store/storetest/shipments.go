@@ -4,13 +4,35 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
 )
+
+// testRateMetadata is the rate_metadata of testShipment's quotes.
+var testRateMetadata = shipping.RateMetadata{USPSZone: 5, BillableWeight: 12, WeightMetadata: shipping.WeightMetadata{
+	ActualOzWeight: 11.5, BillableOzWeight: 12, DimFactor: shipping.DimFactor, DimThreshold: shipping.DimThreshold, Volume: 48},
+	SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.Money{Amount: 0.45, Currency: "USD"}}}}
+
+// testShipment is an OPEN shipment of the account, not yet stored, with three quotes.
+func testShipment(db *store.DB, accountID string, now time.Time) *shipping.Shipment {
+	addr := shipping.Address{Name: "A", Street1: "1 Main St", City: "Austin", State: "TX", Zip: "78701", Country: "US"}
+	s := &shipping.Shipment{ID: db.NewID(), AccountID: accountID, Status: shipping.StatusOpen, ShipDate: "2026-11-22",
+		Origin: addr, Destination: addr, ReturnAddress: addr, RateShoppingProfile: "default", RateShoppingStrategy: "ALL",
+		LabelFormat: "PDF", CreatedAt: shipping.Timestamp{Time: now}, UpdatedAt: shipping.Timestamp{Time: now}}
+	for i, service := range []string{"GROUND", "PRIORITY", "EXPRESS"} {
+		s.ShippingRates = append(s.ShippingRates, shipping.Rate{ID: db.NewID(), ShipmentID: s.ID, Carrier: "ACME",
+			Service: service, Price: shipping.USD(int64(745 + i)), PostageCents: 700, SurchargesCents: int64(45 + i),
+			TotalCents: int64(745 + i), RetailCents: 900, EstimatedDeliveryDays: 3 - i,
+			EstimatedDeliveryDate: shipping.Timestamp{Time: now.AddDate(0, 0, 3-i)}, RateMetadata: testRateMetadata})
+	}
+	return s
+}
 
 // A shipment's quotes are stored with it (shipments.rates) and read back as given; buying one
 // makes it, and only it, a shipping_rates row. A shipment created before migration 017 (rates
@@ -23,22 +45,8 @@ func testShipmentRates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := shipping.Address{Name: "A", Street1: "1 Main St", City: "Austin", State: "TX", Zip: "78701", Country: "US"}
-	meta := shipping.RateMetadata{USPSZone: 5, BillableWeight: 12, WeightMetadata: shipping.WeightMetadata{ActualOzWeight: 11.5,
-		BillableOzWeight: 12, DimFactor: shipping.DimFactor, DimThreshold: shipping.DimThreshold, Volume: 48},
-		SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.Money{Amount: 0.45, Currency: "USD"}}}}
-	newShipment := func() *shipping.Shipment {
-		s := &shipping.Shipment{ID: db.NewID(), AccountID: acct.ID, Status: shipping.StatusOpen, ShipDate: "2026-11-22",
-			Origin: addr, Destination: addr, ReturnAddress: addr, RateShoppingProfile: "default", RateShoppingStrategy: "ALL",
-			LabelFormat: "PDF", CreatedAt: shipping.Timestamp{Time: now}, UpdatedAt: shipping.Timestamp{Time: now}}
-		for i, service := range []string{"GROUND", "PRIORITY", "EXPRESS"} {
-			s.ShippingRates = append(s.ShippingRates, shipping.Rate{ID: db.NewID(), ShipmentID: s.ID, Carrier: "ACME",
-				Service: service, Price: shipping.USD(int64(745 + i)), PostageCents: 700, SurchargesCents: int64(45 + i),
-				TotalCents: int64(745 + i), RetailCents: 900, EstimatedDeliveryDays: 3 - i,
-				EstimatedDeliveryDate: shipping.Timestamp{Time: now.AddDate(0, 0, 3-i)}, RateMetadata: meta})
-		}
-		return s
-	}
+	meta := testRateMetadata
+	newShipment := func() *shipping.Shipment { return testShipment(db, acct.ID, now) }
 	rateRows := func(shipmentID string) []string {
 		t.Helper()
 		rows, err := db.Reader().QueryContext(ctx, `SELECT id FROM shipping_rates WHERE shipment_id = $1 ORDER BY id`, shipmentID)
@@ -132,5 +140,58 @@ func testShipmentRates(t *testing.T) {
 	buy(old, old.ShippingRates[2])
 	if ids := rateRows(old.ID); len(ids) != 3 {
 		t.Errorf("rows of the older shipment after the buy: %v; want its 3 quotes", ids)
+	}
+}
+
+// Buyers racing for one shipment's rates: exactly one buys (and only its carrier call is made),
+// the others are refused as the shipment is no longer OPEN, and one label is stored. On
+// PostgreSQL the buyers run side by side, so the claim's row lock is what decides.
+func testBuyConcurrently(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	acct, err := db.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testShipment(db, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
+	if _, err := db.CreateShipment(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	carrier := func(context.Context, *shipping.Shipment, shipping.Rate, string) (string, error) {
+		calls.Add(1)
+		time.Sleep(20 * time.Millisecond) // the carrier's round trip, while the others wait
+		return "TRK-RACE", nil
+	}
+	const buyers = 8
+	errs := make(chan error, buyers)
+	for i := range buyers {
+		go func() {
+			_, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[i%3].ID, store.Purchase{}, nil, carrier)
+			errs <- err
+		}()
+	}
+	bought := 0
+	for range buyers {
+		switch err := <-errs; {
+		case err == nil:
+			bought++
+		case !errors.Is(err, shipping.ErrInvalidState):
+			t.Errorf("a losing buyer got %v; want shipping.ErrInvalidState", err)
+		}
+	}
+	if bought != 1 || calls.Load() != 1 {
+		t.Errorf("%d buyers bought, %d carrier calls; want 1 and 1", bought, calls.Load())
+	}
+	var labels int
+	if err := db.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM shipping_labels WHERE shipment_id = $1`, s.ID).Scan(&labels); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Shipment(ctx, acct.ID, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if labels != 1 || got.Status != shipping.StatusPurchased || got.ShippingLabel == nil {
+		t.Errorf("%d labels stored, shipment %s with label %v; want 1, SHIPPING_LABEL_PURCHASED with it", labels, got.Status, got.ShippingLabel)
 	}
 }

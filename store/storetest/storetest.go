@@ -46,6 +46,7 @@ var tests = []struct {
 	{"InvoiceDocumentsBackfilled", testInvoiceDocumentsBackfilled},
 	{"UpdateBillingProfile", testUpdateBillingProfile},
 	{"ShipmentRates", testShipmentRates},
+	{"BuyConcurrently", testBuyConcurrently},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of
