@@ -354,21 +354,13 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 // its shipment on, and no shipment moves back).
 func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (*shipping.Shipment, sql.NullString) {
 	var rendered sql.NullString
-	s, err := scanShipment(scanAlso{db.readRow(ctx, `SELECT `+shipmentColumns+`, rendered FROM shipments
-		WHERE account_id = $1 AND id = $2`, accountID, id), &rendered})
+	s, err := scanShipment(db.readRow(ctx, `SELECT `+shipmentColumns+`, rendered FROM shipments
+		WHERE account_id = $1 AND id = $2`, accountID, id), &rendered)
 	if err != nil || !rendered.Valid || rowRates(ctx, db.r, accountID, []*shipping.Shipment{s}) != nil {
 		return nil, sql.NullString{}
 	}
 	return s, rendered
 }
-
-// scanAlso scans a row's leading columns into what the caller passes and the last one into also.
-type scanAlso struct {
-	row  rowScanner
-	also any
-}
-
-func (s scanAlso) Scan(dest ...any) error { return s.row.Scan(append(dest, s.also)...) }
 
 // trackingCodeMark stands for the tracking code in a rendering made before the carrier gave it;
 // no tracking code holds a NUL. trackingCodeMarkJSON is the mark as it is rendered.

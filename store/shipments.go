@@ -57,13 +57,15 @@ const shipmentColumns = `id, account_id, status, brand, carrier, ship_date, rate
 
 type rowScanner interface{ Scan(dest ...any) error }
 
-func scanShipment(row rowScanner) (*shipping.Shipment, error) {
+// scanShipment reads a row selected as shipmentColumns, followed by any columns scanned into
+// more.
+func scanShipment(row rowScanner, more ...any) (*shipping.Shipment, error) {
 	var s shipping.Shipment
 	var carrier, ref1, ref2, rates sql.NullString
 	var req string
 	var created, updated int64
-	err := row.Scan(&s.ID, &s.AccountID, &s.Status, &s.Brand, &carrier, &s.ShipDate, &s.RateShoppingProfile,
-		&s.RateShoppingStrategy, &s.LabelFormat, &ref1, &ref2, &req, &created, &updated, &rates)
+	err := row.Scan(append([]any{&s.ID, &s.AccountID, &s.Status, &s.Brand, &carrier, &s.ShipDate, &s.RateShoppingProfile,
+		&s.RateShoppingStrategy, &s.LabelFormat, &ref1, &ref2, &req, &created, &updated, &rates}, more...)...)
 	if err != nil {
 		return nil, err
 	}
