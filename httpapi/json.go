@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,8 +109,12 @@ func decodeStrict(body []byte, v any) error {
 	err := dec.Decode(v)
 	var typeErr *json.UnmarshalTypeError
 	switch {
-	case err == nil:
+	case err == nil && exactKeys(body, reflect.TypeOf(v)):
 		return nil
+	case err == nil, strings.Contains(err.Error(), "unknown field"):
+		name := unknownFieldPath(body, v)
+		return &Error{Status: http.StatusBadRequest, Code: "unknown_field", Message: "unknown field " + name,
+			Fields: []shipping.FieldError{{Field: name, Code: "unknown_field", Message: "is not a known field"}}}
 	case errors.As(err, &typeErr):
 		field := typeErr.Field
 		if field == "" {
@@ -117,14 +122,6 @@ func decodeStrict(body []byte, v any) error {
 		}
 		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: field, Code: "invalid_type",
 			Message: "must be " + jsonKind(typeErr.Type.Kind().String())}}}
-	case strings.Contains(err.Error(), "unknown field"):
-		name := err.Error()
-		if i := strings.Index(name, `"`); i >= 0 {
-			name = strings.Trim(name[i:], `"`)
-		}
-		name = unknownFieldPath(body, v, name)
-		return &Error{Status: http.StatusBadRequest, Code: "unknown_field", Message: "unknown field " + name,
-			Fields: []shipping.FieldError{{Field: name, Code: "unknown_field", Message: "is not a known field"}}}
 	}
 	return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "malformed JSON"}
 }

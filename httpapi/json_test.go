@@ -1,13 +1,17 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/waybill/waybill/shipping"
 )
 
 func TestDecodeStrict(t *testing.T) {
@@ -31,6 +35,10 @@ func TestDecodeStrict(t *testing.T) {
 		{"{\"name\":\"\xff\"}", 400, "malformed_json"},
 		{`{"nope":1}`, 400, "unknown_field"},
 		{`{"inner":{"nope":1}}`, 400, "unknown_field"},
+		// A key is a field only when it is the field's name exactly (encoding/json ignores case).
+		{`{"NAME":"a"}`, 400, "unknown_field"},
+		{`{"inner":{"N":1}}`, 400, "unknown_field"},
+		{`{"name":"a","Name":"b"}`, 400, "unknown_field"},
 		{`{"name":1}`, 400, "validation_failed"},
 		{`{"inner":{"n":"x"}}`, 400, "validation_failed"},
 		{`[]`, 400, "validation_failed"},
@@ -173,11 +181,18 @@ func TestUnknownFieldPath(t *testing.T) {
 	}
 	tests := []struct{ in, want string }{
 		{`{"nope":1}`, "nope"},
-		{`{"inner":{"n":1,"nope":1}}`, "inner.nope"},
+		{`{"inner":{"N":1,"nope":1}}`, "inner.nope"},
 		{`{"items":[{"a":1},{"a":2,"nope":1}]}`, "items[1].nope"},
 		{`{"tags":{"x":{"nope":1}}}`, "tags.x.nope"},
-		{`{"raw":{"nope":1},"any":{"nope":1},"e":"x","NAME":"a","inner":{"N":1},"nope":2}`, "nope"},
+		{`{"raw":{"nope":1},"any":{"nope":1},"e":"x","inner":{"N":1},"nope":2}`, "nope"},
 		{`{"named":{"nope":"x"},"items":[{"nope":1}]}`, "items[0].nope"},
+		// Keys that differ from a field's name only in case, which encoding/json decodes.
+		{`{"NAME":"a"}`, "NAME"},
+		{`{"name":"a","Name":"b"}`, "Name"},
+		{`{"E":"x"}`, "E"},
+		{`{"inner":{"n":1}}`, "inner.n"},
+		{`{"items":[{"a":1},{"A":2}]}`, "items[1].A"},
+		{`{"tags":{"X":{"a":1}},"named":{"Y":"y"},"items":[{"a":1,"A":1}]}`, "items[0].A"},
 	}
 	for _, tt := range tests {
 		var v body
@@ -186,6 +201,40 @@ func TestUnknownFieldPath(t *testing.T) {
 			t.Errorf("decodeStrict(%s) = %s %+v; want unknown_field on %s", tt.in, e.Code, e.Fields, tt.want)
 		}
 	}
+	// Map keys are the map's, whatever their case.
+	var v body
+	if err := decodeStrict([]byte(`{"tags":{"X":{"a":1}},"named":{"Y":"y"},"raw":{"Z":1},"any":{"Q":1}}`), &v); err != nil {
+		t.Errorf("map keys: %v", err)
+	}
+}
+
+// FuzzExactKeys: exactKeys, the allocation-free check every accepted body takes, refuses a
+// body exactly when findUnknown, which names the refused key (unknownFieldPath), finds one.
+func FuzzExactKeys(f *testing.F) {
+	for _, s := range []string{`{"name":"a","items":[{"a":1}]}`, `{"NAME":"a"}`, `{"tags":{"x":{"A":1}}}`,
+		`{"inner":{"N":1},"e":"x"}`, `{"n\u0061me":"a"}`, `{"items":[{},{"b":[1,{"c":2}]}]}`, `[{"a":1}]`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	type item struct {
+		A int `json:"a"`
+	}
+	type body struct {
+		E     string `json:"e"`
+		Name  string `json:"name"`
+		Inner *struct{ N int }
+		Items []item          `json:"items"`
+		Tags  map[string]item `json:"tags"`
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if checkJSON(data) != nil {
+			return
+		}
+		exact := exactKeys(data, reflect.TypeFor[*body]())
+		named, found := findUnknown(json.NewDecoder(bytes.NewReader(data)), reflect.TypeFor[*body](), "")
+		if exact == found {
+			t.Fatalf("exactKeys(%q) = %v; findUnknown = %q, %v", data, exact, named, found)
+		}
+	})
 }
 
 // FuzzCheckJSONFastPath: checkJSON's allocation-free path accepts a body only when the token
@@ -244,13 +293,18 @@ func bigObject(data []byte) bool {
 }
 
 // BenchmarkCheckJSON: checkJSON (allocation-free checks, the token pass only for a refusal)
-// beside the token pass alone, on a shipment request body.
+// beside the token pass alone, and exactKeys, on a shipment request body.
 func BenchmarkCheckJSON(b *testing.B) {
 	body := []byte(fuzzShipmentBody)
 	for _, c := range []struct {
 		name  string
 		check func([]byte) error
-	}{{"tokens", checkJSONTokens}, {"checkJSON", checkJSON}} {
+	}{{"tokens", checkJSONTokens}, {"checkJSON", checkJSON}, {"exactKeys", func(b []byte) error {
+		if !exactKeys(b, reflect.TypeFor[*shipping.ShipmentRequest]()) {
+			return errors.New("a key is not a field")
+		}
+		return nil
+	}}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -6,36 +6,108 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 )
 
-// unknownFieldPath finds where in body the unknown field that encoding/json reported by its
-// bare name sits, as a field path ("origin.foo", "customs_info.customs_items[0].foo"), by
-// walking body along v's type. It returns name unchanged when it cannot tell (the body was
-// already checked by checkJSON, so it is well-formed).
-func unknownFieldPath(body []byte, v any, name string) string {
+// A key names a struct field only when it is exactly the field's JSON name. encoding/json
+// also decodes a key that differs in case ("NAME" into name, and of "brand" and "BRAND" the
+// last wins); DESIGN §3 refuses every key that is not a field, so decodeStrict checks the keys
+// again after decoding (exactKeys) and names the first such key (unknownFieldPath).
+
+// exactKeys reports whether every object key in body, a JSON value checkJSON accepted, is
+// exactly the name of a field of the type t it decodes into. Maps take any key; interface
+// values and values that decode themselves are not walked.
+func exactKeys(body []byte, t reflect.Type) bool {
+	s := jsonScan{b: body}
+	s.space()
+	return s.typed(t)
+}
+
+// typed is value along a Go type: false at the first key that names no field of it.
+func (s *jsonScan) typed(t reflect.Type) bool {
+	t = walked(t)
+	if t == nil || (s.b[s.i] != '{' && s.b[s.i] != '[') {
+		return s.value(0)
+	}
+	open, end := s.b[s.i], byte('}')
+	if open == '[' {
+		end = ']'
+	}
+	s.i++
+	s.space()
+	if s.b[s.i] == end {
+		s.i++
+		return true
+	}
+	for {
+		s.space()
+		elem := t
+		if open == '{' {
+			k, _ := s.str()
+			elem = nil
+			switch t.Kind() {
+			case reflect.Struct:
+				f, ok := jsonFields(t)[string(k)]
+				if !ok {
+					return false
+				}
+				elem = f
+			case reflect.Map:
+				elem = t.Elem()
+			}
+			s.space()
+			s.i++ // ':'
+			s.space()
+		} else if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			elem = t.Elem()
+		} else {
+			elem = nil
+		}
+		if !s.typed(elem) {
+			return false
+		}
+		s.space()
+		s.i++ // ',' or the end
+		if s.b[s.i-1] == end {
+			return true
+		}
+	}
+}
+
+// unknownFieldPath names the first key of body, a JSON value checkJSON accepted, that is not
+// exactly a field of v's type, by its path ("origin.foo", "customs_info.customs_items[0].foo"),
+// as validation errors name fields; "(body)" when every key is a field.
+func unknownFieldPath(body []byte, v any) string {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if path, ok := findUnknown(dec, reflect.TypeOf(v), "", name); ok {
+	if path, ok := findUnknown(dec, reflect.TypeOf(v), ""); ok {
 		return path
 	}
-	return name
+	return "(body)"
 }
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// findUnknown reads one JSON value from dec, of Go type t, and reports the path of the first
-// object key that t has no field for and that is named name.
-func findUnknown(dec *json.Decoder, t reflect.Type, path, name string) (string, bool) {
+// walked is t without its pointers, or nil when values of t are not walked: interfaces, and
+// types that decode themselves.
+func walked(t reflect.Type) reflect.Type {
 	for t != nil && t.Kind() == reflect.Pointer {
 		if t.Implements(unmarshalerType) {
-			t = nil // decodes itself: not walked
-			break
+			return nil
 		}
 		t = t.Elem()
 	}
-	if t != nil && (t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)) {
-		t = nil
+	if t == nil || t.Kind() == reflect.Interface || t.Implements(unmarshalerType) ||
+		reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
 	}
+	return t
+}
+
+// findUnknown reads one JSON value from dec, of Go type t, and reports the path of the first
+// object key that is not exactly a field of t.
+func findUnknown(dec *json.Decoder, t reflect.Type, path string) (string, bool) {
+	t = walked(t)
 	tok, err := dec.Token()
 	if err != nil {
 		return "", false
@@ -49,19 +121,19 @@ func findUnknown(dec *json.Decoder, t reflect.Type, path, name string) (string, 
 			}
 			k := key.(string)
 			var elem reflect.Type
-			known := true
 			if t != nil {
 				switch t.Kind() {
 				case reflect.Struct:
-					elem, known = jsonField(t, k)
+					f, known := jsonFields(t)[k]
+					if !known {
+						return fieldPath(path, k), true
+					}
+					elem = f
 				case reflect.Map:
 					elem = t.Elem()
 				}
 			}
-			if !known && k == name {
-				return fieldPath(path, k), true
-			}
-			if p, ok := findUnknown(dec, elem, fieldPath(path, k), name); ok {
+			if p, ok := findUnknown(dec, elem, fieldPath(path, k)); ok {
 				return p, true
 			}
 		}
@@ -72,7 +144,7 @@ func findUnknown(dec *json.Decoder, t reflect.Type, path, name string) (string, 
 			elem = t.Elem()
 		}
 		for i := 0; dec.More(); i++ {
-			if p, ok := findUnknown(dec, elem, fmt.Sprintf("%s[%d]", path, i), name); ok {
+			if p, ok := findUnknown(dec, elem, fmt.Sprintf("%s[%d]", path, i)); ok {
 				return p, true
 			}
 		}
@@ -81,50 +153,50 @@ func findUnknown(dec *json.Decoder, t reflect.Type, path, name string) (string, 
 	return "", false
 }
 
-// jsonField finds the struct field encoding/json decodes key into (exact name first, then
-// case-insensitively, as encoding/json does), embedded structs included.
-func jsonField(t reflect.Type, key string) (reflect.Type, bool) {
-	var folded reflect.Type
-	foundFolded := false
-	var walk func(t reflect.Type) (reflect.Type, bool)
-	walk = func(t reflect.Type) (reflect.Type, bool) {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			if tag == "-" {
+// fields holds jsonFields' answers, by struct type.
+var fields sync.Map
+
+// jsonFields returns the JSON names of struct type t's fields, each with its field's type:
+// exported fields by their tag's name or their own, embedded structs' fields promoted (a field
+// of the outer struct wins over a promoted one of the same name, as in encoding/json).
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fields.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m := map[string]reflect.Type{}
+	var embedded []reflect.Type
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		n, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && n == "" {
+			et := f.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				embedded = append(embedded, et)
 				continue
-			}
-			n, _, _ := strings.Cut(tag, ",")
-			ft := f.Type
-			if f.Anonymous && n == "" {
-				et := ft
-				if et.Kind() == reflect.Pointer {
-					et = et.Elem()
-				}
-				if et.Kind() == reflect.Struct {
-					if typ, ok := walk(et); ok {
-						return typ, true
-					}
-					continue
-				}
-			}
-			if !f.IsExported() {
-				continue
-			}
-			if n == "" {
-				n = f.Name
-			}
-			if n == key {
-				return ft, true
-			}
-			if !foundFolded && strings.EqualFold(n, key) {
-				folded, foundFolded = ft, true
 			}
 		}
-		return nil, false
+		if !f.IsExported() {
+			continue
+		}
+		if n == "" {
+			n = f.Name
+		}
+		m[n] = f.Type
 	}
-	if typ, ok := walk(t); ok {
-		return typ, true
+	for _, et := range embedded {
+		for n, ft := range jsonFields(et) {
+			if _, ok := m[n]; !ok {
+				m[n] = ft
+			}
+		}
 	}
-	return folded, foundFolded
+	fields.Store(t, m)
+	return m
 }
