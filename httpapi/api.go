@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -172,6 +174,11 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else if e := refuseUnstorable(r); e != nil {
 		pattern = ""
 		writeError(rec, e)
+	} else if p := r.URL.EscapedPath(); p != cleanPath(p) {
+		// ServeMux would redirect "//shipments" or "/a/../healthz" to the clean path, with an
+		// HTML body; no route of the API is written that way.
+		pattern = ""
+		writeError(rec, &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"})
 	} else if pattern == "" {
 		// The mux's own 404 and 405 answers, re-said in the API's error shape.
 		probe := &statusRecorder{ResponseWriter: discardWriter{h: http.Header{}}}
@@ -216,8 +223,8 @@ func requestLineLength(r *http.Request) int {
 
 // refuseUnstorable answers a request whose path, query or Idempotency-Key hold a NUL
 // character or invalid UTF-8 (no database text column stores either; PostgreSQL refuses
-// both), before routing and authentication: a path is 404, like any path that names nothing;
-// a query parameter or the key is 400 invalid_parameter. Cursors (after, before) are left to
+// both), or whose query does not decode, before routing and authentication: a path is 404,
+// like any path that names nothing; a query parameter or the key is 400 invalid_parameter. Cursors (after, before) are left to
 // their own decoding (invalid_cursor), and the Authorization header to authentication (it is
 // only hashed). NULs and invalid UTF-8 in JSON bodies are decodeStrict's.
 func refuseUnstorable(r *http.Request) *Error {
@@ -225,6 +232,9 @@ func refuseUnstorable(r *http.Request) *Error {
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"}
 	}
 	if r.URL.RawQuery != "" {
+		if e := malformedQuery(r.URL.RawQuery); e != nil {
+			return e
+		}
 		for name, values := range r.URL.Query() {
 			if name == "after" || name == "before" {
 				continue
@@ -237,6 +247,37 @@ func refuseUnstorable(r *http.Request) *Error {
 		}
 	}
 	return unstorable("Idempotency-Key", r.Header.Get("Idempotency-Key"))
+}
+
+// malformedQuery is the 400 invalid_parameter for the first parameter of a query that does not
+// decode: a bad %-escape, or a ';' (no longer a separator). url.Values drops such a parameter
+// silently, so a broken filter would widen a list instead of failing.
+func malformedQuery(raw string) *Error {
+	for pair := range strings.SplitSeq(raw, "&") {
+		key, value, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(key)
+		if err != nil {
+			name = key
+		}
+		if _, verr := url.QueryUnescape(value); err != nil || verr != nil || strings.Contains(pair, ";") {
+			name = strings.ToValidUTF8(name, "\uFFFD")
+			return invalidParameter(name, name+" is not URL-encoded correctly")
+		}
+	}
+	return nil
+}
+
+// cleanPath is the path ServeMux routes p by: p with "//", "." and ".." elements resolved, its
+// trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // unstorable is the 400 invalid_parameter for a parameter value holding a NUL character or

@@ -234,6 +234,9 @@ func TestOpenAPIGoldens(t *testing.T) {
 			status, contentType, body := splitGoldenResponse(string(ar.Files[i+1].Data))
 			req := httptest.NewRequest(method, "http://waybill.test"+target, nil)
 			_, pattern := mux.Handler(req)
+			if p := req.URL.EscapedPath(); p != cleanPath(p) {
+				pattern = "" // the mux would route the clean path; the API routes none
+			}
 			var schema any
 			if pattern == "" {
 				// No route: 404 or 405, or 414 for a request line too long to route at all.
