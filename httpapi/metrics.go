@@ -181,10 +181,14 @@ func formatFloat(v float64) string {
 }
 
 // MetricsHandler serves the metrics in the Prometheus text format without authentication, for
-// a separate listener (waybill -metrics-addr). On the API's own listener GET /metrics needs
-// an ADMIN token.
+// a separate listener (waybill -metrics-addr): GET /metrics, and the API's JSON errors for any
+// other path (404) or method (405). On the API's own listener GET /metrics needs an ADMIN token.
 func (a *API) MetricsHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			writeError(w, &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"})
+			return
+		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			writeError(w, &Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: "method " + r.Method + " is not allowed here"})

@@ -424,21 +424,30 @@ func TestMetricsAddr(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no metrics listener in the log:\n%s", s.stderr)
 	}
-	get := func(url string) (int, string) {
+	do := func(method, url string) (int, string) {
 		t.Helper()
-		res, err := http.Get(url)
+		req, _ := http.NewRequest(method, url, nil)
+		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
+		return res.StatusCode, res.Header.Get("Content-Type") + " " + string(b)
 	}
+	get := func(url string) (int, string) { t.Helper(); return do("GET", url) }
 	if code, body := get("http://" + m[1] + "/metrics"); code != 200 || !strings.Contains(body, "http_requests_total") {
 		t.Errorf("GET /metrics on -metrics-addr = %d %.200s; want 200 with http_requests_total", code, body)
 	}
-	if code, _ := get("http://" + m[1] + "/shipments"); code != 404 {
-		t.Errorf("GET /shipments on -metrics-addr = %d; want 404", code)
+	// Anything else there is answered in the API's error shape (DESIGN §3).
+	for _, c := range []struct {
+		method, path, code string
+		status             int
+	}{{"GET", "/shipments", "not_found", 404}, {"GET", "//metrics", "not_found", 404}, {"POST", "/metrics", "method_not_allowed", 405}} {
+		if code, body := do(c.method, "http://"+m[1]+c.path); code != c.status ||
+			!strings.HasPrefix(body, "application/json") || !strings.Contains(body, `"code":"`+c.code+`"`) {
+			t.Errorf("%s %s on -metrics-addr = %d %q; want %d %s in JSON", c.method, c.path, code, body, c.status, c.code)
+		}
 	}
 	if code, _ := get("http://" + s.addr + "/metrics"); code != 401 {
 		t.Errorf("GET /metrics on the API without a token = %d; want 401", code)

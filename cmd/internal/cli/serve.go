@@ -128,9 +128,7 @@ func (e *env) serve(ctx context.Context, c serveConfig) error {
 			<-workersDone
 			return err
 		}
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", api.MetricsHandler())
-		msrv := &http.Server{Handler: mux, ReadHeaderTimeout: l.readHeader, ReadTimeout: l.read, WriteTimeout: l.write, IdleTimeout: l.idle}
+		msrv := &http.Server{Handler: api.MetricsHandler(), ReadHeaderTimeout: l.readHeader, ReadTimeout: l.read, WriteTimeout: l.write, IdleTimeout: l.idle}
 		defer msrv.Close()
 		go func() { serveErr <- msrv.Serve(mln) }()
 		log.Info("metrics listening", "addr", mln.Addr().String())
