@@ -39,8 +39,9 @@ type DB struct {
 	file  *fileWatch // the SQLite file; nil on other databases
 	prep  prepared   // hot read statements, prepared once
 
-	tokens ttlCache[Principal] // by token hash; the revoke path invalidates
-	brands ttlCache[string]    // account brands by account id
+	tokens      ttlCache[Principal] // by token hash; the revoke path invalidates
+	revocations revocationMark      // the revocations the token cache has seen
+	brands      ttlCache[string]    // account brands by account id
 
 	// Now, NewID and Rand are the store's only sources of time, identity and randomness, so
 	// tests can make them deterministic.

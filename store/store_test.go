@@ -30,6 +30,21 @@ func TestStore(t *testing.T) {
 	})
 }
 
+// TestTokenRevokedElsewhere: two handles on one SQLite file, as two processes.
+func TestTokenRevokedElsewhere(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "test.db")
+	var dbs [2]*store.DB
+	for i := range dbs {
+		db, err := store.OpenSQLite(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs[i] = db
+	}
+	storetest.TokenRevokedElsewhere(t, dbs[0], dbs[1])
+}
+
 func TestMigrateTwice(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "twice.db")
 	for i := 0; i < 2; i++ {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -237,5 +238,36 @@ func testCompleteImportsBatch(t *testing.T) {
 		if id == failed.ID && (len(imp.Errors) != 1 || imp.Errors[0] != errs[0]) {
 			t.Errorf("failed import's errors %+v; want %+v", imp.Errors, errs)
 		}
+	}
+}
+
+// TokenRevokedElsewhere: a token revoked through here (another process: the command line,
+// another waybill on the same database) stops working through there, which had it cached,
+// as soon as there's next revocation check is due (a millisecond), not when the entry expires.
+// here and there are two handles on one fresh database.
+func TokenRevokedElsewhere(t *testing.T, here, there *store.DB) {
+	ctx := context.Background()
+	acct, err := here.CreateAccount(ctx, "acme", "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := here.CreateToken(ctx, acct.ID, []string{"READ_SHIPMENTS"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, db := range []*store.DB{here, there, there} {
+		if p, err := db.Authenticate(ctx, tok.Token); err != nil || p.AccountID != acct.ID {
+			t.Fatalf("Authenticate = %+v, %v", p, err)
+		}
+	}
+	if err := here.RevokeBearer(ctx, tok.Token); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := here.Authenticate(ctx, tok.Token); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("in the revoking process right after revocation: err = %v; want ErrNotFound", err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	if _, err := there.Authenticate(ctx, tok.Token); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("in another process 2 ms after revocation: err = %v; want ErrNotFound", err)
 	}
 }
