@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -22,10 +23,12 @@ const maxIDLength = 255
 
 var errNotObject = errors.New("order payload must be a JSON object")
 
-// PeekOrderID checks that body is a JSON object of valid UTF-8 and returns its id (a string,
-// or a number as written), or nil when it has no usable id. It is what the endpoint checks
-// before committing a body; everything else waits for the worker. It reads the id as ParseOrder
-// does: the member named exactly "id", the last one if several are.
+// PeekOrderID checks that body is a JSON object of valid UTF-8 in which no object holds a
+// member name twice (DESIGN §3: duplicate keys are malformed JSON; a signed body must not read
+// one way here and another way to its sender), and returns its id (a string, or a number as
+// written), or nil when it has no usable id. It is what the endpoint checks before committing
+// a body; everything else waits for the worker. It reads the id as ParseOrder does: the member
+// named exactly "id".
 func PeekOrderID(body []byte) (*string, error) {
 	if !utf8.Valid(body) {
 		return nil, errors.New("order payload is not valid UTF-8")
@@ -36,6 +39,9 @@ func PeekOrderID(body []byte) (*string, error) {
 	obj := bytes.TrimSpace(body)
 	if obj[0] != '{' {
 		return nil, errNotObject
+	}
+	if key, dup := duplicateKey(obj); dup {
+		return nil, fmt.Errorf("duplicate key %q", key)
 	}
 	id, ok := idValue(member(obj, "id"))
 	if !ok {
@@ -71,6 +77,42 @@ func member(obj []byte, key string) []byte {
 			found = obj[i:end]
 		}
 		if i = skipSpace(obj, end); obj[i] == ',' {
+			i++
+		}
+	}
+}
+
+// duplicateKey returns a member name that an object in v, a valid JSON value with no space
+// around it, holds twice.
+func duplicateKey(v []byte) (string, bool) {
+	if v[0] != '{' && v[0] != '[' {
+		return "", false
+	}
+	var seen map[string]bool
+	for i := 1; ; {
+		if i = skipSpace(v, i); v[i] == '}' || v[i] == ']' {
+			return "", false
+		}
+		if v[0] == '{' {
+			k := v[i:valueEnd(v, i)]
+			name := string(k[1 : len(k)-1])
+			if bytes.IndexByte(k, '\\') >= 0 {
+				json.Unmarshal(k, &name)
+			}
+			if seen[name] {
+				return name, true
+			}
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			seen[name] = true
+			i = skipSpace(v, skipSpace(v, i+len(k))+1) // past the ':'
+		}
+		end := valueEnd(v, i)
+		if name, dup := duplicateKey(v[i:end]); dup {
+			return name, true
+		}
+		if i = skipSpace(v, end); v[i] == ',' {
 			i++
 		}
 	}

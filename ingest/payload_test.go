@@ -83,7 +83,11 @@ func TestPeekOrderID(t *testing.T) {
 		{`{"a":{"id":"inner"}, "id" : "outer" }`, str("outer"), false},
 		{`{"ID":"x"}`, nil, false},
 		{`{"\u0069d":"esc"}`, str("esc"), false},
-		{`{"id":"first","id":"last"}`, str("last"), false},
+		{`{"id":"first","id":"last"}`, nil, true},
+		{`{"id":"x","\u0069d":"y"}`, nil, true},
+		{`{"id":"x","items":[{"sku":1},{"sku":2,"q":1,"sku":3}]}`, nil, true},
+		{`{"id":"x","a":{"b":{"c":1,"c":2}}}`, nil, true},
+		{`{"id":"x","a":{"k":1},"b":{"k":1},"c":[{"k":1},{"k":1}]}`, str("x"), false},
 		{`{"note":"\"id\":\"no\"","id":"yes"}`, str("yes"), false},
 		{"{\n\t\"id\"\r\n:\t-2.5E+3\n}", str("-2.5E+3"), false},
 		{`{"id":true}`, nil, false},
@@ -425,11 +429,37 @@ func TestParseOrderNUL(t *testing.T) {
 }
 
 // FuzzPeekOrderID: the id PeekOrderID reads is the one a decoder reads from the same body
-// (the member named exactly "id", the last of several), and it refuses exactly what the
-// decoder refuses.
+// (the member named exactly "id"), and it refuses exactly what the decoder refuses or finds a
+// duplicate key in.
+// tokensRepeatKey reports whether an object in the value dec reads holds a member name twice.
+func tokensRepeatKey(dec *json.Decoder) bool {
+	tok, _ := dec.Token()
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			k, _ := dec.Token()
+			if seen[k.(string)] || tokensRepeatKey(dec) {
+				return true
+			}
+			seen[k.(string)] = true
+		}
+	case json.Delim('['):
+		for dec.More() {
+			if tokensRepeatKey(dec) {
+				return true
+			}
+		}
+	default:
+		return false
+	}
+	dec.Token()
+	return false
+}
+
 func FuzzPeekOrderID(f *testing.F) {
 	for _, s := range []string{`{"id":"A-1"}`, `{"id":1e3,"x":[{"id":2}]}`, `{"id":"a","id":"b"}`,
-		`{"\u0069d":"x"}`, `[]`, `{"id":"x"}{}`, `{"a":"\\\"","id":7}`} {
+		`{"\u0069d":"x"}`, `[]`, `{"id":"x"}{}`, `{"a":"\\\"","id":7}`, `{"a":[{"b":1,"b":2}]}`, `{"a":{"b":1},"b":[]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -444,6 +474,9 @@ func FuzzPeekOrderID(f *testing.F) {
 			if _, err2 := dec.Token(); err2 != io.EOF {
 				derr = errors.New("trailing data")
 			}
+		}
+		if derr == nil && tokensRepeatKey(json.NewDecoder(bytes.NewReader(body))) {
+			derr = errors.New("duplicate key")
 		}
 		if !utf8.Valid(body) {
 			derr = errors.New("not UTF-8")
