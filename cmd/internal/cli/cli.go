@@ -251,6 +251,10 @@ func help(e *env, args []string) error {
 	args = slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-") })
 	if len(args) > 0 {
 		name := strings.Join(args, " ")
+		if commandWords[name] {
+			// `waybill help token`: the usage of every token command, as `waybill token -h`.
+			return run(context.Background(), e, []string{name, "-h"})
+		}
 		c, ok := findCommand(name)
 		if !ok {
 			return fmt.Errorf("unknown command %q; run \"waybill help\"", name)

@@ -97,6 +97,8 @@ func TestHelp(t *testing.T) {
 		{[]string{"token", "revoke", "-help"}, []string{"TOKEN", "-db"}},
 		{[]string{"account", "-h"}, []string{"waybill account create", "waybill account list", "waybill account show"}},
 		{[]string{"help", "token", "create"}, []string{"-scopes"}},
+		{[]string{"help", "token"}, []string{"waybill token create", "waybill token revoke", "-scopes"}},
+		{[]string{"help", "account"}, []string{"waybill account create", "waybill account show"}},
 	}
 	for _, tt := range tests {
 		out, err := runCLI(t, tt.args...)
