@@ -61,10 +61,14 @@ var errEmptyBody = &Error{Status: http.StatusBadRequest, Code: "malformed_json",
 
 // readBody reads a JSON request body of at most maxBody bytes, checking its content type.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	tooLargeErr := &Error{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: "request body exceeds 1 MiB"}
+	if r.ContentLength > maxBody {
+		return nil, tooLargeErr // at once, not after waiting for a body that may never come
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: "request body exceeds 1 MiB"}
+		return nil, tooLargeErr
 	}
 	if err != nil {
 		return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "could not read request body"}

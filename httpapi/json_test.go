@@ -1,14 +1,19 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/waybill/waybill/shipping"
@@ -104,6 +109,37 @@ func TestOversizedBodyEndToEnd(t *testing.T) {
 	got := decode[map[string]map[string]any](t, w, http.StatusRequestEntityTooLarge)
 	if got["errors"]["code"] != "payload_too_large" {
 		t.Errorf("code = %v; want payload_too_large", got["errors"]["code"])
+	}
+}
+
+// TestDeclaredOversizedBody: a request that declares more than 1 MiB is answered 413 at once,
+// before its body arrives (here it never does): the server does not wait on it until its read
+// timeout. The same for the order import endpoint.
+func TestDeclaredOversizedBody(t *testing.T) {
+	e := newEnv(t)
+	srv := httptest.NewServer(e.api)
+	defer srv.Close()
+	for _, path := range []string{"/shipments", "/webhook/custom-orders"} {
+		status, body, err := func() (int, string, error) {
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				return 0, "", err
+			}
+			defer conn.Close() // before srv.Close, which waits for a handler still reading
+			conn.SetDeadline(time.Now().Add(5 * time.Second))
+			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
+				"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n{", path, e.tokens["all"], maxBody+1)
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				return 0, "", err
+			}
+			b, _ := io.ReadAll(res.Body)
+			return res.StatusCode, string(b), nil
+		}()
+		if err != nil || status != 413 || !strings.Contains(body, "payload_too_large") {
+			t.Errorf("POST %s declaring %d bytes, sending 1 = %d %s (%v); want 413 payload_too_large at once",
+				path, maxBody+1, status, body, err)
+		}
 	}
 }
 

@@ -78,6 +78,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) receive(w http.ResponseWriter, r *http.Request) (int, Accepted, error) {
 	// The whole body is read before anything is looked up, so a request costs the same
 	// whether or not its organization exists.
+	if r.ContentLength > MaxBody {
+		return 0, Accepted{}, ErrPayloadTooLarge // at once, not after waiting for the body
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
