@@ -173,31 +173,33 @@ func findCommand(name string) (command, bool) {
 var commandWords = map[string]bool{"serve": false, "help": false, "account": true, "token": true}
 
 // splitCommand finds the command's name among args and returns it and the other arguments, in
-// order. Flags may come before the name (`waybill -db x account create N`); with no name it
-// returns "" (serve, or help with -h).
+// order. Flags may come before the name, or between its words (`waybill -db x account create
+// N`, `waybill account -db x create N`); with no name it returns "" (serve, or help with -h).
 func splitCommand(args []string) (string, []string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
+	rest := slices.Clone(args)
+	name := ""
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
 		if a == "--" {
 			break
 		}
 		if strings.HasPrefix(a, "-") {
-			if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && takesValue(name) {
+			if flag := strings.TrimLeft(a, "-"); !strings.Contains(flag, "=") && takesValue(flag) {
 				i++ // the flag's value
 			}
 			continue
 		}
-		two, known := commandWords[a]
-		if !known {
-			return a, append(slices.Clone(args[:i]), args[i+1:]...)
+		rest = slices.Delete(rest, i, i+1)
+		if name != "" {
+			return name + " " + a, rest
 		}
-		name, end := a, i+1
-		if two && end < len(args) && !strings.HasPrefix(args[end], "-") {
-			name, end = a+" "+args[end], end+1
+		if two, known := commandWords[a]; !known || !two {
+			return a, rest
 		}
-		return name, append(slices.Clone(args[:i]), args[end:]...)
+		name = a // the first of two words: the second may follow flags
+		i--
 	}
-	return "", args
+	return name, rest
 }
 
 // takesValue reports whether some command has a flag of that name which is not boolean, so

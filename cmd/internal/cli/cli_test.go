@@ -55,6 +55,9 @@ func TestSplitCommand(t *testing.T) {
 		{[]string{"-simulate-tracking", "serve"}, "serve", []string{"-simulate-tracking"}},
 		{[]string{"-db", "account", "account", "list"}, "account list", []string{"-db", "account"}},
 		{[]string{"account", "-h"}, "account", []string{"-h"}},
+		{[]string{"account", "-db", "x", "create", "N"}, "account create", []string{"-db", "x", "N"}},
+		{[]string{"token", "-db=x", "revoke", "T"}, "token revoke", []string{"-db=x", "T"}},
+		{[]string{"account", "-db", "x"}, "account", []string{"-db", "x"}},
 		{[]string{"help", "token", "create"}, "help", []string{"token", "create"}},
 		{[]string{"frobnicate", "-db", "x"}, "frobnicate", []string{"-db", "x"}},
 	}
