@@ -224,9 +224,10 @@ func requestLineLength(r *http.Request) int {
 // refuseUnstorable answers a request whose path, query or Idempotency-Key hold a NUL
 // character or invalid UTF-8 (no database text column stores either; PostgreSQL refuses
 // both), or whose query does not decode, before routing and authentication: a path is 404,
-// like any path that names nothing; a query parameter or the key is 400 invalid_parameter. Cursors (after, before) are left to
-// their own decoding (invalid_cursor), and the Authorization header to authentication (it is
-// only hashed). NULs and invalid UTF-8 in JSON bodies are decodeStrict's.
+// like any path that names nothing; a query parameter or the key is 400 invalid_parameter.
+// Cursors (after, before) are left to their own decoding (invalid_cursor), and the
+// Authorization header to authentication (it is only hashed). NULs and invalid UTF-8 in JSON
+// bodies are decodeStrict's.
 func refuseUnstorable(r *http.Request) *Error {
 	if strings.ContainsRune(r.URL.Path, 0) || !utf8.ValidString(r.URL.Path) {
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"}

@@ -41,10 +41,13 @@ func (s *jsonScan) typed(t reflect.Type) bool {
 	}
 	for {
 		s.space()
-		elem := t
-		if open == '{' {
+		var elem reflect.Type // the type of the value that follows; nil: not walked
+		if open == '[' {
+			if k := t.Kind(); k == reflect.Slice || k == reflect.Array {
+				elem = t.Elem()
+			}
+		} else {
 			k, _ := s.str()
-			elem = nil
 			switch t.Kind() {
 			case reflect.Struct:
 				f, ok := jsonFields(t)[string(k)]
@@ -58,10 +61,6 @@ func (s *jsonScan) typed(t reflect.Type) bool {
 			s.space()
 			s.i++ // ':'
 			s.space()
-		} else if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-			elem = t.Elem()
-		} else {
-			elem = nil
 		}
 		if !s.typed(elem) {
 			return false
