@@ -664,19 +664,17 @@ func (p parser) array(m map[string]any, path, key string, max int) ([]any, bool)
 	return nil, false
 }
 
+// integer reads a whole number given as a JSON number or as a string holding one, as decimal
+// does: 2, "2", 2.0 and 2e0 are all 2.
 func (p parser) integer(m map[string]any, path, key string) (int64, bool) {
-	switch x := m[key].(type) {
-	case nil:
-		return 0, false
-	case json.Number:
-		n, err := strconv.ParseInt(x.String(), 10, 64)
-		if err == nil && n <= 1e9 {
-			return n, true
-		}
-		p.errs.Add(join(path, key), "invalid", "must be a whole number below 1000000000")
+	s, ok := p.decimal(m, path, key)
+	if !ok {
 		return 0, false
 	}
-	p.errs.Add(join(path, key), "invalid_type", "must be an integer")
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) <= 1e9 {
+		return int64(f), true
+	}
+	p.errs.Add(join(path, key), "invalid", "must be a whole number below 1000000000")
 	return 0, false
 }
 

@@ -163,6 +163,15 @@ func TestParseOrderValid(t *testing.T) {
 	if li.WeightOz == nil || *li.WeightOz != 32 || li.Quantity != 3 || li.RemainingQuantity != 3 || !li.RequiresShipping {
 		t.Errorf("line item = %+v; want 32 oz, quantity 3, remaining 3, requires shipping", li)
 	}
+	// A quantity may be written as a string or with a zero fraction, as prices may.
+	for _, q := range []any{"3", json.Number("3.0"), json.Number("3e0")} {
+		o, err := ParseOrder(validOrder(t, func(o map[string]any) { item(o)["totalQuantity"] = q }))
+		if err != nil {
+			t.Errorf("totalQuantity %v: %v", q, err)
+		} else if n := o.FulfillmentOrders[0].LineItems[0].Quantity; n != 3 {
+			t.Errorf("totalQuantity %v: quantity %d; want 3", q, n)
+		}
+	}
 	if got := o.FulfillmentOrders[0].WeightOz; got != 96 {
 		t.Errorf("fulfillment order weight = %v; want 96", got)
 	}
@@ -284,6 +293,12 @@ func TestParseOrderInvalid(t *testing.T) {
 			[]string{"fulfillmentOrders[0].lineItems[0].weight.value: out_of_range"}},
 		{"weight without a value", func(o map[string]any) { item(o)["weight"] = map[string]any{"unit": "OUNCES"} },
 			[]string{"fulfillmentOrders[0].lineItems[0].weight.value: required"}},
+		{"quantity as a string", func(o map[string]any) { item(o)["totalQuantity"] = " 2 " }, nil},
+		{"quantity written 2.0", func(o map[string]any) { item(o)["totalQuantity"] = json.Number("2.0") }, nil},
+		{"fractional quantity", func(o map[string]any) { item(o)["totalQuantity"] = "1.5" },
+			[]string{"fulfillmentOrders[0].lineItems[0].totalQuantity: invalid"}},
+		{"quantity not a number", func(o map[string]any) { item(o)["totalQuantity"] = "two" },
+			[]string{"fulfillmentOrders[0].lineItems[0].totalQuantity: invalid_type"}},
 		{"zero quantity", func(o map[string]any) { item(o)["totalQuantity"] = 0 },
 			[]string{"fulfillmentOrders[0].lineItems[0].totalQuantity: out_of_range"}},
 		{"remaining above total", func(o map[string]any) { item(o)["remainingQuantity"] = 4 },
