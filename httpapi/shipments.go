@@ -142,11 +142,14 @@ func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
 // maxFilterValues bounds how many values one list filter takes (DESIGN §3).
 const maxFilterValues = 100
 
-// listValues reads a multi-valued filter: comma-separated and/or repeated (name or name[]).
-// The values are counted before any of them is looked at, so a hostile list costs one pass
-// over the query, never more.
-func listValues(q url.Values, name string) ([]string, error) {
+// listValues reads a multi-valued filter: comma-separated and/or repeated (name, name[] or an
+// older name the filter replaced). The values are counted before any of them is looked at, so
+// a hostile list costs one pass over the query, never more.
+func listValues(q url.Values, name string, older ...string) ([]string, error) {
 	raws := append(q[name][:len(q[name]):len(q[name])], q[name+"[]"]...)
+	for _, o := range older {
+		raws = append(raws, q[o]...)
+	}
 	if len(raws) > maxFilterValues {
 		return nil, invalidParameter(name, name+" takes at most 100 values")
 	}
@@ -184,7 +187,9 @@ func dateParam(q url.Values, name string) (time.Time, error) {
 func shipmentFilter(q url.Values) (store.ShipmentFilter, error) {
 	var f store.ShipmentFilter
 	var err error
-	if f.Statuses, err = listValues(q, "statuses"); err != nil {
+	// status is the single filter statuses replaced (interface §9, 2026-07-09): an older
+	// client's status=OPEN narrows the list as it meant to, rather than being ignored.
+	if f.Statuses, err = listValues(q, "statuses", "status"); err != nil {
 		return f, err
 	}
 	for _, s := range f.Statuses {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -62,6 +63,33 @@ func TestCreateShipmentsConcurrently(t *testing.T) {
 		if r.Carrier != "POSTLINE" && r.Carrier != "PARCELCO" {
 			t.Errorf("rate from %s after the profile dropped it", r.Carrier)
 		}
+	}
+}
+
+// TestShipmentsOlderStatusFilter: status, the filter statuses replaced (interface §9), narrows
+// the list as statuses does, never widening it by being ignored.
+func TestShipmentsOlderStatusFilter(t *testing.T) {
+	e := newEnv(t)
+	open := decode[struct{ Data shipping.Shipment }](t, e.do("POST", "/shipments", "all", fuzzShipmentBody), http.StatusCreated)
+	gone := decode[struct{ Data shipping.Shipment }](t, e.do("POST", "/shipments", "all", fuzzShipmentBody), http.StatusCreated)
+	decode[struct{ Data shipping.Shipment }](t, e.do("PUT", "/shipments/"+gone.Data.ID+"/cancel", "all", nil), http.StatusOK)
+	for query, want := range map[string][]string{
+		"status=OPEN":                    {open.Data.ID},
+		"status=CANCELLED":               {gone.Data.ID},
+		"status=OPEN&statuses=CANCELLED": {gone.Data.ID, open.Data.ID},
+	} {
+		got := decode[struct{ Data []shipping.Shipment }](t, e.do("GET", "/shipments?"+query, "all", nil), http.StatusOK)
+		var ids []string
+		for _, s := range got.Data {
+			ids = append(ids, s.ID)
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("GET /shipments?%s = %v; want %v", query, ids, want)
+		}
+	}
+	bad := decode[map[string]map[string]any](t, e.do("GET", "/shipments?status=SHIPPED", "all", nil), http.StatusBadRequest)
+	if bad["errors"]["code"] != "invalid_parameter" {
+		t.Errorf("status=SHIPPED: %v; want invalid_parameter", bad)
 	}
 }
 
