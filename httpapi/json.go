@@ -120,10 +120,7 @@ func decodeStrict(body []byte, v any) error {
 		return &Error{Status: http.StatusBadRequest, Code: "unknown_field", Message: "unknown field " + name,
 			Fields: []shipping.FieldError{{Field: name, Code: "unknown_field", Message: "is not a known field"}}}
 	case errors.As(err, &typeErr):
-		field := typeErr.Field
-		if field == "" {
-			field = "(body)"
-		}
+		field := valuePath(body, typeErr.Offset)
 		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: field, Code: "invalid_type",
 			Message: "must be " + jsonKind(typeErr.Type.Kind().String())}}}
 	}

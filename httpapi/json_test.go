@@ -244,6 +244,39 @@ func TestUnknownFieldPath(t *testing.T) {
 	}
 }
 
+// TestTypeErrorPath: a value of the wrong JSON type is named by its whole path, array indices
+// and map keys included, as every other field error names it (encoding/json's own Field
+// leaves both out: "items.q", "m.q").
+func TestTypeErrorPath(t *testing.T) {
+	type item struct {
+		Q int `json:"q"`
+	}
+	type body struct {
+		Items []item          `json:"items"`
+		M     map[string]item `json:"m"`
+		Name  string          `json:"name"`
+	}
+	tests := []struct{ in, want string }{
+		{`{"items":[{"q":1},{"q":"x"}]}`, "items[1].q"},
+		{`{"items":[{"q":{"a":[1]}}]}`, "items[0].q"},
+		{`{"m":{"k":{"q":true}}}`, "m.k.q"},
+		{`{"name":[1,2]}`, "name"},
+		{`{"items":{"a":1}}`, "items"},
+		{`{"items":[1]}`, "items[0]"},
+		{` {"name": "a", "items": [ {"q": 1} ], "m": {"k": {"q": "s"}}}`, "m.k.q"},
+		{`[1]`, "(body)"},
+		{`"x"`, "(body)"},
+	}
+	for _, tt := range tests {
+		var v body
+		var ve *shipping.ValidationError
+		if err := decodeStrict([]byte(tt.in), &v); !errors.As(err, &ve) || len(ve.Fields) != 1 ||
+			ve.Fields[0].Field != tt.want || ve.Fields[0].Code != "invalid_type" {
+			t.Errorf("decodeStrict(%s) = %v; want invalid_type on %s", tt.in, err, tt.want)
+		}
+	}
+}
+
 // FuzzExactKeys: exactKeys, the allocation-free check every accepted body takes, refuses a
 // body exactly when findUnknown, which names the refused key (unknownFieldPath), finds one.
 func FuzzExactKeys(f *testing.F) {

@@ -199,3 +199,51 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	fields.Store(t, m)
 	return m
 }
+
+// valuePath names the value of body, a JSON value checkJSON accepted, that an
+// UnmarshalTypeError at offset is about, by its path ("customs_info.customs_items[1].quantity";
+// "(body)" for the whole body): the error's own Field leaves out array indices and map keys.
+// The error's offset is the end of a literal or the inside of an object or array just opened,
+// so the value is the last one that starts before it.
+func valuePath(body []byte, offset int64) string {
+	type container struct {
+		path  string
+		array bool
+		next  int    // arrays: the index of the next element
+		key   string // objects: the key of the next value
+		atKey bool   // objects: the next token is a key
+	}
+	var open []container
+	last := ""
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	for dec.InputOffset() < offset {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		n := len(open)
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			open = open[:n-1]
+			continue
+		}
+		if n > 0 && open[n-1].atKey {
+			open[n-1].key, open[n-1].atKey = tok.(string), false
+			continue
+		}
+		last = ""
+		if n > 0 {
+			if c := &open[n-1]; c.array {
+				last = fmt.Sprintf("%s[%d]", c.path, c.next)
+				c.next++
+			} else {
+				last = fieldPath(c.path, c.key)
+				c.atKey = true
+			}
+		}
+		if d, ok := tok.(json.Delim); ok {
+			open = append(open, container{path: last, array: d == '[', atKey: d == '{'})
+		}
+	}
+	return fieldPath(last, "")
+}

@@ -48,7 +48,7 @@ func validateCustoms(v *ValidationError, c *CustomsInfo) {
 		return
 	}
 	for i := range c.CustomsItems {
-		validateCustomsItem(v, fmt.Sprintf("%s.customs_items.%d", prefix, i), &c.CustomsItems[i])
+		validateCustomsItem(v, fmt.Sprintf("%s.customs_items[%d]", prefix, i), &c.CustomsItems[i])
 	}
 	c.CustomsSigner = strings.TrimSpace(c.CustomsSigner)
 	if c.CustomsSigner == "" {
