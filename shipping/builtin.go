@@ -102,11 +102,11 @@ func NewTableCarrier(card RateCard) (*TableCarrier, error) {
 func (c *TableCarrier) Name() string { return c.card.Name }
 
 // BillableWeightOz is the weight a parcel is priced at: the larger of its actual weight and its
-// dimensional weight (L×W×H/166 lb), in whole ounces rounded up.
+// dimensional weight (L×W×H/166 lb), in whole ounces rounded up: at least one ounce.
 func BillableWeightOz(lengthIn, widthIn, heightIn, weightOz float64) int64 {
 	dim := lengthIn * widthIn * heightIn / DimFactor * 16
 	// A hair of tolerance keeps float noise (16.000000001) from adding an ounce.
-	return int64(math.Ceil(math.Max(weightOz, dim) - 1e-9))
+	return max(1, int64(math.Ceil(math.Max(weightOz, dim)-1e-9)))
 }
 
 // Rates quotes every service of the carrier that can carry the parcel.

@@ -83,12 +83,13 @@ func TestBillableWeightOz(t *testing.T) {
 		l, w, h, oz float64
 		want        int64
 	}{
-		{1, 1, 1, 16, 16},      // actual weight wins
-		{10, 10, 10, 16, 97},   // 1000/166 lb = 96.39 oz → 97
-		{12, 12, 12, 200, 200}, // 166.6 oz dim < 200 actual
-		{12, 12, 12, 100, 167}, // 1728/166×16 = 166.55 → 167
-		{6, 4, 2, 3.2, 5},      // 48/166 lb = 4.63 oz → 5
-		{83, 1, 2, 1, 16},      // exactly 1 lb dimensional: no extra ounce from float noise
+		{1, 1, 1, 16, 16},          // actual weight wins
+		{10, 10, 10, 16, 97},       // 1000/166 lb = 96.39 oz → 97
+		{12, 12, 12, 200, 200},     // 166.6 oz dim < 200 actual
+		{12, 12, 12, 100, 167},     // 1728/166×16 = 166.55 → 167
+		{6, 4, 2, 3.2, 5},          // 48/166 lb = 4.63 oz → 5
+		{83, 1, 2, 1, 16},          // exactly 1 lb dimensional: no extra ounce from float noise
+		{0.1, 0.1, 0.1, 1e-300, 1}, // a feather is still billed an ounce, never 0
 	}
 	for _, tt := range tests {
 		if got := BillableWeightOz(tt.l, tt.w, tt.h, tt.oz); got != tt.want {
