@@ -127,6 +127,21 @@ func decodeStrict(body []byte, v any) error {
 	return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "malformed JSON"}
 }
 
+// nullFields is the validation error for the named top-level fields that body, a JSON object
+// decodeStrict accepted, sends as null: for fields that cannot be cleared, where a pointer
+// field would take null for "not sent" and change nothing.
+func nullFields(body []byte, names ...string) error {
+	var sent map[string]json.RawMessage
+	json.Unmarshal(body, &sent)
+	v := &shipping.ValidationError{}
+	for _, n := range names {
+		if string(sent[n]) == "null" {
+			v.Add(n, "invalid", "must not be null")
+		}
+	}
+	return v.Err()
+}
+
 // fieldPath joins a JSON path and a key the way field errors name fields ("a.b[0].c"); the
 // body itself is "(body)".
 func fieldPath(path, key string) string {
