@@ -636,16 +636,27 @@ func (db *DB) ListTrackingEvents(ctx context.Context, accountID, labelID string,
 // an event dated before the purchase a *shipping.ValidationError.
 func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		// Events of one label apply one after the other: lock its row first.
-		if err := lockRows(ctx, tx, `UPDATE shipping_labels SET updated_at = updated_at WHERE tracking_code = $1`, trackingCode); err != nil {
-			return err
-		}
-		var account string
-		l, err := db.scanLabelAccount(tx.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
-			WHERE tracking_code = $1`, trackingCode), &account)
+		// Events of one label apply one after the other: lock its row first, after its
+		// shipment's, the order of every change to both (a buy, a cancel, a PATCH: rerender),
+		// so that on PostgreSQL they wait for each other instead of deadlocking. A label's
+		// shipment never changes, so it is read before the locks.
+		var account, shipmentID string
+		err := tx.QueryRowContext(ctx, `SELECT account_id, shipment_id FROM shipping_labels WHERE tracking_code = $1`,
+			trackingCode).Scan(&account, &shipmentID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
+		if err != nil {
+			return err
+		}
+		if err := lockRows(ctx, tx, `UPDATE shipments SET updated_at = updated_at WHERE account_id = $1 AND id = $2`, account, shipmentID); err != nil {
+			return err
+		}
+		if err := lockRows(ctx, tx, `UPDATE shipping_labels SET updated_at = updated_at WHERE tracking_code = $1`, trackingCode); err != nil {
+			return err
+		}
+		l, err := db.scanLabelAccount(tx.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
+			WHERE tracking_code = $1`, trackingCode), &account)
 		if err != nil {
 			return err
 		}

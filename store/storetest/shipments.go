@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -193,5 +194,62 @@ func testBuyConcurrently(t *testing.T) {
 	}
 	if labels != 1 || got.Status != shipping.StatusPurchased || got.ShippingLabel == nil {
 		t.Errorf("%d labels stored, shipment %s with label %v; want 1, SHIPPING_LABEL_PURCHASED with it", labels, got.Status, got.ShippingLabel)
+	}
+}
+
+// testLabelChangesConcurrently races a cancel, a PATCH and two tracking events on one bought
+// shipment, round after round: each must succeed or be refused by the state it found
+// (shipping.ErrInvalidState), never fail otherwise. On PostgreSQL a tracking event that locked
+// the label before the shipment deadlocked with a cancel or a PATCH, which lock the shipment
+// first.
+func testLabelChangesConcurrently(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	acct, err := db.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noVoid := func(context.Context, *shipping.Label) error { return nil }
+	for round := range 12 {
+		s := testShipment(db, acct.ID, time.Now())
+		if _, err := db.CreateShipment(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		code := fmt.Sprintf("TRK-%d-%s", round, s.ID)
+		carrier := func(context.Context, *shipping.Shipment, shipping.Rate, string) (string, error) { return code, nil }
+		if _, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil, carrier); err != nil {
+			t.Fatal(err)
+		}
+		event := func(status string, after time.Duration) func() error {
+			return func() error {
+				_, _, err := db.AddTrackingEvent(ctx, code, shipping.TrackingEvent{Status: status, Message: status,
+					OccurredAt: shipping.Timestamp{Time: time.Now().Add(after)}, Source: "test"})
+				return err
+			}
+		}
+		ref := "z"
+		changes := []func() error{
+			func() error { _, err := db.CancelShipment(ctx, acct.ID, s.ID, noVoid); return err },
+			func() error {
+				_, err := db.UpdateShipmentReferences(ctx, acct.ID, s.ID, store.OptionalString{Set: true, Value: &ref}, store.OptionalString{})
+				return err
+			},
+			event(shipping.LabelInTransit, time.Minute),
+			event(shipping.LabelDelivered, 2*time.Minute),
+		}
+		errs := make(chan error, len(changes))
+		for _, change := range changes {
+			go func() { errs <- change() }()
+		}
+		failed := false
+		for range changes {
+			if err := <-errs; err != nil && !errors.Is(err, shipping.ErrInvalidState) {
+				t.Errorf("round %d: a concurrent change failed: %v", round, err)
+				failed = true
+			}
+		}
+		if failed {
+			return
+		}
 	}
 }

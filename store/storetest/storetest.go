@@ -47,6 +47,7 @@ var tests = []struct {
 	{"UpdateBillingProfile", testUpdateBillingProfile},
 	{"ShipmentRates", testShipmentRates},
 	{"BuyConcurrently", testBuyConcurrently},
+	{"LabelChangesConcurrently", testLabelChangesConcurrently},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of
