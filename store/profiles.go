@@ -82,33 +82,43 @@ func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile) (created bool
 	}
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()
-		var old string
-		var oldUpdated int64
-		err := tx.QueryRowContext(ctx, `SELECT body, updated_at FROM rate_shopping_profiles WHERE profile_key = $1`, p.Key).Scan(&old, &oldUpdated)
-		created = errors.Is(err, sql.ErrNoRows)
-		if err != nil && !created {
+		// A new key is inserted; an existing one is locked before it is read. So concurrent
+		// PUTs of one key (several processes on PostgreSQL) apply one after the other: exactly
+		// one creates it, and each change is compared with the one before it.
+		res, err := tx.ExecContext(ctx, `INSERT INTO rate_shopping_profiles (profile_key, name, body, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $4) ON CONFLICT (profile_key) DO NOTHING`, p.Key, p.Name, string(body), now)
+		if err != nil {
 			return err
 		}
-		// updated_at is the version cached copies are checked against: it must move forward even
-		// when the clock has not.
-		if !created && now <= oldUpdated {
-			now = oldUpdated + 1
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
 		}
-		p.UpdatedAt = stamp(now)
+		created = n == 1
 		coverageChanged := created
 		if !created {
+			var old string
+			var oldUpdated int64
+			if err := tx.QueryRowContext(ctx, `SELECT body, updated_at FROM rate_shopping_profiles WHERE profile_key = $1`+db.forUpdate(),
+				p.Key).Scan(&old, &oldUpdated); err != nil {
+				return err
+			}
+			// updated_at is the version cached copies are checked against: it must move
+			// forward even when the clock has not.
+			now = max(now, oldUpdated+1)
 			var prev shipping.ProfileInput
 			if err := json.Unmarshal([]byte(old), &prev); err != nil {
 				return err
 			}
 			coverageChanged = !shipping.SameCoverage(prev.ZipCoverage, in.ZipCoverage)
+			if _, err := tx.ExecContext(ctx, `UPDATE rate_shopping_profiles SET name = $1, body = $2, updated_at = $3
+				WHERE profile_key = $4`, p.Name, string(body), now, p.Key); err != nil {
+				return err
+			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO rate_shopping_profiles (profile_key, name, body, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $4)
-			ON CONFLICT (profile_key) DO UPDATE SET name = excluded.name, body = excluded.body, updated_at = excluded.updated_at`,
-			p.Key, p.Name, string(body), now)
-		if err != nil || !coverageChanged {
-			return err
+		p.UpdatedAt = stamp(now)
+		if !coverageChanged {
+			return nil
 		}
 		return db.emitEventToAll(ctx, tx, "ZIP_COVERAGE_UPDATED", map[string]any{
 			"profile_key": p.Key, "zip_coverage": p.ZipCoverage, "updated_at": p.UpdatedAt})

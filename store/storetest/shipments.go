@@ -253,3 +253,36 @@ func testLabelChangesConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// testPutProfileConcurrently: concurrent PUTs of one new profile key create it exactly once
+// (the others update it); on PostgreSQL each had read "no such key" and answered created.
+func testPutProfileConcurrently(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	for round, wantCreated := range []int{1, 0} {
+		const puts = 4
+		results := make(chan error, puts)
+		var created atomic.Int32
+		for range puts {
+			go func() {
+				p, err := shipping.NewProfile("race", shipping.ProfileInput{Name: "Race", Carriers: []string{"POSTLINE"}},
+					[]string{"POSTLINE"}, time.Now())
+				if err == nil {
+					var c bool
+					if c, err = db.PutProfile(ctx, p); c {
+						created.Add(1)
+					}
+				}
+				results <- err
+			}()
+		}
+		for range puts {
+			if err := <-results; err != nil {
+				t.Errorf("round %d: PutProfile: %v", round, err)
+			}
+		}
+		if got := int(created.Load()); got != wantCreated {
+			t.Errorf("round %d: %d of %d concurrent PUTs created the profile; want %d", round, got, puts, wantCreated)
+		}
+	}
+}

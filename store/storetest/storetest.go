@@ -48,6 +48,7 @@ var tests = []struct {
 	{"ShipmentRates", testShipmentRates},
 	{"BuyConcurrently", testBuyConcurrently},
 	{"LabelChangesConcurrently", testLabelChangesConcurrently},
+	{"PutProfileConcurrently", testPutProfileConcurrently},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of
