@@ -14,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/waybill/waybill/ingest"
 	"github.com/waybill/waybill/shipping"
 )
 
@@ -176,10 +177,15 @@ func jsonKind(goKind string) string {
 // tokenizing it; any other body is tokenized by checkJSONTokens, whose error is the answer,
 // so every refusal reads as it did.
 func checkJSON(body []byte) error {
-	if utf8.Valid(body) && json.Valid(body) && cleanJSON(body) {
-		return nil
+	if !utf8.Valid(body) || !json.Valid(body) || !cleanJSON(body) {
+		if err := checkJSONTokens(body); err != nil {
+			return err
+		}
 	}
-	return checkJSONTokens(body)
+	if ingest.HasLoneSurrogate(body) {
+		return ingest.ErrLoneSurrogate
+	}
+	return nil
 }
 
 // cleanJSON reports whether body, a well-formed JSON value (json.Valid), has no value nested

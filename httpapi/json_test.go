@@ -44,6 +44,10 @@ func TestDecodeStrict(t *testing.T) {
 		{`{"NAME":"a"}`, 400, "unknown_field"},
 		{`{"inner":{"N":1}}`, 400, "unknown_field"},
 		{`{"name":"a","Name":"b"}`, 400, "unknown_field"},
+		// Half of a UTF-16 surrogate pair reads as U+FFFD: refused, as invalid UTF-8 is.
+		{`{"name":"\ud800"}`, 400, "malformed_json"},
+		{`{"name":"a\udc00b"}`, 400, "malformed_json"},
+		{`{"name":"\ud83d\ude00 \u00e9 \\ud800"}`, 0, ""},
 		{`{"name":1}`, 400, "validation_failed"},
 		{`{"inner":{"n":"x"}}`, 400, "validation_failed"},
 		{`[]`, 400, "validation_failed"},

@@ -43,6 +43,9 @@ func PeekOrderID(body []byte) (*string, error) {
 	if key, dup := duplicateKey(obj); dup {
 		return nil, fmt.Errorf("duplicate key %q", key)
 	}
+	if HasLoneSurrogate(obj) {
+		return nil, ErrLoneSurrogate
+	}
 	id, ok := idValue(member(obj, "id"))
 	if !ok {
 		return nil, nil
@@ -80,6 +83,55 @@ func member(obj []byte, key string) []byte {
 			i++
 		}
 	}
+}
+
+// ErrLoneSurrogate refuses JSON text that HasLoneSurrogate finds.
+var ErrLoneSurrogate = errors.New("a string escapes half of a UTF-16 surrogate pair")
+
+// HasLoneSurrogate reports whether JSON text b, which json.Valid accepts, escapes half of a
+// UTF-16 surrogate pair: \ud800 without the low half that must follow, or a low half alone.
+// Decoders read either as U+FFFD, so different texts ("A\ud800", "A\udbff") would read as
+// one; the import and the API refuse them as malformed JSON, as they refuse invalid UTF-8.
+func HasLoneSurrogate(b []byte) bool {
+	// In valid JSON every backslash begins an escape, inside a string.
+	for i := bytes.IndexByte(b, '\\'); i >= 0; {
+		width := 2
+		if b[i+1] == 'u' {
+			width = 6
+			switch r := hex4(b[i+2:]); {
+			case 0xDC00 <= r && r <= 0xDFFF:
+				return true
+			case 0xD800 <= r && r <= 0xDBFF:
+				if len(b) < i+12 || b[i+6] != '\\' || b[i+7] != 'u' || hex4(b[i+8:]) < 0xDC00 || hex4(b[i+8:]) > 0xDFFF {
+					return true
+				}
+				width = 12
+			}
+		}
+		j := bytes.IndexByte(b[i+width:], '\\')
+		if j < 0 {
+			return false
+		}
+		i += width + j
+	}
+	return false
+}
+
+// hex4 reads the four hex digits at the start of b (a \u escape json.Valid accepted).
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= 'a':
+			c -= 'a' - 10
+		case c >= 'A':
+			c -= 'A' - 10
+		default:
+			c -= '0'
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // duplicateKey returns a member name that an object in v, a valid JSON value with no space

@@ -88,6 +88,9 @@ func TestPeekOrderID(t *testing.T) {
 		{`{"id":"x","items":[{"sku":1},{"sku":2,"q":1,"sku":3}]}`, nil, true},
 		{`{"id":"x","a":{"b":{"c":1,"c":2}}}`, nil, true},
 		{`{"id":"x","a":{"k":1},"b":{"k":1},"c":[{"k":1},{"k":1}]}`, str("x"), false},
+		{`{"id":"SUR\ud800-X"}`, nil, true},
+		{`{"id":"x","tags":["\udfff"]}`, nil, true},
+		{`{"id":"\ud83d\ude00"}`, str("😀"), false},
 		{`{"note":"\"id\":\"no\"","id":"yes"}`, str("yes"), false},
 		{"{\n\t\"id\"\r\n:\t-2.5E+3\n}", str("-2.5E+3"), false},
 		{`{"id":true}`, nil, false},
@@ -446,6 +449,29 @@ func TestParseOrderNUL(t *testing.T) {
 // FuzzPeekOrderID: the id PeekOrderID reads is the one a decoder reads from the same body
 // (the member named exactly "id"), and it refuses exactly what the decoder refuses or finds a
 // duplicate key in.
+func TestHasLoneSurrogate(t *testing.T) {
+	for s, want := range map[string]bool{
+		`"a"`:                  false,
+		`"\ud800"`:             true,
+		`"\udbff\udfff"`:       false,
+		`"\ud800\ud800"`:       true,
+		`"\ud800\n"`:           true,
+		`"\ud800x\udc00"`:      true,
+		`"\udc00"`:             true,
+		`"\uDC00"`:             true,
+		`"\uD83D\uDE00"`:       false,
+		`"\\ud800"`:            false, // an escaped backslash, then text
+		`"\\\ud800"`:           true,
+		`["\u00e9", "\ud800"]`: true,
+		`{"\ud800": 1}`:        true,
+		`"\uffff\ud7ff\ue000"`: false,
+	} {
+		if got := HasLoneSurrogate([]byte(s)); got != want {
+			t.Errorf("HasLoneSurrogate(%s) = %v; want %v", s, got, want)
+		}
+	}
+}
+
 // tokensRepeatKey reports whether an object in the value dec reads holds a member name twice.
 func tokensRepeatKey(dec *json.Decoder) bool {
 	tok, _ := dec.Token()
@@ -492,6 +518,9 @@ func FuzzPeekOrderID(f *testing.F) {
 		}
 		if derr == nil && tokensRepeatKey(json.NewDecoder(bytes.NewReader(body))) {
 			derr = errors.New("duplicate key")
+		}
+		if derr == nil && HasLoneSurrogate(body) { // TestHasLoneSurrogate holds it
+			derr = ErrLoneSurrogate
 		}
 		if !utf8.Valid(body) {
 			derr = errors.New("not UTF-8")
