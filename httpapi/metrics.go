@@ -25,11 +25,10 @@ var latencyBuckets = []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 
 // writeTo; no client library is needed for a handful of series.
 type metrics struct {
 	mu           sync.Mutex
-	requests     map[requestKey]uint64
-	latency      map[routeKey]*histogram
-	attempts     map[string]uint64 // webhook delivery attempts by topic
-	failures     map[string]uint64 // attempts that did not deliver, by topic
-	workerErrors map[string]uint64 // by worker name
+	requests     map[requestKey]*histogram // latency by route, method and status; n counts them
+	attempts     map[string]uint64         // webhook delivery attempts by topic
+	failures     map[string]uint64         // attempts that did not deliver, by topic
+	workerErrors map[string]uint64         // by worker name
 }
 
 type routeKey struct{ route, method string }
@@ -46,7 +45,7 @@ type histogram struct {
 }
 
 func newMetrics() *metrics {
-	return &metrics{requests: map[requestKey]uint64{}, latency: map[routeKey]*histogram{},
+	return &metrics{requests: map[requestKey]*histogram{},
 		attempts: map[string]uint64{}, failures: map[string]uint64{}, workerErrors: map[string]uint64{}}
 }
 
@@ -62,14 +61,13 @@ func (m *metrics) observeRequest(pattern, method string, status int, d time.Dura
 	} else if !slices.Contains(knownMethods, method) {
 		method = "OTHER"
 	}
-	k := routeKey{route, method}
+	k := requestKey{routeKey{route, method}, status}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.requests[requestKey{k, status}]++
-	h := m.latency[k]
+	h := m.requests[k]
 	if h == nil {
 		h = &histogram{counts: make([]uint64, len(latencyBuckets)+1)}
-		m.latency[k] = h
+		m.requests[k] = h
 	}
 	s := d.Seconds()
 	i, _ := slices.BinarySearch(latencyBuckets, s)
@@ -101,17 +99,21 @@ func (m *metrics) writeTo(w *bufio.Writer, q store.QueueStats, now time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 
-	header(w, "http_requests_total", "counter", "HTTP requests answered, by route pattern, method and status.")
-	for _, k := range sortedKeys(m.requests, func(a, b requestKey) int {
+	keys := sortedKeys(m.requests, func(a, b requestKey) int {
 		return cmpStrings(a.route+" "+a.method, b.route+" "+b.method)*1000 + (a.status - b.status)
-	}) {
-		fmt.Fprintf(w, "http_requests_total{route=%s,method=%s,status=\"%d\"} %d\n", quote(k.route), quote(k.method), k.status, m.requests[k])
+	})
+	labelsOf := func(k requestKey) string {
+		return "route=" + quote(k.route) + ",method=" + quote(k.method) + ",status=\"" + strconv.Itoa(k.status) + "\""
+	}
+	header(w, "http_requests_total", "counter", "HTTP requests answered, by route pattern, method and status.")
+	for _, k := range keys {
+		fmt.Fprintf(w, "http_requests_total{%s} %d\n", labelsOf(k), m.requests[k].n)
 	}
 
-	header(w, "http_request_duration_seconds", "histogram", "Time to answer HTTP requests, by route pattern and method.")
-	for _, k := range sortedKeys(m.latency, func(a, b routeKey) int { return cmpStrings(a.route+" "+a.method, b.route+" "+b.method) }) {
-		h := m.latency[k]
-		labels := "route=" + quote(k.route) + ",method=" + quote(k.method)
+	header(w, "http_request_duration_seconds", "histogram", "Time to answer HTTP requests, by route pattern, method and status.")
+	for _, k := range keys {
+		h := m.requests[k]
+		labels := labelsOf(k)
 		var cum uint64
 		for i, le := range latencyBuckets {
 			cum += h.counts[i]

@@ -84,21 +84,22 @@ func TestMetrics(t *testing.T) {
 
 	s := e.scrape()
 	for series, want := range map[string]float64{
-		`http_requests_total{route="/shipments",method="GET",status="200"}`:               2,
-		`http_requests_total{route="/shipments/{id}",method="GET",status="404"}`:          1,
-		`http_requests_total{route="unmatched",method="GET",status="404"}`:                1,
-		`http_requests_total{route="unmatched",method="DELETE",status="405"}`:             1,
-		`http_requests_total{route="unmatched",method="OTHER",status="404"}`:              1,
-		`http_requests_total{route="/webhook/custom-orders",method="POST",status="202"}`:  2,
-		`http_request_duration_seconds_count{route="/shipments",method="GET"}`:            2,
-		`http_request_duration_seconds_bucket{route="/shipments",method="GET",le="+Inf"}`: 2,
-		`waybill_order_import_inbox_depth`:                                                2,
-		`waybill_order_import_oldest_age_seconds`:                                         90,
-		`waybill_webhook_queue_depth`:                                                     2,
-		`waybill_webhook_parked_events`:                                                   0,
-		`waybill_webhook_delivery_lag_seconds`:                                            0, // emitted at the scrape's time
-		`waybill_worker_errors_total{worker="webhook_delivery"}`:                          0,
-		`waybill_worker_errors_total{worker="order_import"}`:                              0,
+		`http_requests_total{route="/shipments",method="GET",status="200"}`:                            2,
+		`http_requests_total{route="/shipments/{id}",method="GET",status="404"}`:                       1,
+		`http_requests_total{route="unmatched",method="GET",status="404"}`:                             1,
+		`http_requests_total{route="unmatched",method="DELETE",status="405"}`:                          1,
+		`http_requests_total{route="unmatched",method="OTHER",status="404"}`:                           1,
+		`http_requests_total{route="/webhook/custom-orders",method="POST",status="202"}`:               2,
+		`http_request_duration_seconds_count{route="/shipments",method="GET",status="200"}`:            2,
+		`http_request_duration_seconds_bucket{route="/shipments",method="GET",status="200",le="+Inf"}`: 2,
+		`http_request_duration_seconds_count{route="/shipments/{id}",method="GET",status="404"}`:       1,
+		`waybill_order_import_inbox_depth`:                                                             2,
+		`waybill_order_import_oldest_age_seconds`:                                                      90,
+		`waybill_webhook_queue_depth`:                                                                  2,
+		`waybill_webhook_parked_events`:                                                                0,
+		`waybill_webhook_delivery_lag_seconds`:                                                         0, // emitted at the scrape's time
+		`waybill_worker_errors_total{worker="webhook_delivery"}`:                                       0,
+		`waybill_worker_errors_total{worker="order_import"}`:                                           0,
 	} {
 		if got, ok := s[series]; !ok || got != want {
 			t.Errorf("%s = %v (present %v); want %v", series, got, ok, want)
@@ -136,7 +137,7 @@ func TestMetrics(t *testing.T) {
 		if le != 0 {
 			bound = formatFloat(le)
 		}
-		v := s[`http_request_duration_seconds_bucket{route="/shipments",method="GET",le="`+bound+`"}`]
+		v := s[`http_request_duration_seconds_bucket{route="/shipments",method="GET",status="200",le="`+bound+`"}`]
 		if v < prev {
 			t.Errorf("bucket le=%s = %v < previous %v", bound, v, prev)
 		}
