@@ -39,6 +39,23 @@ func runCLI(t *testing.T, args ...string) (string, error) {
 	return out.String(), err
 }
 
+func TestDefaultBaseURL(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1:8080": "http://127.0.0.1:8080",
+		"[::1]:8080":     "http://[::1]:8080",
+		"[::]:28089":     "http://localhost:28089",
+		"0.0.0.0:80":     "http://localhost:80",
+	} {
+		tcp, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := defaultBaseURL(tcp); got != want {
+			t.Errorf("defaultBaseURL(%s) = %s; want %s", addr, got, want)
+		}
+	}
+}
+
 func TestSplitCommand(t *testing.T) {
 	tests := []struct {
 		args     []string

@@ -94,7 +94,7 @@ func (e *env) serve(ctx context.Context, c serveConfig) error {
 		return err
 	}
 	if c.baseURL == "" {
-		c.baseURL = "http://" + ln.Addr().String()
+		c.baseURL = defaultBaseURL(ln.Addr())
 	}
 	api, err := httpapi.New(httpapi.Config{DB: db, BaseURL: c.baseURL, Logger: log,
 		WebhookAllowPrivate: c.allowPrivate, WebhookRetrySchedule: c.retry, SimulateTracking: c.simulate})
@@ -252,4 +252,17 @@ func parseSchedule(s string) ([]time.Duration, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// defaultBaseURL is http://<addr> of the listener, with localhost for an address that names
+// every interface (-addr :8080 listens on [::]:8080, which no client can use in a URL).
+func defaultBaseURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
