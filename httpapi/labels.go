@@ -68,8 +68,8 @@ func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var insurance *float64
-	if s := r.URL.Query().Get("insurance_amount"); s != "" {
-		f, err := strconv.ParseFloat(s, 64)
+	if q := r.URL.Query(); q.Has("insurance_amount") {
+		f, err := strconv.ParseFloat(q.Get("insurance_amount"), 64)
 		if err != nil {
 			return invalidParameter("insurance_amount", "insurance_amount must be a number of US dollars")
 		}

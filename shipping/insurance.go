@@ -28,7 +28,7 @@ func InsuredCents(amount float64) (int64, error) {
 		v.Add("insurance_amount", "not_positive", "must be greater than 0")
 	case cents > MaxInsuredCents:
 		v.Add("insurance_amount", "too_large", "must be at most 5000")
-	case math.Abs(amount*100-cents) > 1e-6:
+	case math.Abs(amount*100-cents) > 1e-6 || cents < 1: // 1e-9 rounds to no cent at all
 		v.Add("insurance_amount", "invalid", "must be in whole cents")
 	}
 	if err := v.Err(); err != nil {

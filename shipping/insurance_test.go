@@ -22,6 +22,8 @@ func TestInsuredCents(t *testing.T) {
 		{5000.01, 0, "too_large"},
 		{1e300, 0, "too_large"},
 		{10.005, 0, "invalid"},
+		{1e-9, 0, "invalid"}, // positive, but not a cent: never silently no insurance
+		{5e-324, 0, "invalid"},
 	}
 	for _, tt := range tests {
 		got, err := InsuredCents(tt.amount)
