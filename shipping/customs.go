@@ -112,9 +112,9 @@ func validateCustomsItem(v *ValidationError, prefix string, it *CustomsItem) {
 		v.Add(prefix+".weight_unit", "invalid", "must be OZ, LB, G or KG")
 	}
 	switch {
-	case !(it.Weight > 0):
+	case !(it.Weight > 0) || ok && !(it.Weight*oz > 0):
 		v.Add(prefix+".weight", "not_positive", "must be greater than 0")
-	case ok && it.Weight*oz > MaxParcelWeightOz:
+	case ok && !atMost(it.Weight*oz, MaxParcelWeightOz):
 		v.Add(prefix+".weight", "too_heavy", "must be at most 150 lb")
 	}
 }

@@ -588,6 +588,13 @@ func TestValidateShipmentRequest(t *testing.T) {
 		{"zero sizes", func(r *ShipmentRequest) { r.Parcel.Length, r.Parcel.Weight = 0, -1 }, []string{"parcel.length", "parcel.weight"}},
 		{"too heavy", func(r *ShipmentRequest) { r.Parcel.Weight, r.Parcel.WeightUnit = 150.01, "LB" }, []string{"parcel.weight"}},
 		{"150 lb is fine", func(r *ShipmentRequest) { r.Parcel.Weight, r.Parcel.WeightUnit = 150, "LB" }, nil},
+		{"150 lb in kg", func(r *ShipmentRequest) { r.Parcel.Weight, r.Parcel.WeightUnit = 68.0388555, "KG" }, nil},
+		{"150 lb in g", func(r *ShipmentRequest) { r.Parcel.Weight, r.Parcel.WeightUnit = 68038.8555, "G" }, nil},
+		{"a hair over 150 lb in g", func(r *ShipmentRequest) { r.Parcel.Weight, r.Parcel.WeightUnit = 68038.86, "G" }, []string{"parcel.weight"}},
+		{"108 in in cm", func(r *ShipmentRequest) { r.Parcel.Length, r.Parcel.LengthUnit = 274.32, "CM" }, nil},
+		{"too small to convert", func(r *ShipmentRequest) {
+			r.Parcel.Length, r.Parcel.LengthUnit, r.Parcel.Weight, r.Parcel.WeightUnit = 5e-324, "CM", 5e-324, "G"
+		}, []string{"parcel.length", "parcel.weight"}},
 		{"too long", func(r *ShipmentRequest) { r.Parcel.Height = 109 }, []string{"parcel.height"}},
 		{"too long metric", func(r *ShipmentRequest) { r.Parcel.Length, r.Parcel.LengthUnit = 275, "CM" }, []string{"parcel.length"}},
 		{"past date", func(r *ShipmentRequest) { r.ShipDate = "2026-11-22" }, []string{"ship_date"}},

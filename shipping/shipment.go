@@ -269,16 +269,21 @@ func validateParcel(v *ValidationError, p *Parcel) {
 		value float64
 	}{{"length", p.Length}, {"width", p.Width}, {"height", p.Height}} {
 		switch {
-		case !(f.value > 0):
+		case !(f.value > 0) || inOK && !(f.value*in > 0):
 			v.Add("parcel."+f.name, "not_positive", "must be greater than 0")
-		case inOK && f.value*in > MaxParcelSideIn:
+		case inOK && !atMost(f.value*in, MaxParcelSideIn):
 			v.Add("parcel."+f.name, "too_large", "must be at most 108 in")
 		}
 	}
 	switch {
-	case !(p.Weight > 0):
+	case !(p.Weight > 0) || ozOK && !(p.Weight*oz > 0):
 		v.Add("parcel.weight", "not_positive", "must be greater than 0")
-	case ozOK && p.Weight*oz > MaxParcelWeightOz:
+	case ozOK && !atMost(p.Weight*oz, MaxParcelWeightOz):
 		v.Add("parcel.weight", "too_heavy", "must be at most 150 lb")
 	}
 }
+
+// atMost reports whether a value converted from another unit is within max, allowing for the
+// conversion's float error: 68038.8555 g is exactly 150 lb, but comes to 2400.0000000000005 oz.
+// (A value so small that it converts to 0 is not positive: a carrier could not price it.)
+func atMost(converted, max float64) bool { return converted <= max*(1+1e-12) }
