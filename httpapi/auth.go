@@ -39,11 +39,12 @@ func (a *API) handle(pattern, scope string, h handlerFunc) {
 	})
 }
 
-// authenticate resolves the request's bearer token; any missing or bad token is ErrNotFound.
+// authenticate resolves the request's bearer token; any missing or bad token is ErrNotFound,
+// and so are two Authorization headers (which one a proxy or client meant is not ours to pick).
 func (a *API) authenticate(r *http.Request) (store.Principal, error) {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	token = strings.TrimSpace(token)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > 256 {
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > 256 || len(r.Header.Values("Authorization")) > 1 {
 		return store.Principal{}, store.ErrNotFound
 	}
 	return a.db.Authenticate(r.Context(), token)

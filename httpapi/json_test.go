@@ -160,6 +160,15 @@ func TestBadTokensNever500(t *testing.T) {
 			t.Errorf("Authorization %.30q: %d %q; want 401 with WWW-Authenticate", h, w.Code, w.Body)
 		}
 	}
+	// A valid token beside a second Authorization header is not taken either.
+	r := httptest.NewRequest("GET", "/billing/invoices", nil)
+	r.Header.Add("Authorization", "Bearer "+e.tokens["all"])
+	r.Header.Add("Authorization", "Bearer nope")
+	w := httptest.NewRecorder()
+	e.api.ServeHTTP(w, r)
+	if w.Code != http.StatusUnauthorized {
+		t.Errorf("two Authorization headers, the first valid: %d; want 401", w.Code)
+	}
 }
 
 func FuzzDecodeStrict(f *testing.F) {
