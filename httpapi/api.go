@@ -223,11 +223,11 @@ func requestLineLength(r *http.Request) int {
 
 // refuseUnstorable answers a request whose path, query or Idempotency-Key hold a NUL
 // character or invalid UTF-8 (no database text column stores either; PostgreSQL refuses
-// both), or whose query does not decode, before routing and authentication: a path is 404,
-// like any path that names nothing; a query parameter or the key is 400 invalid_parameter.
-// Cursors (after, before) are left to their own decoding (invalid_cursor), and the
-// Authorization header to authentication (it is only hashed). NULs and invalid UTF-8 in JSON
-// bodies are decodeStrict's.
+// both), or whose query does not decode or repeats a single-valued parameter, before routing
+// and authentication: a path is 404, like any path that names nothing; a query parameter or
+// the key is 400 invalid_parameter. Cursors (after, before) are left to their own decoding
+// (invalid_cursor), and the Authorization header to authentication (it is only hashed). NULs
+// and invalid UTF-8 in JSON bodies are decodeStrict's.
 func refuseUnstorable(r *http.Request) *Error {
 	if strings.ContainsRune(r.URL.Path, 0) || !utf8.ValidString(r.URL.Path) {
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"}
@@ -237,6 +237,11 @@ func refuseUnstorable(r *http.Request) *Error {
 			return e
 		}
 		for name, values := range r.URL.Query() {
+			if len(values) > 1 && !listFilters[strings.TrimSuffix(name, "[]")] {
+				// Which of two values the caller meant is not ours to pick (the first, silently).
+				name = strings.ToValidUTF8(name, "\uFFFD")
+				return invalidParameter(name, name+" may be given once")
+			}
 			if name == "after" || name == "before" {
 				continue
 			}
@@ -249,6 +254,10 @@ func refuseUnstorable(r *http.Request) *Error {
 	}
 	return unstorable("Idempotency-Key", r.Header.Get("Idempotency-Key"))
 }
+
+// listFilters are the query parameters that take several values, repeated or comma-separated
+// (GET /shipments; listValues); every other parameter may be given once.
+var listFilters = map[string]bool{"statuses": true, "brands": true, "carriers": true}
 
 // malformedQuery is the 400 invalid_parameter for the first parameter of a query that does not
 // decode: a bad %-escape, or a ';' (no longer a separator). url.Values drops such a parameter
