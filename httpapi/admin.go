@@ -22,9 +22,7 @@ func (a *API) createAccount(w http.ResponseWriter, r *http.Request) error {
 	} else if len(body.Name) > 200 {
 		v.Add("name", "too_long", "must be at most 200 characters")
 	}
-	if len(body.Brand) > 200 {
-		v.Add("brand", "too_long", "must be at most 200 characters")
-	}
+	shipping.CheckBrand(&v, "brand", &body.Brand)
 	if err := v.Err(); err != nil {
 		return err
 	}

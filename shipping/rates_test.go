@@ -603,6 +603,7 @@ func TestValidateShipmentRequest(t *testing.T) {
 		{"bad enums", func(r *ShipmentRequest) { r.RateShoppingStrategy, r.LabelFormat = "BEST", "GIF" },
 			[]string{"rate_shopping_strategy", "label_format"}},
 		{"long reference", func(r *ShipmentRequest) { s := strings.Repeat("x", 256); r.CustomReference1 = &s }, []string{"custom_reference_1"}},
+		{"brand with a comma", func(r *ShipmentRequest) { s := "a,b"; r.Brand = &s }, []string{"brand"}},
 		{"control characters", func(r *ShipmentRequest) { r.Origin.Name = "a\x00b" }, []string{"origin.name"}},
 	}
 	for _, tt := range tests {
@@ -626,7 +627,9 @@ func TestValidateShipmentRequest(t *testing.T) {
 	}
 	r := shipmentRequest("90058", "ca", "10001", "NY")
 	r.Origin.Country = "us"
-	if _, err := r.Validate(testDay); err != nil || r.ReturnAddress == nil || r.ReturnAddress.Zip != "90058" ||
+	brand := " Acme "
+	r.Brand = &brand
+	if _, err := r.Validate(testDay); err != nil || *r.Brand != "Acme" || r.ReturnAddress == nil || r.ReturnAddress.Zip != "90058" ||
 		r.ShipDate != "2026-11-23" || r.RateShoppingProfile != DefaultProfileKey || r.RateShoppingStrategy != StrategyAll || r.LabelFormat != "PDF" {
 		t.Errorf("Validate defaults: %+v, %v", r, err)
 	}

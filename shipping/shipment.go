@@ -160,15 +160,29 @@ func (r *ShipmentRequest) Validate(today time.Time) (time.Time, error) {
 	default:
 		v.Add("label_format", "invalid", "must be PDF, ZPL or PNG")
 	}
+	if r.Brand != nil {
+		CheckBrand(&v, "brand", r.Brand)
+	}
 	for _, f := range []struct {
 		name string
 		s    *string
-	}{{"brand", r.Brand}, {"custom_reference_1", r.CustomReference1}, {"custom_reference_2", r.CustomReference2}} {
+	}{{"custom_reference_1", r.CustomReference1}, {"custom_reference_2", r.CustomReference2}} {
 		if f.s != nil {
 			checkText(&v, f.name, *f.s)
 		}
 	}
 	return shipDate, v.Err()
+}
+
+// CheckBrand trims a brand (a shipment's, or an account's default) and checks it: text of at
+// most 255 characters, without a comma, which separates the values of GET /shipments?brands=,
+// so a brand holding one could never be filtered on.
+func CheckBrand(v *ValidationError, field string, brand *string) {
+	*brand = strings.TrimSpace(*brand)
+	checkText(v, field, *brand)
+	if strings.Contains(*brand, ",") {
+		v.Add(field, "invalid", "must not contain a comma (the brands filter separates brands with commas)")
+	}
 }
 
 // CheckReference validates a custom reference.

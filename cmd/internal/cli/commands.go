@@ -52,6 +52,10 @@ func defineAccountCreate(fs *flag.FlagSet, e *env, db *string) func(ctx context.
 		if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 			return errUsage("account create")
 		}
+		var v shipping.ValidationError
+		if shipping.CheckBrand(&v, "-brand", brand); v.Err() != nil {
+			return v.Err()
+		}
 		return e.withDB(ctx, *db, func(db *store.DB) error {
 			acct, err := db.CreateAccount(ctx, args[0], *brand)
 			if err != nil {
