@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -168,6 +170,11 @@ func setDue(ctx context.Context, tx *sql.Tx, accountID, subscriptionID string, a
 // DeleteWebhookSubscription deletes a subscription and its event records.
 func (db *DB) DeleteWebhookSubscription(ctx context.Context, accountID, id string) error {
 	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		// The subscription before its records, as every change to both (FinishWebhookDeliveries).
+		if err := lockRows(ctx, tx, `UPDATE webhook_subscriptions SET updated_at = updated_at WHERE account_id = $1 AND id = $2`,
+			accountID, id); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_events WHERE account_id = $1 AND subscription_id = $2`, accountID, id); err != nil {
 			return err
 		}
@@ -424,7 +431,25 @@ func (db *DB) LeaseWebhookEvents(ctx context.Context, cs []webhook.Candidate, no
 // attempt unless its lease was lost (the record was redelivered, or the lease ran out and
 // another worker took it), and on 410 Gone deactivates the subscription.
 func (db *DB) FinishWebhookDeliveries(ctx context.Context, rs []webhook.Result) error {
+	// A 410 deactivates its subscription. Those are locked first, in one order, as PATCH
+	// /webhooks/{id} locks a subscription before its records, so that on PostgreSQL the two
+	// wait for each other instead of deadlocking.
+	var gone []webhook.Result
+	for _, r := range rs {
+		if r.Deactivate {
+			gone = append(gone, r)
+		}
+	}
+	slices.SortFunc(gone, func(a, b webhook.Result) int {
+		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), cmp.Compare(a.SubscriptionID, b.SubscriptionID))
+	})
 	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		for _, r := range gone {
+			if err := lockRows(ctx, tx, `UPDATE webhook_subscriptions SET updated_at = updated_at WHERE account_id = $1 AND id = $2`,
+				r.AccountID, r.SubscriptionID); err != nil {
+				return err
+			}
+		}
 		for _, r := range rs {
 			if err := db.finishDelivery(ctx, tx, r); err != nil {
 				return err

@@ -14,6 +14,7 @@ import (
 	"github.com/waybill/waybill/ingest"
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
+	"github.com/waybill/waybill/webhook"
 )
 
 // testBootstrap starts many first starts together on an empty database: exactly one creates
@@ -269,5 +270,58 @@ func TokenRevokedElsewhere(t *testing.T, here, there *store.DB) {
 	time.Sleep(2 * time.Millisecond)
 	if _, err := there.Authenticate(ctx, tok.Token); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("in another process 2 ms after revocation: err = %v; want ErrNotFound", err)
+	}
+}
+
+// testWebhookGoneRacesPatch races a 410 Gone, which deactivates the subscription of the
+// record it finishes, with a PATCH of that subscription's URL, which rewrites its pending
+// records: each must succeed. On PostgreSQL the finish locked the record and then the
+// subscription, the PATCH the subscription and then its records: a deadlock.
+func testWebhookGoneRacesPatch(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	acct, err := db.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := 410
+	for round := range 12 {
+		sub, err := db.CreateWebhookSubscription(ctx, acct.ID, fmt.Sprintf("https://example.com/%d", round), "LABEL_PURCHASED", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if err := db.EmitWebhookEvent(ctx, acct.ID, "LABEL_PURCHASED", map[string]int{"round": round}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		now := time.Now()
+		cs, err := db.DueWebhookEvents(ctx, now.Add(time.Hour), nil, nil, 100, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := db.LeaseWebhookEvents(ctx, cs, now, now.Add(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rs []webhook.Result
+		for _, d := range ds {
+			if d.SubscriptionID == sub.ID {
+				rs = append(rs, webhook.Result{Delivery: d, At: now, Status: webhook.StatusFailed, ResponseStatus: &gone, Deactivate: true})
+				break // one 410; the subscription's other records stay pending, for the PATCH
+			}
+		}
+		if len(rs) == 0 {
+			t.Fatalf("round %d: no record of the new subscription was leased", round)
+		}
+		url := fmt.Sprintf("https://example.com/moved/%d", round)
+		errs := make(chan error, 2)
+		go func() { errs <- db.FinishWebhookDeliveries(ctx, rs) }()
+		go func() { _, err := db.UpdateWebhookSubscription(ctx, acct.ID, sub.ID, &url, nil); errs <- err }()
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Errorf("round %d: %v", round, err)
+			}
+		}
 	}
 }

@@ -49,6 +49,7 @@ var tests = []struct {
 	{"BuyConcurrently", testBuyConcurrently},
 	{"LabelChangesConcurrently", testLabelChangesConcurrently},
 	{"PutProfileConcurrently", testPutProfileConcurrently},
+	{"WebhookGoneRacesPatch", testWebhookGoneRacesPatch},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of
