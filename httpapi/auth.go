@@ -44,7 +44,8 @@ func (a *API) handle(pattern, scope string, h handlerFunc) {
 func (a *API) authenticate(r *http.Request) (store.Principal, error) {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	token = strings.TrimSpace(token)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > 256 || len(r.Header.Values("Authorization")) > 1 {
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > 256 ||
+		len(r.Header.Values("Authorization")) > 1 {
 		return store.Principal{}, store.ErrNotFound
 	}
 	return a.db.Authenticate(r.Context(), token)
