@@ -60,6 +60,11 @@ func billingProfile(ctx context.Context, q billingQuerier, accountID string) (bi
 func (db *DB) UpdateBillingProfile(ctx context.Context, accountID string, change func(*billing.Profile)) (billing.Profile, error) {
 	var p billing.Profile
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		// Locked before it is read: two changes of different fields must not undo each other,
+		// and the first invoice (draftInvoiceFor) must not be made under the old period.
+		if err := db.lockBillingProfile(ctx, tx, accountID); err != nil {
+			return err
+		}
 		old, err := billingProfile(ctx, tx, accountID)
 		if err != nil {
 			return err
@@ -338,6 +343,9 @@ func (db *DB) OpenDraftInvoice(ctx context.Context, accountID string) (inv billi
 // So a charge is never lost and never lands on a finalized invoice: it is billed on the next
 // invoice still open for changes.
 func (db *DB) draftInvoiceFor(ctx context.Context, tx *sql.Tx, accountID string, at int64) (id string, created bool, err error) {
+	if err := db.lockBillingProfile(ctx, tx, accountID); err != nil {
+		return "", false, err
+	}
 	prof, err := billingProfile(ctx, tx, accountID)
 	if err != nil {
 		return "", false, err
@@ -602,8 +610,19 @@ func (db *DB) transitionInvoice(ctx context.Context, accountID, invoiceID string
 	return inv, err
 }
 
-// finalize moves a DRAFT invoice to OPEN, only if it still is DRAFT.
+// lockBillingProfile locks the account's billing profile (db.lock): a change of it and the
+// choice of the invoice a charge lands on (which reads its period) run one after the other.
+func (db *DB) lockBillingProfile(ctx context.Context, tx *sql.Tx, accountID string) error {
+	return db.lock(ctx, tx, `SELECT account_id FROM billing_profiles WHERE account_id = $1`, accountID)
+}
+
+// finalize moves a DRAFT invoice to OPEN, only if it still is DRAFT. The invoice is locked
+// before deferred postage is summed, so a label billed onto it meanwhile (addToDraft locks it
+// too) is counted once: in the total, not also as deferred.
 func (db *DB) finalize(ctx context.Context, tx *sql.Tx, inv billing.Invoice, now int64) (sql.Result, error) {
+	if err := db.lock(ctx, tx, `SELECT id FROM invoices WHERE account_id = $1 AND id = $2`, inv.AccountID, inv.ID); err != nil {
+		return nil, err
+	}
 	prof, err := billingProfile(ctx, tx, inv.AccountID)
 	if err != nil {
 		return nil, err

@@ -438,12 +438,11 @@ func (db *DB) CancelShipment(ctx context.Context, accountID, shipmentID string, 
 	var s *shipping.Shipment
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// Lock the shipment and its label before reading them, so that a tracking event
-		// cannot move the label between the check and the void (PostgreSQL row locks; SQLite
-		// transactions are serial anyway). A no-op UPDATE is the portable SELECT … FOR UPDATE.
-		if err := lockRows(ctx, tx, `UPDATE shipments SET updated_at = updated_at WHERE account_id = $1 AND id = $2`, accountID, shipmentID); err != nil {
+		// cannot move the label between the check and the void.
+		if err := db.lock(ctx, tx, `SELECT id FROM shipments WHERE account_id = $1 AND id = $2`, accountID, shipmentID); err != nil {
 			return err
 		}
-		if err := lockRows(ctx, tx, `UPDATE shipping_labels SET updated_at = updated_at WHERE account_id = $1 AND shipment_id = $2`, accountID, shipmentID); err != nil {
+		if err := db.lock(ctx, tx, `SELECT id FROM shipping_labels WHERE account_id = $1 AND shipment_id = $2`, accountID, shipmentID); err != nil {
 			return err
 		}
 		var err error
@@ -497,12 +496,6 @@ func (db *DB) CancelShipment(ctx context.Context, accountID, shipmentID string, 
 		return nil, err
 	}
 	return s, nil
-}
-
-// lockRows runs a no-op UPDATE to take the row locks of the rows it matches.
-func lockRows(ctx context.Context, tx *sql.Tx, stmt string, args ...any) error {
-	_, err := tx.ExecContext(ctx, stmt, args...)
-	return err
 }
 
 // Label returns one of the account's labels with its rate.
@@ -649,10 +642,10 @@ func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipp
 		if err != nil {
 			return err
 		}
-		if err := lockRows(ctx, tx, `UPDATE shipments SET updated_at = updated_at WHERE account_id = $1 AND id = $2`, account, shipmentID); err != nil {
+		if err := db.lock(ctx, tx, `SELECT id FROM shipments WHERE account_id = $1 AND id = $2`, account, shipmentID); err != nil {
 			return err
 		}
-		if err := lockRows(ctx, tx, `UPDATE shipping_labels SET updated_at = updated_at WHERE tracking_code = $1`, trackingCode); err != nil {
+		if err := db.lock(ctx, tx, `SELECT id FROM shipping_labels WHERE tracking_code = $1`, trackingCode); err != nil {
 			return err
 		}
 		l, err := db.scanLabelAccount(tx.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels

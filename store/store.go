@@ -131,6 +131,21 @@ func (db *DB) skipLocked() string {
 	return ""
 }
 
+// lock takes the row locks of the rows a SELECT matches, for the rest of the transaction, on
+// PostgreSQL (FOR UPDATE); SQLite's transactions run one at a time and need none. Transactions
+// that change the same rows take these locks first, in one order, so that they wait for each
+// other instead of deadlocking, and none reads a row another is about to change.
+func (db *DB) lock(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
+	if db.dialect != PostgreSQL {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, query+" FOR UPDATE", args...)
+	if err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
 // forUpdate ends a SELECT that claims the rows it reads for the rest of the transaction: on
 // PostgreSQL it locks them (a concurrent claimer waits, then reads them as the first left
 // them); SQLite's transactions run one at a time and need nothing.

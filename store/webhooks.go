@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -14,6 +13,21 @@ import (
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/webhook"
 )
+
+// lockSubscriptions locks the webhook subscriptions with these ids (repeats allowed) in id
+// order (db.lock). Every transaction that changes a subscription or its event records —
+// PATCH, DELETE, redeliver, leasing, finishing deliveries — locks the subscription first, so
+// they never deadlock on the records (each takes those in its own order) and none undoes
+// another's change to the subscription.
+func (db *DB) lockSubscriptions(ctx context.Context, tx *sql.Tx, ids []string) error {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	for _, id := range ids {
+		if err := db.lock(ctx, tx, `SELECT id FROM webhook_subscriptions WHERE id = $1`, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // emitEvent records, inside the caller's transaction, one webhook event per active
 // subscription of the account to topic (the outbox). payload is marshalled to JSON.
@@ -124,7 +138,7 @@ func (db *DB) UpdateWebhookSubscription(ctx context.Context, accountID, id strin
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		s, err = scanSubscription(tx.QueryRowContext(ctx, `SELECT `+subscriptionColumns+`
-			FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`, accountID, id))
+			FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`+db.forUpdate(), accountID, id))
 		if err != nil {
 			return err
 		}
@@ -170,9 +184,9 @@ func setDue(ctx context.Context, tx *sql.Tx, accountID, subscriptionID string, a
 // DeleteWebhookSubscription deletes a subscription and its event records.
 func (db *DB) DeleteWebhookSubscription(ctx context.Context, accountID, id string) error {
 	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		// The subscription before its records, as every change to both (FinishWebhookDeliveries).
-		if err := lockRows(ctx, tx, `UPDATE webhook_subscriptions SET updated_at = updated_at WHERE account_id = $1 AND id = $2`,
-			accountID, id); err != nil {
+		// The subscription before its records, as every change to both (lockSubscriptions).
+		// FOR UPDATE also waits for transactions that have just emitted a record for it.
+		if err := db.lock(ctx, tx, `SELECT id FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`, accountID, id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_events WHERE account_id = $1 AND subscription_id = $2`, accountID, id); err != nil {
@@ -247,7 +261,7 @@ func (db *DB) RedeliverWebhookEvent(ctx context.Context, accountID, subscription
 	var e webhook.Event
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		s, err := scanSubscription(tx.QueryRowContext(ctx, `SELECT `+subscriptionColumns+`
-			FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`, accountID, subscriptionID))
+			FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`+db.forUpdate(), accountID, subscriptionID))
 		if err != nil {
 			return err
 		}
@@ -390,6 +404,13 @@ func (db *DB) LeaseWebhookEvents(ctx context.Context, cs []webhook.Candidate, no
 			url, secret string
 			active      bool
 		}
+		subs := make([]string, len(cs))
+		for i, c := range cs {
+			subs[i] = c.SubscriptionID
+		}
+		if err := db.lockSubscriptions(ctx, tx, subs); err != nil {
+			return err
+		}
 		targets := map[string]target{}
 		for _, c := range cs {
 			t, ok := targets[c.SubscriptionID]
@@ -431,24 +452,13 @@ func (db *DB) LeaseWebhookEvents(ctx context.Context, cs []webhook.Candidate, no
 // attempt unless its lease was lost (the record was redelivered, or the lease ran out and
 // another worker took it), and on 410 Gone deactivates the subscription.
 func (db *DB) FinishWebhookDeliveries(ctx context.Context, rs []webhook.Result) error {
-	// A 410 deactivates its subscription. Those are locked first, in one order, as PATCH
-	// /webhooks/{id} locks a subscription before its records, so that on PostgreSQL the two
-	// wait for each other instead of deadlocking.
-	var gone []webhook.Result
-	for _, r := range rs {
-		if r.Deactivate {
-			gone = append(gone, r)
-		}
+	subs := make([]string, len(rs))
+	for i, r := range rs {
+		subs[i] = r.SubscriptionID
 	}
-	slices.SortFunc(gone, func(a, b webhook.Result) int {
-		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), cmp.Compare(a.SubscriptionID, b.SubscriptionID))
-	})
 	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		for _, r := range gone {
-			if err := lockRows(ctx, tx, `UPDATE webhook_subscriptions SET updated_at = updated_at WHERE account_id = $1 AND id = $2`,
-				r.AccountID, r.SubscriptionID); err != nil {
-				return err
-			}
+		if err := db.lockSubscriptions(ctx, tx, subs); err != nil {
+			return err
 		}
 		for _, r := range rs {
 			if err := db.finishDelivery(ctx, tx, r); err != nil {

@@ -325,3 +325,60 @@ func testWebhookGoneRacesPatch(t *testing.T) {
 		}
 	}
 }
+
+// testConcurrentChangesKeepEachOther: two changes of different fields of one row, at once,
+// both stay. On PostgreSQL each read the row unlocked and wrote back every field: a PATCH of a
+// webhook's URL undid a deactivation (and the other way round), a billing profile's bill-to
+// name undid its address.
+func testConcurrentChangesKeepEachOther(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	acct, err := db.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := db.CreateWebhookSubscription(ctx, acct.ID, "https://example.com/0", "LABEL_PURCHASED", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := func(a, b func() error) {
+		errs := make(chan error, 2)
+		go func() { errs <- a() }()
+		go func() { errs <- b() }()
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for round := range 10 {
+		url, active := fmt.Sprintf("https://example.com/%d", round+1), round%2 == 1
+		both(func() error { _, err := db.UpdateWebhookSubscription(ctx, acct.ID, sub.ID, &url, nil); return err },
+			func() error { _, err := db.UpdateWebhookSubscription(ctx, acct.ID, sub.ID, nil, &active); return err })
+		got, err := db.WebhookSubscription(ctx, acct.ID, sub.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.URL != url || got.IsActive != active {
+			t.Errorf("round %d: subscription %s active %v; want %s active %v", round, got.URL, got.IsActive, url, active)
+		}
+
+		name, street := fmt.Sprintf("Acme %d", round), fmt.Sprintf("%d Main St", round)
+		both(func() error {
+			_, err := db.UpdateBillingProfile(ctx, acct.ID, func(p *billing.Profile) { p.BillToName = name })
+			return err
+		}, func() error {
+			_, err := db.UpdateBillingProfile(ctx, acct.ID, func(p *billing.Profile) {
+				p.BillToAddress = &billing.Address{Street1: street, City: "Austin", State: "TX", Zip: "78701", Country: "US"}
+			})
+			return err
+		})
+		p, err := db.BillingProfile(ctx, acct.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.BillToName != name || p.BillToAddress == nil || p.BillToAddress.Street1 != street {
+			t.Errorf("round %d: bill-to %q at %+v; want %q at %s", round, p.BillToName, p.BillToAddress, name, street)
+		}
+	}
+}

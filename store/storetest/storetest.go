@@ -50,6 +50,7 @@ var tests = []struct {
 	{"LabelChangesConcurrently", testLabelChangesConcurrently},
 	{"PutProfileConcurrently", testPutProfileConcurrently},
 	{"WebhookGoneRacesPatch", testWebhookGoneRacesPatch},
+	{"ConcurrentChangesKeepEachOther", testConcurrentChangesKeepEachOther},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of
