@@ -280,10 +280,7 @@ func TokenRevokedElsewhere(t *testing.T, here, there *store.DB) {
 func testWebhookGoneRacesPatch(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
-	acct, err := db.CreateAccount(ctx, "acme", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	acct := newAccount(t, db)
 	gone := 410
 	for round := range 12 {
 		sub, err := db.CreateWebhookSubscription(ctx, acct.ID, fmt.Sprintf("https://example.com/%d", round), "LABEL_PURCHASED", true)
@@ -333,10 +330,7 @@ func testWebhookGoneRacesPatch(t *testing.T) {
 func testConcurrentChangesKeepEachOther(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
-	acct, err := db.CreateAccount(ctx, "acme", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	acct := newAccount(t, db)
 	sub, err := db.CreateWebhookSubscription(ctx, acct.ID, "https://example.com/0", "LABEL_PURCHASED", true)
 	if err != nil {
 		t.Fatal(err)

@@ -150,10 +150,7 @@ func testShipmentRates(t *testing.T) {
 func testBuyConcurrently(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
-	acct, err := db.CreateAccount(ctx, "acme", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	acct := newAccount(t, db)
 	s := testShipment(db, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
 	if _, err := db.CreateShipment(ctx, s); err != nil {
 		t.Fatal(err)
@@ -205,10 +202,7 @@ func testBuyConcurrently(t *testing.T) {
 func testLabelChangesConcurrently(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
-	acct, err := db.CreateAccount(ctx, "acme", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	acct := newAccount(t, db)
 	noVoid := func(context.Context, *shipping.Label) error { return nil }
 	for round := range 12 {
 		s := testShipment(db, acct.ID, time.Now())

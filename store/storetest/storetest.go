@@ -3,6 +3,7 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 
 	"github.com/waybill/waybill/store"
@@ -13,6 +14,16 @@ type Opener func(t testing.TB) *store.DB
 
 // open is the Opener of the suite running; Run sets it.
 var open Opener
+
+// newAccount creates the account acme on db for a test.
+func newAccount(t testing.TB, db *store.DB) store.Account {
+	t.Helper()
+	acct, err := db.CreateAccount(context.Background(), "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return acct
+}
 
 // openTest opens a fresh database for the test.
 func openTest(t testing.TB) *store.DB {
