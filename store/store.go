@@ -132,14 +132,16 @@ func (db *DB) skipLocked() string {
 }
 
 // lock takes the row locks of the rows a SELECT matches, for the rest of the transaction, on
-// PostgreSQL (FOR UPDATE); SQLite's transactions run one at a time and need none. Transactions
-// that change the same rows take these locks first, in one order, so that they wait for each
-// other instead of deadlocking, and none reads a row another is about to change.
+// PostgreSQL; SQLite's transactions run one at a time and need none. Transactions that change
+// the same rows take these locks first, in one order, so that they wait for each other instead
+// of deadlocking, and none reads a row another is about to change. The lock is the one an
+// UPDATE takes (FOR NO KEY UPDATE): it does not wait for transactions that only insert rows
+// referring to the locked one (a buy emitting a webhook record for a subscription).
 func (db *DB) lock(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
 	if db.dialect != PostgreSQL {
 		return nil
 	}
-	rows, err := tx.QueryContext(ctx, query+" FOR UPDATE", args...)
+	rows, err := tx.QueryContext(ctx, query+" FOR NO KEY UPDATE", args...)
 	if err != nil {
 		return err
 	}

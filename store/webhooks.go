@@ -136,9 +136,12 @@ func (db *DB) ListWebhookSubscriptions(ctx context.Context, accountID string, p 
 func (db *DB) UpdateWebhookSubscription(ctx context.Context, accountID, id string, url *string, active *bool) (webhook.Subscription, error) {
 	var s webhook.Subscription
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := db.lockSubscriptions(ctx, tx, []string{id}); err != nil {
+			return err
+		}
 		var err error
 		s, err = scanSubscription(tx.QueryRowContext(ctx, `SELECT `+subscriptionColumns+`
-			FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`+db.forUpdate(), accountID, id))
+			FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`, accountID, id))
 		if err != nil {
 			return err
 		}
@@ -184,9 +187,15 @@ func setDue(ctx context.Context, tx *sql.Tx, accountID, subscriptionID string, a
 // DeleteWebhookSubscription deletes a subscription and its event records.
 func (db *DB) DeleteWebhookSubscription(ctx context.Context, accountID, id string) error {
 	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		// The subscription before its records, as every change to both (lockSubscriptions).
-		// FOR UPDATE also waits for transactions that have just emitted a record for it.
-		if err := db.lock(ctx, tx, `SELECT id FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`, accountID, id); err != nil {
+		// The subscription before its records, as every change to both (lockSubscriptions),
+		// and FOR UPDATE: the lock a delete needs, which also waits for transactions that have
+		// just emitted a record for it.
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`+db.forUpdate(),
+			accountID, id)
+		if err != nil {
+			return err
+		}
+		if err := rows.Close(); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_events WHERE account_id = $1 AND subscription_id = $2`, accountID, id); err != nil {
@@ -260,8 +269,11 @@ func (db *DB) ListWebhookEvents(ctx context.Context, accountID, subscriptionID, 
 func (db *DB) RedeliverWebhookEvent(ctx context.Context, accountID, subscriptionID, eventID string) (webhook.Event, error) {
 	var e webhook.Event
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := db.lockSubscriptions(ctx, tx, []string{subscriptionID}); err != nil {
+			return err
+		}
 		s, err := scanSubscription(tx.QueryRowContext(ctx, `SELECT `+subscriptionColumns+`
-			FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`+db.forUpdate(), accountID, subscriptionID))
+			FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`, accountID, subscriptionID))
 		if err != nil {
 			return err
 		}
