@@ -2,8 +2,8 @@ package shipping
 
 import "context"
 
-// Carrier quotes, buys and voids labels. The built-in carriers are table-driven rate cards; a
-// host application plugs in a real carrier by implementing this interface.
+// Carrier quotes, buys and voids labels. Stored carriers are table-driven rate cards
+// (TableCarrier); a host application plugs in a real carrier by implementing this interface.
 type Carrier interface {
 	// Name is the carrier's code as it appears on rates and labels.
 	Name() string
@@ -24,4 +24,15 @@ type PurchaseRequest struct {
 	ShipmentID string
 	Service    string
 	ShipDate   string // YYYY-MM-DD
+	// Serials hands out the carrier's tracking serials inside the purchase's transaction, so
+	// a serial is used once and a failed purchase uses none; a carrier that numbers its own
+	// labels ignores it.
+	Serials SerialSource
+}
+
+// SerialSource hands out a carrier's tracking serials, each once: never again, also after a
+// crash and to another process sharing the database.
+type SerialSource interface {
+	// NextSerial returns the carrier's next serial, at least from.
+	NextSerial(ctx context.Context, carrier string, from int64) (int64, error)
 }

@@ -20,7 +20,7 @@ func (courier) Rates(ctx context.Context, req shipping.RateRequest) ([]shipping.
 	}
 	price := int64(900 + 100*req.Zone)
 	return []shipping.Quote{{Service: "SAME_DAY", PostageCents: price, RetailCents: price, TransitDays: 1, Zone: req.Zone,
-		BillableWeightOz: shipping.BillableWeightOz(req.LengthIn, req.WidthIn, req.HeightIn, req.WeightOz)}}, nil
+		BillableWeightOz: shipping.BillableWeightOz(req.LengthIn, req.WidthIn, req.HeightIn, req.WeightOz, shipping.DimFactor)}}, nil
 }
 
 func (courier) Purchase(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
@@ -29,10 +29,10 @@ func (courier) Purchase(ctx context.Context, req shipping.PurchaseRequest) (stri
 
 func (courier) Void(ctx context.Context, trackingCode string) error { return nil }
 
-// A host plugs its own carrier in beside the built-in ones (httpapi.Config.Carriers) and names
+// A host plugs its own carrier in beside the stored ones (httpapi.Config.Carriers) and names
 // it in a rate shopping profile.
 func ExampleCarrier() {
-	carriers := append(shipping.BuiltinCarriers(), courier{})
+	carriers := append(shipping.SampleCarriers(), courier{})
 	shopper := shipping.NewShopper(carriers...)
 	profile := shipping.LoadProfile("local", shipping.ProfileInput{Name: "Local", Carriers: []string{"COURIER", "POSTLINE"}}, time.Time{})
 

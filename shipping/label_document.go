@@ -40,8 +40,11 @@ func LabelDocumentFor(s *Shipment, l *Label) LabelDocument {
 	if s.CustomReference1 != nil {
 		d.Reference = *s.CustomReference1
 	}
-	if s.Parcel.Weight > 0 {
-		d.BillableWeight = FormatOunces(BillableWeightOz(s.Parcel.Inches()))
+	if l.ShippingRate != nil {
+		d.BillableWeight = FormatOunces(l.ShippingRate.RateMetadata.BillableWeight)
+	} else if s.Parcel.Weight > 0 {
+		l, w, h, oz := s.Parcel.Inches()
+		d.BillableWeight = FormatOunces(BillableWeightOz(l, w, h, oz, DimFactor))
 	}
 	return d
 }
@@ -267,7 +270,7 @@ func FormatOunces(oz int64) string {
 // serviceNames maps "CARRIER SERVICE" codes of the built-in carriers to the services' names.
 var serviceNames = sync.OnceValue(func() map[string]string {
 	var doc struct {
-		Carriers []RateCard `json:"carriers"`
+		Carriers []Card `json:"carriers"`
 	}
 	if err := json.Unmarshal(carriersJSON, &doc); err != nil {
 		panic("shipping: carriers.json: " + err.Error())
@@ -276,7 +279,7 @@ var serviceNames = sync.OnceValue(func() map[string]string {
 	for _, c := range doc.Carriers {
 		for _, s := range c.Services {
 			if s.Name != "" {
-				m[c.Name+" "+s.Code] = s.Name
+				m[c.Code+" "+s.Code] = s.Name
 			}
 		}
 	}

@@ -451,11 +451,10 @@ func TestServiceName(t *testing.T) {
 		}
 	}
 	// Every built-in service has a name of its own.
-	for _, c := range BuiltinCarriers() {
-		card := c.(*TableCarrier).card
+	for _, card := range SampleCards() {
 		for _, s := range card.Services {
 			if s.Name == "" || s.Name == s.Code {
-				t.Errorf("%s %s has no display name in carriers.json", card.Name, s.Code)
+				t.Errorf("%s %s has no display name in carriers.json", card.Code, s.Code)
 			}
 		}
 	}

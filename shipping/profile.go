@@ -276,12 +276,15 @@ func (p *Profile) Covers(carrier string, dest int) bool {
 	return dest >= 0 && dest < 1000 && cov[dest]
 }
 
-// AreaSurcharge is the destination ZIP's DAS or EDAS designation for carrier, or "".
-func (p *Profile) AreaSurcharge(carrier, zip string) string {
+// AreaSurcharge is the destination ZIP's DAS or EDAS designation for carrier, or "";
+// listed reports whether the profile lists the carrier's surcharge ZIPs at all (its list then
+// replaces the carrier's own).
+func (p *Profile) AreaSurcharge(carrier, zip string) (designation string, listed bool) {
+	m, listed := p.ZipSurcharges[carrier]
 	if len(zip) < 5 {
-		return ""
+		return "", listed
 	}
-	return p.ZipSurcharges[carrier][zip[:5]]
+	return m[zip[:5]], listed
 }
 
 // ZoneOrigin is where a parcel from the ZIP3 origin enters the network, as a ZIP3: the
@@ -299,18 +302,18 @@ func (p *Profile) ZoneOrigin(origin int) int {
 
 // Zone is the zone from the ZIP3 origin to the ZIP3 dest: the profile's zone_tnt_mapping for
 // the route from the zone origin (see ZoneOrigin) when it has one, with its transit days;
-// else the USPS distance band of the great-circle distance between the ZIP3 centroids, and
-// transitDays 0. ok is false when a ZIP3 is unknown.
-func (p *Profile) Zone(origin, dest int) (zone, transitDays int, ok bool) {
+// (mapped true); else the USPS distance band of the great-circle distance between the ZIP3
+// centroids, and transitDays 0. ok is false when a ZIP3 is unknown.
+func (p *Profile) Zone(origin, dest int) (zone, transitDays int, mapped, ok bool) {
 	from := p.ZoneOrigin(origin)
 	if m, found := p.idx().routes[from*1000+dest]; found {
-		return m.Zone, m.TransitDays, true
+		return m.Zone, m.TransitDays, true, true
 	}
 	miles, ok := zip3Distance(from, dest)
 	if !ok {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
-	return ZoneForDistance(miles), 0, true
+	return ZoneForDistance(miles), 0, false, true
 }
 
 // zip3Of parses a three-digit ZIP3 that the table knows; -1 otherwise.

@@ -3,6 +3,7 @@ package shipping
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -18,14 +19,20 @@ type RateRequest struct {
 	// Parcel in inches and ounces.
 	LengthIn, WidthIn, HeightIn float64
 	WeightOz                    float64
-	// Zone is the distance zone (1 to 8) from the zone origin to the destination.
-	Zone int
+	// Zone is the zone (1 to 8) from the zone origin to the destination: the profile's for
+	// the route (ZoneFromProfile), else by distance.
+	Zone            int
+	ZoneFromProfile bool
+	// ZoneOrigin is the ZIP3 where the parcel enters the network (Profile.ZoneOrigin).
+	ZoneOrigin int
 	// TransitDays, when above zero, is the profile's transit time for the route
 	// (zone_tnt_mapping); ground services use it instead of their card's days.
 	TransitDays int
 	// AreaSurcharge is the destination ZIP's designation for this carrier in the profile:
-	// "", "DAS" or "EDAS".
-	AreaSurcharge string
+	// "", "DAS" or "EDAS". AreaSurchargeFromProfile says the profile lists the carrier's
+	// surcharge ZIPs, which then replace the carrier's own lists.
+	AreaSurcharge            string
+	AreaSurchargeFromProfile bool
 	ShipDate      string // YYYY-MM-DD
 }
 
@@ -38,6 +45,8 @@ type Quote struct {
 	TransitDays      int
 	Zone             int
 	BillableWeightOz int64
+	DimFactor        int   // the dim factor the billable weight used; DimFactor when 0
+	CarrierVersion   int64 // the card version that priced the quote; 0 for a carrier without versions
 }
 
 // Surcharge is one addition to a rate's postage.
@@ -91,6 +100,9 @@ type RateMetadata struct {
 	BillableWeight     int64               `json:"billable_weight"`
 	WeightMetadata     WeightMetadata      `json:"weight_metadata"`
 	SurchargesMetadata []SurchargeMetadata `json:"surcharges_metadata"`
+	// CarrierVersion is the version of the carrier's card that priced the rate (DESIGN §11);
+	// absent for a carrier a host plugs in without versions.
+	CarrierVersion int64 `json:"carrier_version,omitempty"`
 }
 
 // WeightMetadata explains the billable weight: the larger of the actual weight and the
@@ -166,11 +178,12 @@ func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shi
 	dest := zip3Index(sr.Destination.Zip)
 	req := RateRequest{Origin: *sr.Origin, Destination: *sr.Destination, ShipDate: shipDate.Format(time.DateOnly)}
 	req.LengthIn, req.WidthIn, req.HeightIn, req.WeightOz = sr.Parcel.Inches()
-	zone, transit, ok := p.Zone(zip3Index(sr.Origin.Zip), dest)
+	req.ZoneOrigin = p.ZoneOrigin(zip3Index(sr.Origin.Zip))
+	zone, transit, mapped, ok := p.Zone(zip3Index(sr.Origin.Zip), dest)
 	if !ok {
 		return nil, &RateError{Code: CodeZipNotServiced, Message: "no zone for the route"}
 	}
-	req.Zone, req.TransitDays = zone, transit
+	req.Zone, req.TransitDays, req.ZoneFromProfile = zone, transit, mapped
 
 	var reasons []Reason
 	var rates []Rate
@@ -185,16 +198,17 @@ func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shi
 			reasons = append(reasons, Reason{Carrier: name, Message: fmt.Sprintf("does not deliver to ZIP3 %s under profile %s", sr.Destination.Zip[:3], p.Key)})
 			continue
 		}
-		covered = true
-		req.AreaSurcharge = p.AreaSurcharge(name, sr.Destination.Zip)
+		req.AreaSurcharge, req.AreaSurchargeFromProfile = p.AreaSurcharge(name, sr.Destination.Zip)
 		quotes, err := c.Rates(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
+			covered = covered || !errors.Is(err, ErrZipNotServiced)
 			reasons = append(reasons, Reason{Carrier: name, Message: err.Error()})
 			continue
 		}
+		covered = true
 		for _, q := range quotes {
 			rates = append(rates, rateOf(name, q, req, shipDate))
 		}
@@ -209,13 +223,14 @@ func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shi
 }
 
 func rateOf(carrier string, q Quote, req RateRequest, shipDate time.Time) Rate {
+	dimFactor := cmp.Or(q.DimFactor, DimFactor)
 	r := Rate{Carrier: carrier, Service: q.Service, EstimatedDeliveryDays: q.TransitDays,
 		EstimatedDeliveryDate: Timestamp{AddBusinessDays(shipDate, q.TransitDays)},
 		PostageCents:          q.PostageCents, SurchargesCents: q.SurchargesCents(), TotalCents: q.TotalCents(), RetailCents: q.RetailCents,
 		RateMetadata: RateMetadata{USPSZone: q.Zone, BillableWeight: q.BillableWeightOz,
 			WeightMetadata: WeightMetadata{ActualOzWeight: roundTo2(req.WeightOz), BillableOzWeight: q.BillableWeightOz,
-				DimFactor: DimFactor, DimThreshold: DimThreshold, Volume: roundTo2(req.LengthIn * req.WidthIn * req.HeightIn)},
-			SurchargesMetadata: make([]SurchargeMetadata, 0, len(q.Surcharges))}}
+				DimFactor: dimFactor, DimThreshold: DimThreshold, Volume: roundTo2(req.LengthIn * req.WidthIn * req.HeightIn)},
+			SurchargesMetadata: make([]SurchargeMetadata, 0, len(q.Surcharges)), CarrierVersion: q.CarrierVersion}}
 	r.Price = USD(r.TotalCents)
 	for _, s := range q.Surcharges {
 		r.RateMetadata.SurchargesMetadata = append(r.RateMetadata.SurchargesMetadata, SurchargeMetadata{SurchargeType: s.Type, Surcharge: USD(s.AmountCents)})

@@ -92,7 +92,7 @@ func TestBillableWeightOz(t *testing.T) {
 		{0.1, 0.1, 0.1, 1e-300, 1}, // a feather is still billed an ounce, never 0
 	}
 	for _, tt := range tests {
-		if got := BillableWeightOz(tt.l, tt.w, tt.h, tt.oz); got != tt.want {
+		if got := BillableWeightOz(tt.l, tt.w, tt.h, tt.oz, DimFactor); got != tt.want {
 			t.Errorf("BillableWeightOz(%v, %v, %v, %v) = %d; want %d", tt.l, tt.w, tt.h, tt.oz, got, tt.want)
 		}
 	}
@@ -100,12 +100,12 @@ func TestBillableWeightOz(t *testing.T) {
 
 func carrierByName(t testing.TB, name string) Carrier {
 	t.Helper()
-	for _, c := range BuiltinCarriers() {
+	for _, c := range SampleCarriers() {
 		if c.Name() == name {
 			return c
 		}
 	}
-	t.Fatalf("no built-in carrier %s", name)
+	t.Fatalf("no sample carrier %s", name)
 	return nil
 }
 
@@ -119,13 +119,12 @@ func quoteFor(quotes []Quote, service string) (Quote, bool) {
 }
 
 func TestBuiltinCarriers(t *testing.T) {
-	names := BuiltinCarrierNames()
-	if len(names) < 4 {
-		t.Fatalf("BuiltinCarrierNames() = %v; want at least 4", names)
+	if n := len(SampleCarriers()); n < 4 {
+		t.Fatalf("len(SampleCarriers()) = %d; want at least 4", n)
 	}
 	var services []string
-	for _, c := range BuiltinCarriers() {
-		quotes, err := c.Rates(context.Background(), RateRequest{LengthIn: 4, WidthIn: 4, HeightIn: 2, WeightOz: 8, Zone: 3})
+	for _, c := range SampleCarriers() {
+		quotes, err := c.Rates(context.Background(), RateRequest{ShipDate: "2026-11-23", LengthIn: 4, WidthIn: 4, HeightIn: 2, WeightOz: 8, Zone: 3})
 		if err != nil {
 			t.Fatalf("%s.Rates: %v", c.Name(), err)
 		}
@@ -151,7 +150,7 @@ func TestSurcharges(t *testing.T) {
 		{"EDAS", []Surcharge{{"FUEL", 131}, {"EDAS", 495}}},
 	}
 	for _, tt := range tests {
-		quotes, err := pc.Rates(context.Background(), RateRequest{LengthIn: 1, WidthIn: 1, HeightIn: 1, WeightOz: 4, Zone: 1, AreaSurcharge: tt.area})
+		quotes, err := pc.Rates(context.Background(), RateRequest{ShipDate: "2026-11-23", LengthIn: 1, WidthIn: 1, HeightIn: 1, WeightOz: 4, Zone: 1, AreaSurcharge: tt.area, AreaSurchargeFromProfile: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +178,7 @@ func TestTransitDays(t *testing.T) {
 		{8, 0, 5, 2, 1},
 		{8, 3, 3, 2, 1}, // the profile's route transit replaces ground days only
 	} {
-		quotes, err := pc.Rates(context.Background(), RateRequest{LengthIn: 6, WidthIn: 4, HeightIn: 2, WeightOz: 4, Zone: tt.zone, TransitDays: tt.override})
+		quotes, err := pc.Rates(context.Background(), RateRequest{ShipDate: "2026-11-23", LengthIn: 6, WidthIn: 4, HeightIn: 2, WeightOz: 4, Zone: tt.zone, TransitDays: tt.override})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +212,7 @@ func TestLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		quotes, err := carrierByName(t, tt.carrier).Rates(context.Background(),
-			RateRequest{LengthIn: tt.l, WidthIn: tt.w, HeightIn: tt.h, WeightOz: tt.oz, Zone: 5})
+			RateRequest{ShipDate: "2026-11-23", LengthIn: tt.l, WidthIn: tt.w, HeightIn: tt.h, WeightOz: tt.oz, Zone: 5})
 		var got []string
 		for _, q := range quotes {
 			got = append(got, q.Service)
@@ -233,22 +232,22 @@ func TestLimits(t *testing.T) {
 // TestMonotonicPrices checks every rate card: a heavier parcel or a farther zone never costs
 // less.
 func TestMonotonicPrices(t *testing.T) {
-	for _, c := range BuiltinCarriers() {
-		card := c.(*TableCarrier).card
+	for _, card := range SampleCards() {
+		c := carrierByName(t, card.Code)
 		for _, s := range card.Services {
-			for i, row := range s.Prices {
+			for i, row := range s.PricesCents {
 				for z := 1; z < 8; z++ {
 					if row[z] < row[z-1] {
-						t.Errorf("%s %s break %d oz: zone %d costs %d < zone %d %d", card.Name, s.Code, s.BreaksOz[i], z+1, row[z], z, row[z-1])
+						t.Errorf("%s %s break %d oz: zone %d costs %d < zone %d %d", card.Code, s.Code, s.WeightBreaksOz[i], z+1, row[z], z, row[z-1])
 					}
 				}
 				if i > 0 {
-					if s.BreaksOz[i] <= s.BreaksOz[i-1] {
-						t.Errorf("%s %s: weight breaks not increasing at %d", card.Name, s.Code, i)
+					if s.WeightBreaksOz[i] <= s.WeightBreaksOz[i-1] {
+						t.Errorf("%s %s: weight breaks not increasing at %d", card.Code, s.Code, i)
 					}
 					for z := 0; z < 8; z++ {
-						if row[z] < s.Prices[i-1][z] {
-							t.Errorf("%s %s zone %d: %d oz costs less than %d oz", card.Name, s.Code, z+1, s.BreaksOz[i], s.BreaksOz[i-1])
+						if row[z] < s.PricesCents[i-1][z] {
+							t.Errorf("%s %s zone %d: %d oz costs less than %d oz", card.Code, s.Code, z+1, s.WeightBreaksOz[i], s.WeightBreaksOz[i-1])
 						}
 					}
 				}
@@ -258,10 +257,10 @@ func TestMonotonicPrices(t *testing.T) {
 		prev := map[string]int64{}
 		for oz := 1.0; oz <= card.MaxWeightOz; oz *= 1.7 {
 			for zone := 1; zone <= 8; zone++ {
-				quotes, _ := c.Rates(context.Background(), RateRequest{LengthIn: 1, WidthIn: 1, HeightIn: 1, WeightOz: oz, Zone: zone})
+				quotes, _ := c.Rates(context.Background(), RateRequest{ShipDate: "2026-11-23", LengthIn: 1, WidthIn: 1, HeightIn: 1, WeightOz: oz, Zone: zone})
 				for _, q := range quotes {
 					if p, ok := prev[q.Service]; ok && q.TotalCents() < p {
-						t.Errorf("%s %s: %v oz zone %d costs %d, less than the lighter/nearer %d", card.Name, q.Service, oz, zone, q.TotalCents(), p)
+						t.Errorf("%s %s: %v oz zone %d costs %d, less than the lighter/nearer %d", card.Code, q.Service, oz, zone, q.TotalCents(), p)
 					}
 					prev[q.Service] = q.TotalCents()
 				}
@@ -271,10 +270,10 @@ func TestMonotonicPrices(t *testing.T) {
 		for zone := 1; zone <= 8; zone++ {
 			clear(prev)
 			for oz := 1.0; oz <= card.MaxWeightOz; oz *= 1.7 {
-				quotes, _ := c.Rates(context.Background(), RateRequest{LengthIn: 1, WidthIn: 1, HeightIn: 1, WeightOz: oz, Zone: zone})
+				quotes, _ := c.Rates(context.Background(), RateRequest{ShipDate: "2026-11-23", LengthIn: 1, WidthIn: 1, HeightIn: 1, WeightOz: oz, Zone: zone})
 				for _, q := range quotes {
 					if p, ok := prev[q.Service]; ok && q.TotalCents() < p {
-						t.Errorf("%s %s zone %d: %v oz costs %d, less than a lighter parcel's %d", card.Name, q.Service, zone, oz, q.TotalCents(), p)
+						t.Errorf("%s %s zone %d: %v oz costs %d, less than a lighter parcel's %d", card.Code, q.Service, zone, oz, q.TotalCents(), p)
 					}
 					prev[q.Service] = q.TotalCents()
 				}
@@ -343,44 +342,39 @@ func TestAddBusinessDays(t *testing.T) {
 	}
 }
 
+// serialCounter is a SerialSource counting in memory, for a carrier without a database.
+type serialCounter map[string]int64
+
+func (c serialCounter) NextSerial(ctx context.Context, carrier string, from int64) (int64, error) {
+	n := max(c[carrier], from)
+	c[carrier] = n + 1
+	return n, nil
+}
+
 func TestTrackingCodes(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range BuiltinCarriers() {
-		for _, id := range []string{"00000000-0000-7000-8000-000000000001", "00000000-0000-7000-8000-000000000002"} {
-			code, err := c.Purchase(context.Background(), PurchaseRequest{LabelID: id, Service: c.(*TableCarrier).card.Services[0].Code})
+	serials := serialCounter{}
+	for _, c := range SampleCarriers() {
+		service := c.(*TableCarrier).versions[0].Card.Services[0].Code
+		for i := range 3 {
+			code, err := c.Purchase(context.Background(), PurchaseRequest{LabelID: "l", Service: service, ShipDate: "2026-11-23", Serials: serials})
 			if err != nil {
 				t.Fatalf("%s.Purchase: %v", c.Name(), err)
 			}
-			again, _ := c.Purchase(context.Background(), PurchaseRequest{LabelID: id, Service: c.(*TableCarrier).card.Services[0].Code})
-			if again != code {
-				t.Errorf("%s.Purchase(%s) = %s then %s; want the same code", c.Name(), id, code, again)
-			}
-			if !ValidTrackingCode(code) || !strings.HasPrefix(code, c.(*TableCarrier).card.TrackingPrefix) || seen[code] {
-				t.Errorf("%s.Purchase(%s) = %q; want a unique valid code with the carrier's prefix", c.Name(), id, code)
+			want := c.(*TableCarrier).versions[0].Card.Tracking.Number(service, int64(1+i))
+			if code != want || seen[code] {
+				t.Errorf("%s.Purchase #%d = %q; want %q, a new code", c.Name(), i, code, want)
 			}
 			seen[code] = true
 			if err := c.Void(context.Background(), code); err != nil {
 				t.Errorf("%s.Void(%s) = %v; want nil", c.Name(), code, err)
 			}
 		}
-		if _, err := c.Purchase(context.Background(), PurchaseRequest{LabelID: "x", Service: "NOPE"}); err == nil {
+		if _, err := c.Purchase(context.Background(), PurchaseRequest{LabelID: "x", Service: "NOPE", ShipDate: "2026-11-23", Serials: serials}); err == nil {
 			t.Errorf("%s.Purchase(service NOPE) succeeded", c.Name())
 		}
 	}
-	code := TrackingCode("PC", "label")
-	for i := 2; i < len(code); i++ {
-		bad := []byte(code)
-		bad[i] = '0' + (bad[i]-'0'+1)%10
-		if ValidTrackingCode(string(bad)) {
-			t.Errorf("ValidTrackingCode(%q) = true after changing digit %d", bad, i)
-		}
-	}
-	for _, s := range []string{"", "PC", "pc12345678901234567", code + "0", "P1" + code[2:]} {
-		if ValidTrackingCode(s) {
-			t.Errorf("ValidTrackingCode(%q) = true; want false", s)
-		}
-	}
-	if err := carrierByName(t, "PARCELCO").Void(context.Background(), TrackingCode("SS", "x")); err == nil {
+	if err := carrierByName(t, "PARCELCO").Void(context.Background(), "SS00000000000000018"); err == nil {
 		t.Errorf("PARCELCO voided a SPEEDSHIP code")
 	}
 }
@@ -398,7 +392,7 @@ var testDay = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 
 func TestShop(t *testing.T) {
 	def := LoadProfile(DefaultProfileKey, DefaultProfile(), time.Time{})
-	shopper := NewShopper(BuiltinCarriers()...)
+	shopper := NewShopper(SampleCarriers()...)
 	shop := func(p *Profile, sr *ShipmentRequest) ([]Rate, error) {
 		t.Helper()
 		day, err := sr.Validate(testDay)
@@ -493,8 +487,8 @@ func TestProfileZone(t *testing.T) {
 		{"917", "100", 8, 0},
 	}
 	for _, tt := range tests {
-		zone, days, ok := p.Zone(zip3Of(tt.origin), zip3Of(tt.dest))
-		if !ok || zone != tt.zone || days != tt.days {
+		zone, days, mapped, ok := p.Zone(zip3Of(tt.origin), zip3Of(tt.dest))
+		if !ok || zone != tt.zone || days != tt.days || mapped != (days > 0) {
 			t.Errorf("Zone(%s, %s) = %d, %d, %v; want %d, %d", tt.origin, tt.dest, zone, days, ok, tt.zone, tt.days)
 		}
 	}
@@ -507,7 +501,7 @@ func TestProfileZone(t *testing.T) {
 }
 
 func TestNewProfile(t *testing.T) {
-	known := BuiltinCarrierNames()
+	known := []string{"POSTLINE", "PARCELCO", "SPEEDSHIP", "REGIONALX"}
 	good := DefaultProfile()
 	if _, err := NewProfile("default", good, known, time.Time{}); err != nil {
 		t.Fatalf("NewProfile(default) = %v", err)
@@ -638,7 +632,7 @@ func TestValidateShipmentRequest(t *testing.T) {
 // BenchmarkQuote quotes one parcel across every built-in carrier under the default profile.
 func BenchmarkQuote(b *testing.B) {
 	p := LoadProfile(DefaultProfileKey, DefaultProfile(), time.Time{})
-	shopper := NewShopper(BuiltinCarriers()...)
+	shopper := NewShopper(SampleCarriers()...)
 	sr := shipmentRequest("90058", "CA", "98101", "WA")
 	day, err := sr.Validate(testDay)
 	if err != nil {

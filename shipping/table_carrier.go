@@ -1,0 +1,294 @@
+package shipping
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+)
+
+// carriersJSON holds the sample carriers' cards, seeded into a new database (DESIGN §11).
+//
+//go:embed carriers.json
+var carriersJSON []byte
+
+// DimFactor is how many cubic inches make a dimensional pound unless a card says otherwise.
+const DimFactor = 166
+
+// retailMarkupPercent is how much the carriers' list (retail) price is above ours.
+const retailMarkupPercent = 25
+
+// ErrZipNotServiced is a carrier's reason for not quoting a destination outside its coverage.
+var ErrZipNotServiced = errors.New("zip not serviced")
+
+// SampleCards returns the sample carriers' cards that a new database is seeded with.
+func SampleCards() []Card {
+	var doc struct {
+		Carriers []Card `json:"carriers"`
+	}
+	if err := json.Unmarshal(carriersJSON, &doc); err != nil {
+		panic("shipping: carriers.json: " + err.Error())
+	}
+	for i := range doc.Carriers {
+		c := &doc.Carriers[i]
+		c.Normalize(c.Code, time.Time{})
+		if err := c.Validate(c.Code); err != nil {
+			panic("shipping: carriers.json: " + err.Error())
+		}
+	}
+	return doc.Carriers
+}
+
+// CarrierVersion is one stored version of a carrier's card. Versions are never changed.
+type CarrierVersion struct {
+	Version   int64 // 1, 2, … in the order they were stored
+	CreatedAt time.Time
+	Card      *Card
+
+	once  sync.Once
+	index *cardIndex
+}
+
+// InForce returns the version in force on date (YYYY-MM-DD): the one with the latest
+// effective_from on or before it; among those of that date, the one stored last. nil when
+// none is in force yet.
+func InForce(versions []*CarrierVersion, date string) *CarrierVersion {
+	var best *CarrierVersion
+	for _, v := range versions {
+		if e := v.Card.EffectiveFrom; e <= date && (best == nil || e > best.Card.EffectiveFrom ||
+			e == best.Card.EffectiveFrom && v.Version > best.Version) {
+			best = v
+		}
+	}
+	return best
+}
+
+// cardIndex is a card compiled for quoting: coverage, area surcharge ZIPs and the zone chart.
+type cardIndex struct {
+	coverage *[1000]bool // nil: everywhere
+	das      map[string]bool
+	edas     map[string]bool
+	chart    map[int]*[1000]int8 // origin ZIP3 → zone by destination ZIP3; 0 where none
+}
+
+func (v *CarrierVersion) idx() *cardIndex {
+	v.once.Do(func() {
+		c, x := v.Card, &cardIndex{das: map[string]bool{}, edas: map[string]bool{}, chart: map[int]*[1000]int8{}}
+		if c.Coverage != nil {
+			x.coverage = new([1000]bool)
+			for _, r := range c.Coverage {
+				lo, hi, _ := parseZip3Range(r)
+				for z := lo; z <= hi; z++ {
+					x.coverage[z] = true
+				}
+			}
+		}
+		for _, z := range c.DASZips {
+			x.das[z] = true
+		}
+		for _, z := range c.EDASZips {
+			x.edas[z] = true
+		}
+		for _, e := range c.ZoneChart {
+			o := zip3Index(e.OriginZip3)
+			lo, hi, _ := parseZip3Range(e.DestZip3)
+			if x.chart[o] == nil {
+				x.chart[o] = new([1000]int8)
+			}
+			for z := lo; z <= hi; z++ {
+				x.chart[o][z] = int8(e.Zone)
+			}
+		}
+		v.index = x
+	})
+	return v.index
+}
+
+// TableCarrier is a carrier priced from its stored card versions.
+type TableCarrier struct {
+	code     string
+	versions []*CarrierVersion
+}
+
+// NewTableCarrier returns the carrier code priced from its versions.
+func NewTableCarrier(code string, versions []*CarrierVersion) *TableCarrier {
+	return &TableCarrier{code: code, versions: versions}
+}
+
+// Name is the carrier's code.
+func (c *TableCarrier) Name() string { return c.code }
+
+// Versions are the carrier's stored versions, oldest first.
+func (c *TableCarrier) Versions() []*CarrierVersion { return c.versions }
+
+// BillableWeightOz is the weight a parcel is priced at: the larger of its actual weight and its
+// dimensional weight (L×W×H/dimFactor lb), in whole ounces rounded up: at least one ounce.
+func BillableWeightOz(lengthIn, widthIn, heightIn, weightOz float64, dimFactor int) int64 {
+	dim := lengthIn * widthIn * heightIn / float64(dimFactor) * 16
+	// A hair of tolerance keeps float noise (16.000000001) from adding an ounce.
+	return max(1, int64(math.Ceil(math.Max(weightOz, dim)-1e-9)))
+}
+
+// Rates quotes every service of the version in force on the ship date that can carry the
+// parcel: the card's coverage, zone chart (unless the profile has the route), limits, dim
+// factor, fuel percentage of the date and DAS/EDAS lists (unless the profile has the
+// carrier's surcharges) apply.
+func (c *TableCarrier) Rates(ctx context.Context, req RateRequest) ([]Quote, error) {
+	v := InForce(c.versions, req.ShipDate)
+	if v == nil {
+		return nil, fmt.Errorf("no rate card in force on %s", req.ShipDate)
+	}
+	card, x := v.Card, v.idx()
+	dest := zip3Index(req.Destination.Zip)
+	if x.coverage != nil && (dest < 0 || !x.coverage[dest]) {
+		return nil, ErrZipNotServiced
+	}
+	zone := req.Zone
+	if chart := x.chart[req.ZoneOrigin]; !req.ZoneFromProfile && chart != nil && dest >= 0 && chart[dest] > 0 {
+		zone = int(chart[dest])
+	}
+	if zone < 1 || zone > 8 {
+		return nil, fmt.Errorf("no zone %d", zone)
+	}
+	sides := [3]float64{req.LengthIn, req.WidthIn, req.HeightIn}
+	for _, f := range [...]float64{sides[0], sides[1], sides[2], req.WeightOz} {
+		// Also rejects NaN and absurd sizes, which would overflow the billable weight.
+		if !(f > 0 && f < 1e6) {
+			return nil, errors.New("parcel dimensions and weight must be positive")
+		}
+	}
+	longest := max(sides[0], sides[1], sides[2])
+	girth := 2 * (sides[0] + sides[1] + sides[2] - longest)
+	switch {
+	case req.WeightOz > card.MaxWeightOz:
+		return nil, fmt.Errorf("parcel weighs more than %s", formatOz(card.MaxWeightOz))
+	case longest > card.MaxLengthIn:
+		return nil, fmt.Errorf("parcel is longer than %g in", card.MaxLengthIn)
+	case longest+girth > card.MaxGirthIn:
+		return nil, fmt.Errorf("parcel's length plus girth exceeds %g in", card.MaxGirthIn)
+	}
+	area := req.AreaSurcharge
+	if !req.AreaSurchargeFromProfile {
+		area = ""
+		if zip := req.Destination.Zip; len(zip) >= 5 {
+			if x.edas[zip[:5]] {
+				area = "EDAS"
+			} else if x.das[zip[:5]] {
+				area = "DAS"
+			}
+		}
+	}
+	areaCents := map[string]int64{"DAS": card.DASCents, "EDAS": card.EDASCents}[area]
+	fuel := card.FuelPercent(req.ShipDate)
+	billable := BillableWeightOz(req.LengthIn, req.WidthIn, req.HeightIn, req.WeightOz, card.DimFactor)
+	var quotes []Quote
+	for i := range card.Services {
+		s := &card.Services[i]
+		if req.WeightOz > s.MaxWeightOz {
+			continue
+		}
+		row := -1
+		for j, b := range s.WeightBreaksOz {
+			if billable <= b {
+				row = j
+				break
+			}
+		}
+		if row < 0 {
+			continue
+		}
+		q := Quote{Service: s.Code, PostageCents: s.PricesCents[row][zone-1], Zone: zone, BillableWeightOz: billable,
+			TransitDays: s.TransitDays[zone-1], DimFactor: card.DimFactor, CarrierVersion: v.Version}
+		if req.TransitDays > 0 && !s.Expedited {
+			q.TransitDays = req.TransitDays
+		}
+		if f := fuel.Of(q.PostageCents); f > 0 {
+			q.Surcharges = append(q.Surcharges, Surcharge{Type: "FUEL", AmountCents: f})
+		}
+		if areaCents > 0 {
+			q.Surcharges = append(q.Surcharges, Surcharge{Type: area, AmountCents: areaCents})
+		}
+		q.RetailCents = (q.TotalCents()*(100+retailMarkupPercent) + 50) / 100
+		quotes = append(quotes, q)
+	}
+	if len(quotes) == 0 {
+		return nil, fmt.Errorf("no service carries %d oz (billable)", billable)
+	}
+	return quotes, nil
+}
+
+func formatOz(oz float64) string { return fmt.Sprintf("%g lb", oz/16) }
+
+// Purchase issues the label's tracking number: the next serial of the carrier's range, from
+// req.Serials, in the scheme of the version in force on the ship date. Past the range's end it
+// fails with ErrTrackingNumbersExhausted.
+func (c *TableCarrier) Purchase(ctx context.Context, req PurchaseRequest) (string, error) {
+	v := InForce(c.versions, req.ShipDate)
+	if v == nil || v.Card.Service(req.Service) == nil {
+		return "", fmt.Errorf("%s has no service %q in force on %s", c.code, req.Service, req.ShipDate)
+	}
+	if req.Serials == nil {
+		return "", errors.New("no source of tracking serials")
+	}
+	t := &v.Card.Tracking
+	serial, err := req.Serials.NextSerial(ctx, c.code, t.RangeStart)
+	if err != nil {
+		return "", err
+	}
+	if serial > t.RangeEnd {
+		return "", ErrTrackingNumbersExhausted
+	}
+	return t.Number(req.Service, serial), nil
+}
+
+// Void cancels one of the carrier's labels: a tracking number of one of its schemes.
+func (c *TableCarrier) Void(ctx context.Context, trackingCode string) error {
+	for _, v := range c.versions {
+		if v.Card.Tracking.ValidTrackingNumber(trackingCode) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s did not issue tracking code %q", c.code, trackingCode)
+}
+
+// luhnDigit is the Luhn check digit of a string of digits.
+func luhnDigit(digits []byte) byte {
+	sum := 0
+	for i := len(digits) - 1; i >= 0; i-- {
+		d := int(digits[i] - '0')
+		if (len(digits)-1-i)%2 == 0 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return byte('0' + (10-sum%10)%10)
+}
+
+// ServiceName is the name of one of the carrier's services ("Ground Advantage" for
+// GROUND_ADVANTAGE) in the latest version that has it; ok is false for a code it never had.
+func (c *TableCarrier) ServiceName(code string) (name string, ok bool) {
+	for i := len(c.versions) - 1; i >= 0; i-- {
+		if s := c.versions[i].Card.Service(code); s != nil {
+			return s.Name, s.Name != ""
+		}
+	}
+	return "", false
+}
+
+// SampleCarriers returns the sample cards as carriers, each at version 1: what a new
+// database's stored carriers quote, without a database (examples, tests).
+func SampleCarriers() []Carrier {
+	cards := SampleCards()
+	out := make([]Carrier, len(cards))
+	for i := range cards {
+		out[i] = NewTableCarrier(cards[i].Code, []*CarrierVersion{{Version: 1, Card: &cards[i]}})
+	}
+	return out
+}

@@ -1,0 +1,206 @@
+package shipping
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrTrackingNumbersExhausted reports that a carrier's range of tracking numbers is used up:
+// nothing can be bought from it until an operator loads a new range.
+var ErrTrackingNumbersExhausted = errors.New("the carrier's range of tracking numbers is used up")
+
+// Tracking number schemes (DESIGN §11).
+const (
+	SchemeLuhn     = "luhn"      // prefix + serial + Luhn check digit over the serial
+	SchemeUSPSIMpb = "usps_impb" // 22 digits: AI, service type, mailer id, serial, USPS Mod 10
+	SchemeUPS1Z    = "ups_1z"    // 1Z + shipper number + service code + 7-digit serial + check digit
+)
+
+// TrackingScheme is how a carrier's tracking numbers are made from serials, and the range of
+// serials the carrier assigned to this shipper.
+type TrackingScheme struct {
+	Scheme string `json:"scheme"`
+	// luhn
+	Prefix string `json:"prefix,omitempty"` // 2 to 4 capital letters
+	Digits int    `json:"digits,omitempty"` // the serial's width, zero-padded
+	// usps_impb
+	ApplicationIdentifier string            `json:"application_identifier,omitempty"` // 2 digits, "92" when omitted
+	MailerID              string            `json:"mailer_id,omitempty"`              // 6 or 9 digits
+	ServiceTypeCodes      map[string]string `json:"service_type_codes,omitempty"`     // service → 3 digits
+	// ups_1z
+	ShipperNumber string            `json:"shipper_number,omitempty"` // 6 letters or digits
+	ServiceCodes  map[string]string `json:"service_codes,omitempty"`  // service → 2 digits
+
+	RangeStart int64 `json:"range_start"`
+	RangeEnd   int64 `json:"range_end"`
+}
+
+// serialWidth is how many digits a serial has in the scheme's numbers; 0 for no scheme.
+func (t *TrackingScheme) serialWidth() int {
+	switch t.Scheme {
+	case SchemeLuhn:
+		return t.Digits
+	case SchemeUSPSIMpb:
+		return 21 - len(t.applicationIdentifier()) - 3 - len(t.MailerID)
+	case SchemeUPS1Z:
+		return 7
+	}
+	return 0
+}
+
+func (t *TrackingScheme) applicationIdentifier() string {
+	if t.ApplicationIdentifier == "" {
+		return "92"
+	}
+	return t.ApplicationIdentifier
+}
+
+func allDigits(s string, n int) bool { return len(s) == n && digitCount(s) == n }
+
+func (t *TrackingScheme) validate(v *ValidationError, p string, services []CardService) {
+	serviceCodes := func(field string, codes map[string]string, n int) {
+		for _, s := range services {
+			if c, ok := codes[s.Code]; !ok || !allDigits(c, n) {
+				v.Add(p+"."+field+"."+s.Code, "invalid", "must be the service's "+strconv.Itoa(n)+"-digit code")
+			}
+		}
+		for code := range codes {
+			if !slices.ContainsFunc(services, func(s CardService) bool { return s.Code == code }) {
+				v.Add(p+"."+field+"."+code, "unknown_service", "names no service of the card")
+			}
+		}
+	}
+	switch t.Scheme {
+	case SchemeLuhn:
+		if len(t.Prefix) < 2 || len(t.Prefix) > 4 || strings.ContainsFunc(t.Prefix, func(r rune) bool { return r < 'A' || r > 'Z' }) {
+			v.Add(p+".prefix", "invalid", "must be 2 to 4 capital letters")
+		}
+		if t.Digits < 4 || t.Digits > 30 {
+			v.Add(p+".digits", "out_of_range", "must be 4 to 30")
+		}
+	case SchemeUSPSIMpb:
+		if !allDigits(t.applicationIdentifier(), 2) {
+			v.Add(p+".application_identifier", "invalid", "must be 2 digits")
+		}
+		if !allDigits(t.MailerID, 6) && !allDigits(t.MailerID, 9) {
+			v.Add(p+".mailer_id", "invalid", "must be 6 or 9 digits")
+		}
+		serviceCodes("service_type_codes", t.ServiceTypeCodes, 3)
+	case SchemeUPS1Z:
+		if len(t.ShipperNumber) != 6 || strings.ContainsFunc(t.ShipperNumber, func(r rune) bool {
+			return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z')
+		}) {
+			v.Add(p+".shipper_number", "invalid", "must be 6 capital letters or digits")
+		}
+		serviceCodes("service_codes", t.ServiceCodes, 2)
+	default:
+		v.Add(p+".scheme", "invalid", "must be luhn, usps_impb or ups_1z")
+		return
+	}
+	if t.Scheme != SchemeLuhn && t.Prefix != "" || t.Scheme != SchemeLuhn && t.Digits != 0 {
+		v.Add(p+".scheme", "invalid", "prefix and digits belong to the luhn scheme")
+	}
+	if t.RangeStart < 0 {
+		v.Add(p+".range_start", "out_of_range", "must be at least 0")
+	}
+	if t.RangeEnd < t.RangeStart {
+		v.Add(p+".range_end", "out_of_range", "must be at least range_start")
+	}
+	if w := t.serialWidth(); w > 0 && w < 19 && t.RangeEnd >= pow10(w) {
+		v.Add(p+".range_end", "out_of_range", "must fit the scheme's "+strconv.Itoa(w)+" serial digits")
+	}
+}
+
+func pow10(n int) int64 {
+	p := int64(1)
+	for ; n > 0; n-- {
+		p *= 10
+	}
+	return p
+}
+
+// Number is the tracking number of serial for service, with its check digit.
+func (t *TrackingScheme) Number(service string, serial int64) string {
+	s := strconv.FormatInt(serial, 10)
+	if w := t.serialWidth(); len(s) < w {
+		s = strings.Repeat("0", w-len(s)) + s
+	}
+	switch t.Scheme {
+	case SchemeUSPSIMpb:
+		body := t.applicationIdentifier() + t.ServiceTypeCodes[service] + t.MailerID + s
+		return body + string(uspsMod10(body))
+	case SchemeUPS1Z:
+		body := t.ShipperNumber + t.ServiceCodes[service] + s
+		return "1Z" + body + string(ups1ZCheck(body))
+	}
+	return t.Prefix + s + string(luhnDigit([]byte(s)))
+}
+
+// ValidTrackingNumber reports whether code is a number of the scheme with a correct check digit.
+func (t *TrackingScheme) ValidTrackingNumber(code string) bool {
+	switch t.Scheme {
+	case SchemeUSPSIMpb:
+		return allDigits(code, 22) && uspsMod10(code[:21]) == code[21]
+	case SchemeUPS1Z:
+		return len(code) == 18 && strings.HasPrefix(code, "1Z") && ups1ZCheck(code[2:17]) == code[17]
+	case SchemeLuhn:
+		d := code[min(len(code), len(t.Prefix)):]
+		return strings.HasPrefix(code, t.Prefix) && allDigits(d, t.Digits+1) && luhnDigit([]byte(d[:t.Digits])) == d[t.Digits]
+	}
+	return false
+}
+
+// uspsMod10 is the USPS Mod 10 check digit of a string of digits: from the right, digits are
+// weighted 3 and 1 alternately (the rightmost 3), and the check digit brings the sum to a
+// multiple of 10.
+func uspsMod10(digits string) byte {
+	sum := 0
+	for i := len(digits) - 1; i >= 0; i-- {
+		d := int(digits[i] - '0')
+		if (len(digits)-1-i)%2 == 0 {
+			d *= 3
+		}
+		sum += d
+	}
+	return byte('0' + (10-sum%10)%10)
+}
+
+// ups1ZCheck is the check digit of the 15 characters after a UPS number's "1Z": letters count
+// as digits ((c - 'A' + 2) mod 10), the characters at even positions (counting from 1) twice,
+// and the check digit brings the sum to a multiple of 10.
+func ups1ZCheck(s string) byte {
+	sum := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		d := int(c - '0')
+		if c >= 'A' && c <= 'Z' {
+			d = int(c-'A'+2) % 10
+		}
+		if i%2 == 1 {
+			d *= 2
+		}
+		sum += d
+	}
+	return byte('0' + (10-sum%10)%10)
+}
+
+// GroupTrackingCode is a tracking number as its carrier prints it for people: a 22-digit USPS
+// number in groups of four, a UPS 1Z number as 1Z 999 AA1 01 2345 678 4; any other as is.
+func GroupTrackingCode(code string) string {
+	switch {
+	case allDigits(code, 22):
+		var b strings.Builder
+		for i := 0; i < len(code); i += 4 {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(code[i:min(i+4, len(code))])
+		}
+		return b.String()
+	case len(code) == 18 && strings.HasPrefix(code, "1Z"):
+		return strings.Join([]string{code[:2], code[2:5], code[5:8], code[8:10], code[10:14], code[14:17], code[17:]}, " ")
+	}
+	return code
+}
