@@ -58,6 +58,10 @@ func errorFor(err error) *Error {
 		return errDatabaseUnavailable
 	case errors.Is(err, store.ErrNotFound):
 		return errNotFound
+	case errors.Is(err, store.ErrCarrierInUse):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "carrier_in_use", Message: "a rate shopping profile names the carrier; remove it from every profile first"}
+	case errors.Is(err, shipping.ErrTrackingNumbersExhausted):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "tracking_numbers_exhausted", Message: err.Error()}
 	case errors.Is(err, shipping.ErrInvalidState), errors.Is(err, billing.ErrInvalidState):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "invalid_state", Message: err.Error()}
 	}

@@ -62,6 +62,12 @@ var errEmptyBody = &Error{Status: http.StatusBadRequest, Code: "malformed_json",
 
 // readBody reads a JSON request body of at most maxBody bytes, checking its content type.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	return readBodyOf(w, r, "application/json")
+}
+
+// readBodyOf reads a request body of at most maxBody bytes of the media type: nil for an
+// empty one, 415 for one of another type.
+func readBodyOf(w http.ResponseWriter, r *http.Request, mediaType string) ([]byte, error) {
 	tooLargeErr := &Error{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: "request body exceeds 1 MiB"}
 	if r.ContentLength > maxBody {
 		return nil, tooLargeErr // at once, not after waiting for a body that may never come
@@ -78,8 +84,8 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, nil
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" {
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			return nil, &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "request body must be application/json"}
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != mediaType {
+			return nil, &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "request body must be " + mediaType}
 		}
 	}
 	return body, nil

@@ -263,13 +263,17 @@ func errCarrier(carrier, action string) *Error {
 }
 
 // purchaseFromCarrier buys the label from the rate's carrier (store.PurchaseFunc).
-func (a *API) purchaseFromCarrier(ctx context.Context, s *shipping.Shipment, rate shipping.Rate, labelID string) (string, error) {
-	c, ok := a.carrier(rate.Carrier)
+func (a *API) purchaseFromCarrier(ctx context.Context, s *shipping.Shipment, rate shipping.Rate, labelID string, serials shipping.SerialSource) (string, error) {
+	c, ok := a.carrier(ctx, rate.Carrier)
 	if !ok {
 		a.log.Error("buy: carrier not configured", "carrier", rate.Carrier, "shipment", s.ID)
 		return "", errCarrier(rate.Carrier, "buy")
 	}
-	code, err := c.Purchase(ctx, shipping.PurchaseRequest{LabelID: labelID, ShipmentID: s.ID, Service: rate.Service, ShipDate: s.ShipDate})
+	code, err := c.Purchase(ctx, shipping.PurchaseRequest{LabelID: labelID, ShipmentID: s.ID, Service: rate.Service,
+		ShipDate: s.ShipDate, Serials: serials})
+	if errors.Is(err, shipping.ErrTrackingNumbersExhausted) {
+		return "", err
+	}
 	if err != nil {
 		a.log.Error("buy: carrier refused", "carrier", rate.Carrier, "shipment", s.ID, "err", err)
 		return "", errCarrier(rate.Carrier, "buy")
@@ -299,7 +303,7 @@ func (a *API) cancelShipment(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s, err := a.db.CancelShipment(r.Context(), accountID(r), r.PathValue("id"), func(ctx context.Context, l *shipping.Label) error {
-		c, ok := a.carrier(l.Carrier)
+		c, ok := a.carrier(ctx, l.Carrier)
 		if !ok {
 			a.log.Error("void: carrier not configured", "carrier", l.Carrier, "label", l.ID)
 			return errCarrier(l.Carrier, "void")

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -38,6 +39,7 @@ type shipmentAnswer struct {
 			Status       string `json:"status"`
 			TrackingCode string `json:"tracking_code"`
 			Carrier      string `json:"carrier"`
+			Service      string `json:"service"`
 			LabelFile    string `json:"label_file"`
 			LabelURL     string `json:"label_url"`
 		} `json:"shipping_label"`
@@ -152,8 +154,19 @@ func TestBuyConcurrentIdempotent(t *testing.T) {
 	}
 }
 
-// TestTrackingCodes checks the codes the built-in carriers give bought labels: prefixed by the
-// carrier, derived from the label id with a check digit, and unique.
+// sampleTracking is the tracking scheme of a sample carrier.
+func sampleTracking(t *testing.T, carrier string) *shipping.TrackingScheme {
+	for _, c := range shipping.SampleCards() {
+		if c.Code == carrier {
+			return &c.Tracking
+		}
+	}
+	t.Fatalf("no sample carrier %s", carrier)
+	return nil
+}
+
+// TestTrackingCodes checks the codes the sample carriers give bought labels: the carrier's
+// serials in order, in its scheme, and unique.
 func TestTrackingCodes(t *testing.T) {
 	e := newEnv(t)
 	seen := map[string]bool{}
@@ -171,11 +184,8 @@ func TestTrackingCodes(t *testing.T) {
 				t.Fatal("bought shipment has no label")
 			}
 			code := l.TrackingCode
-			if !shipping.ValidTrackingCode(code) {
-				t.Errorf("%s tracking code %q is not well formed (prefix, 16 digits, check digit)", l.Carrier, code)
-			}
-			if want := shipping.TrackingCode(code[:2], l.ID); code != want {
-				t.Errorf("tracking code %q; want %q, derived from label id %s", code, want, l.ID)
+			if want := sampleTracking(t, l.Carrier).Number(l.Service, 1); code != want {
+				t.Errorf("%s tracking code %q; want %q, the first serial of the carrier's range", l.Carrier, code, want)
 			}
 			if seen[code] {
 				t.Errorf("tracking code %q issued twice", code)
@@ -249,37 +259,44 @@ func TestInlineLabelIsTheDocument(t *testing.T) {
 	}
 }
 
-// failingCarrier is a built-in carrier whose purchases or voids fail.
-type failingCarrier struct {
+// flakyCarrier is a host's Go carrier, FLAKY, quoting as the sample POSTLINE does, whose
+// purchases or voids fail while told to.
+type flakyCarrier struct {
 	shipping.Carrier
-	purchase, void bool
+	failPurchase, failVoid *atomic.Bool
 }
 
-func (c failingCarrier) Purchase(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
-	if c.purchase {
+func (c flakyCarrier) Name() string { return "FLAKY" }
+
+func (c flakyCarrier) Purchase(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
+	if c.failPurchase.Load() {
 		return "", errors.New("carrier API down: secret-account-number 12345")
 	}
-	return c.Carrier.Purchase(ctx, req)
+	return "FK-" + req.LabelID[len(req.LabelID)-8:], nil
 }
 
-func (c failingCarrier) Void(ctx context.Context, code string) error {
-	if c.void {
+func (c flakyCarrier) Void(ctx context.Context, code string) error {
+	if c.failVoid.Load() {
 		return errors.New("carrier API down")
 	}
-	return c.Carrier.Void(ctx, code)
+	return nil
 }
 
-// apiWithCarriers is a second API over the env's database whose carriers fail as told.
-func (e *testEnv) apiWithCarriers(t *testing.T, purchase, void bool) *API {
-	var carriers []shipping.Carrier
-	for _, c := range shipping.BuiltinCarriers() {
-		carriers = append(carriers, failingCarrier{c, purchase, void})
+// useFlakyCarrier serves the env from a second API over its database with the Go carrier
+// FLAKY, which the profile "flaky" shops, and returns the switches of its failures.
+func (e *testEnv) useFlakyCarrier(t *testing.T) (failPurchase, failVoid *atomic.Bool) {
+	failPurchase, failVoid = new(atomic.Bool), new(atomic.Bool)
+	for _, c := range shipping.SampleCarriers() {
+		if c.Name() == "POSTLINE" {
+			api, err := New(Config{DB: e.db, BaseURL: e.url, Carriers: []shipping.Carrier{flakyCarrier{c, failPurchase, failVoid}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.api = api
+		}
 	}
-	api, err := New(Config{DB: e.db, BaseURL: e.url, Carriers: carriers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return api
+	decode[any](t, e.do("PUT", "/admin/rate_shopping_profiles/flaky", "admin", `{"name": "Flaky", "carriers": ["FLAKY"]}`), http.StatusCreated)
+	return failPurchase, failVoid
 }
 
 // TestBuyCarrierFailure: a carrier that fails to buy leaves nothing behind — the shipment
@@ -287,19 +304,17 @@ func (e *testEnv) apiWithCarriers(t *testing.T, purchase, void bool) *API {
 // so a retry under it buys. The carrier's message is not shown.
 func TestBuyCarrierFailure(t *testing.T) {
 	e := newEnv(t)
+	failPurchase, _ := e.useFlakyCarrier(t)
 	hook := decode[struct{ Data struct{ ID string } }](t, e.do("POST", "/webhooks", "all",
 		`{"url": "https://hooks.example.com/bought", "topic": "LABEL_PURCHASED"}`), http.StatusCreated)
-	s := e.createShipment(t, "CHEAPEST", "PDF")
+	s := decode[shipmentAnswer](t, e.do("POST", "/shipments", "all",
+		strings.Replace(shipmentBody("CHEAPEST", "PDF"), "{", `{"rate_shopping_profile": "flaky", `, 1)), http.StatusCreated)
 	path := "/shipments/" + s.Data.ID + "/rates/" + s.Data.ShippingRates[0].ID
 
-	broken := e.apiWithCarriers(t, true, false)
-	req := httptest.NewRequest("POST", path, nil)
-	req.Header.Set("Authorization", "Bearer "+e.tokens["all"])
-	req.Header.Set("Idempotency-Key", "k1")
-	w := httptest.NewRecorder()
-	broken.ServeHTTP(w, req)
-	if w.Code != http.StatusBadGateway || !strings.Contains(w.Body.String(), `"carrier_error"`) || strings.Contains(w.Body.String(), "secret") {
-		t.Fatalf("buy with a failing carrier = %d %s; want 502 carrier_error without the carrier's message", w.Code, w.Body)
+	failPurchase.Store(true)
+	code, _, body := e.buyRequest(path, "k1")
+	if code != http.StatusBadGateway || !bytes.Contains(body, []byte(`"carrier_error"`)) || bytes.Contains(body, []byte("secret")) {
+		t.Fatalf("buy with a failing carrier = %d %s; want 502 carrier_error without the carrier's message", code, body)
 	}
 	got := decode[shipmentAnswer](t, e.do("GET", "/shipments/"+s.Data.ID, "all", nil), http.StatusOK)
 	if got.Data.Status != shipping.StatusOpen || got.Data.ShippingLabel != nil || e.countLabels(t, s.Data.ID) != 0 {
@@ -309,6 +324,7 @@ func TestBuyCarrierFailure(t *testing.T) {
 	if len(events.Data) != 0 {
 		t.Errorf("a failed buy emitted %d events; want none", len(events.Data))
 	}
+	failPurchase.Store(false)
 	code, h, body := e.buyRequest(path, "k1")
 	if code != http.StatusOK || h.Get("Idempotent-Replayed") != "" {
 		t.Fatalf("retry under the same key = %d (replayed %q) %s; want a fresh 200", code, h.Get("Idempotent-Replayed"), body)
@@ -323,20 +339,27 @@ func TestBuyCarrierFailure(t *testing.T) {
 // label PRE_TRANSIT.
 func TestCancelVoidFailure(t *testing.T) {
 	e := newEnv(t)
-	s := e.createShipment(t, "CHEAPEST", "PDF")
+	_, failVoid := e.useFlakyCarrier(t)
+	s := decode[shipmentAnswer](t, e.do("POST", "/shipments", "all",
+		strings.Replace(shipmentBody("CHEAPEST", "PDF"), "{", `{"rate_shopping_profile": "flaky", `, 1)), http.StatusCreated)
 	decode[shipmentAnswer](t, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[0].ID, "all", nil), http.StatusOK)
-	broken := e.apiWithCarriers(t, false, true)
-	req := httptest.NewRequest("PUT", "/shipments/"+s.Data.ID+"/cancel", nil)
-	req.Header.Set("Authorization", "Bearer "+e.tokens["all"])
-	w := httptest.NewRecorder()
-	broken.ServeHTTP(w, req)
-	if w.Code != http.StatusBadGateway {
+	failVoid.Store(true)
+	if w := e.do("PUT", "/shipments/"+s.Data.ID+"/cancel", "all", nil); w.Code != http.StatusBadGateway {
 		t.Fatalf("cancel with a failing void = %d %s; want 502", w.Code, w.Body)
 	}
 	got := decode[shipmentAnswer](t, e.do("GET", "/shipments/"+s.Data.ID, "all", nil), http.StatusOK)
 	if got.Data.Status != shipping.StatusPurchased || got.Data.ShippingLabel.Status != shipping.LabelPreTransit {
 		t.Errorf("after a failed void: shipment %s, label %s; want SHIPPING_LABEL_PURCHASED, PRE_TRANSIT",
 			got.Data.Status, got.Data.ShippingLabel.Status)
+	}
+}
+
+// TestGoCarrierNamedLikeStored: a host's Go carrier may not have a stored carrier's name.
+func TestGoCarrierNamedLikeStored(t *testing.T) {
+	e := newEnv(t)
+	_, err := New(Config{DB: e.db, BaseURL: e.url, Carriers: shipping.SampleCarriers()[:1]})
+	if err == nil || !strings.Contains(err.Error(), "POSTLINE") {
+		t.Errorf("New with a Go carrier POSTLINE = %v; want an error naming it", err)
 	}
 }
 

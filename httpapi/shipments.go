@@ -18,8 +18,7 @@ import (
 // shippingState is the rate shopping side of the API: the carriers and a cache of compiled
 // rate shopping profiles.
 type shippingState struct {
-	shopper      *shipping.Shopper
-	carrierNames []string
+	carriers carrierCache
 
 	mu       sync.Mutex
 	profiles map[string]cachedProfile // by key; checked against the stored updated_at
@@ -40,21 +39,14 @@ type cachedProfile struct {
 const profileRecheck = time.Second
 
 func (a *API) setupShipping() error {
-	carriers := a.cfg.Carriers
-	if carriers == nil {
-		carriers = shipping.BuiltinCarriers()
+	a.ship = &shippingState{profiles: map[string]cachedProfile{}}
+	ctx := context.Background()
+	if err := a.setupCarriers(ctx); err != nil {
+		return err
 	}
-	st := &shippingState{shopper: shipping.NewShopper(carriers...), profiles: map[string]cachedProfile{}}
-	for _, c := range carriers {
-		st.carrierNames = append(st.carrierNames, c.Name())
-	}
-	a.ship = st
 	// The default profile is seeded once; an operator's replacement is never overwritten.
-	return a.db.SeedProfile(context.Background(), shipping.DefaultProfileKey, shipping.DefaultProfile())
+	return a.db.SeedProfile(ctx, shipping.DefaultProfileKey, shipping.DefaultProfile())
 }
-
-// carrier returns the named carrier (for buying and voiding labels).
-func (a *API) carrier(name string) (shipping.Carrier, bool) { return a.ship.shopper.Carrier(name) }
 
 // profile returns the compiled profile, reusing the cached copy while the stored one is
 // unchanged.
@@ -101,7 +93,11 @@ func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rates, err := a.ship.shopper.Shop(ctx, profile, &req, shipDate)
+	carriers, err := a.carriers(ctx)
+	if err != nil {
+		return err
+	}
+	rates, err := carriers.shopper.Shop(ctx, profile, &req, shipDate)
 	if err != nil {
 		return err
 	}
@@ -341,7 +337,12 @@ func (a *API) putProfile(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &in); err != nil {
 		return err
 	}
-	p, err := shipping.NewProfile(r.PathValue("key"), in, a.ship.carrierNames, a.db.Now())
+	a.refreshCarriers() // a carrier just stored through another process may be named
+	carriers, err := a.carriers(r.Context())
+	if err != nil {
+		return err
+	}
+	p, err := shipping.NewProfile(r.PathValue("key"), in, carriers.names, a.db.Now())
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func FuzzShipmentRequest(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	shopper := shipping.NewShopper(shipping.BuiltinCarriers()...)
+	shopper := shipping.NewShopper(shipping.SampleCarriers()...)
 	profile := shipping.LoadProfile(shipping.DefaultProfileKey, shipping.DefaultProfile(), testStart)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var req shipping.ShipmentRequest

@@ -57,6 +57,14 @@ type ProfileInput struct {
 	ZoneTNTMapping []ZoneTNT                    `json:"zone_tnt_mapping"`
 }
 
+// Names reports whether the profile names carrier: shops it, or lists its coverage or
+// surcharges.
+func (in ProfileInput) Names(carrier string) bool {
+	_, covered := in.ZipCoverage[carrier]
+	_, surcharged := in.ZipSurcharges[carrier]
+	return slices.Contains(in.Carriers, carrier) || covered || surcharged
+}
+
 // profileIndex is a profile compiled for fast lookups.
 type profileIndex struct {
 	coverage    map[string]*[1000]bool // carrier → covered ZIP3s; absent: everywhere

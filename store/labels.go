@@ -182,8 +182,9 @@ type Purchase struct {
 }
 
 // PurchaseFunc buys the label from the carrier inside the purchase transaction, after the
-// shipment has been claimed, and returns the tracking code.
-type PurchaseFunc func(ctx context.Context, s *shipping.Shipment, rate shipping.Rate, labelID string) (trackingCode string, err error)
+// shipment has been claimed, and returns the tracking code. serials hands out stored
+// carriers' tracking serials in that transaction.
+type PurchaseFunc func(ctx context.Context, s *shipping.Shipment, rate shipping.Rate, labelID string, serials shipping.SerialSource) (trackingCode string, err error)
 
 // labelPayload is the payload of the LABEL_* webhook events (DESIGN §6).
 type labelPayload struct {
@@ -291,7 +292,7 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		if labelID == "" {
 			labelID = db.NewID()
 		}
-		code, err := buy(ctx, s, *rate, labelID)
+		code, err := buy(ctx, s, *rate, labelID, txSerials{tx})
 		if err != nil {
 			return err
 		}

@@ -68,7 +68,7 @@ func testShipmentRates(t *testing.T) {
 	buy := func(s *shipping.Shipment, rate shipping.Rate) {
 		t.Helper()
 		bought, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, rate.ID, store.Purchase{}, nil,
-			func(context.Context, *shipping.Shipment, shipping.Rate, string) (string, error) {
+			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
 				return "TRK" + s.ID[24:], nil
 			})
 		if err != nil {
@@ -156,7 +156,7 @@ func testBuyConcurrently(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls atomic.Int32
-	carrier := func(context.Context, *shipping.Shipment, shipping.Rate, string) (string, error) {
+	carrier := func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
 		calls.Add(1)
 		time.Sleep(20 * time.Millisecond) // the carrier's round trip, while the others wait
 		return "TRK-RACE", nil
@@ -210,7 +210,7 @@ func testLabelChangesConcurrently(t *testing.T) {
 			t.Fatal(err)
 		}
 		code := fmt.Sprintf("TRK-%d-%s", round, s.ID)
-		carrier := func(context.Context, *shipping.Shipment, shipping.Rate, string) (string, error) { return code, nil }
+		carrier := func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) { return code, nil }
 		if _, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil, carrier); err != nil {
 			t.Fatal(err)
 		}

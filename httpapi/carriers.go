@@ -1,0 +1,287 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
+)
+
+// carrierSet is the carriers at one count of stored changes: the host's Go carriers beside the
+// stored ones, compiled.
+type carrierSet struct {
+	changes int64
+	shopper *shipping.Shopper           // the quotable carriers: the host's and the stored ones not deleted
+	all     map[string]shipping.Carrier // deleted stored carriers too: their labels still void, track and bill
+	names   []string                    // the quotable carriers' names, which profiles may name
+}
+
+// carrierCache owns the compiled carriers. It is checked against the stored count of changes
+// at most once a millisecond (the same bound as token revocations): a carrier stored or deleted
+// through another process sharing the database is quoted, or no longer, within it; one changed
+// through this process at once (refresh).
+type carrierCache struct {
+	host    []shipping.Carrier
+	set     atomic.Pointer[carrierSet]
+	checked atomic.Int64 // unix nanoseconds of the last check
+
+	mu sync.Mutex // one reload at a time
+}
+
+const carrierRecheck = time.Millisecond
+
+// carriers returns the current carriers.
+func (a *API) carriers(ctx context.Context) (*carrierSet, error) {
+	c := &a.ship.carriers
+	if s := c.set.Load(); s != nil && time.Since(time.Unix(0, c.checked.Load())) < carrierRecheck {
+		return s, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.set.Load()
+	if s != nil && time.Since(time.Unix(0, c.checked.Load())) < carrierRecheck {
+		return s, nil // another caller checked meanwhile
+	}
+	checked := time.Now()
+	n, err := a.db.CarrierChanges(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil || n != s.changes {
+		if s, err = a.loadCarriers(ctx); err != nil {
+			return nil, err
+		}
+		c.set.Store(s)
+	}
+	c.checked.Store(checked.UnixNano())
+	return s, nil
+}
+
+// refreshCarriers makes the next carriers call read the stored carriers again: after a change
+// through this process, so the change applies to the very next request.
+func (a *API) refreshCarriers() { a.ship.carriers.checked.Store(0) }
+
+// loadCarriers compiles the stored carriers beside the host's. A stored carrier with the name
+// of one of the host's is left out (New refuses to start with one; the command line could
+// store one later) and logged.
+func (a *API) loadCarriers(ctx context.Context) (*carrierSet, error) {
+	stored, changes, err := a.db.Carriers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &carrierSet{changes: changes, all: map[string]shipping.Carrier{}}
+	quotable := slices.Clone(a.ship.carriers.host)
+	for _, c := range quotable {
+		s.all[c.Name()] = c
+	}
+	for _, sc := range stored {
+		if _, taken := s.all[sc.Code]; taken {
+			a.log.Error("stored carrier ignored: the host has a Go carrier of that name", "carrier", sc.Code)
+			continue
+		}
+		tc := shipping.NewTableCarrier(sc.Code, sc.Versions)
+		s.all[sc.Code] = tc
+		if !sc.Deleted {
+			quotable = append(quotable, tc)
+		}
+	}
+	s.shopper = shipping.NewShopper(quotable...)
+	for _, c := range quotable {
+		s.names = append(s.names, c.Name())
+	}
+	return s, nil
+}
+
+// setupCarriers seeds the sample carriers into a new database and checks that no stored
+// carrier has the name of one of the host's (DESIGN §11: an error at New).
+func (a *API) setupCarriers(ctx context.Context) error {
+	a.ship.carriers.host = a.cfg.Carriers
+	if err := a.db.SeedCarriers(ctx, shipping.SampleCards()); err != nil {
+		return err
+	}
+	stored, _, err := a.db.Carriers(ctx)
+	if err != nil {
+		return err
+	}
+	for _, sc := range stored {
+		for _, c := range a.cfg.Carriers {
+			if c.Name() == sc.Code {
+				return fmt.Errorf("httpapi: carrier %s is both a Go carrier (Config.Carriers) and a stored carrier", sc.Code)
+			}
+		}
+	}
+	return nil
+}
+
+// carrier returns the named carrier, deleted stored carriers included (for buying, voiding
+// and naming the services of labels).
+func (a *API) carrier(ctx context.Context, name string) (shipping.Carrier, bool) {
+	s, err := a.carriers(ctx)
+	if err != nil {
+		return nil, false
+	}
+	c, ok := s.all[name]
+	return c, ok
+}
+
+// carrierView is a stored carrier as GET /admin/carriers/{code} answers it: the card of the
+// version in force today, that version, every version, and the tracking serials left.
+type carrierView struct {
+	shipping.Card
+	Version   int64                  `json:"version"`
+	Tracking  trackingView           `json:"tracking"`
+	Versions  []versionView          `json:"versions"`
+	CreatedAt shipping.Timestamp     `json:"created_at"`
+	UpdatedAt shipping.Timestamp     `json:"updated_at"`
+	Changes   []shipping.PriceChange `json:"changes,omitempty"` // a dry run's
+}
+
+type trackingView struct {
+	shipping.TrackingScheme
+	NextSerial int64 `json:"next_serial"`
+	Remaining  int64 `json:"remaining"`
+}
+
+type versionView struct {
+	Version       int64              `json:"version"`
+	EffectiveFrom string             `json:"effective_from"`
+	CreatedAt     shipping.Timestamp `json:"created_at"`
+}
+
+// viewOf shows c on today's date: the version in force, or before any is, the first to come.
+func viewOf(c *store.StoredCarrier, today string) carrierView {
+	v := shipping.InForce(c.Versions, today)
+	if v == nil {
+		v = c.Versions[0]
+		for _, o := range c.Versions {
+			if o.Card.EffectiveFrom < v.Card.EffectiveFrom {
+				v = o
+			}
+		}
+	}
+	t := v.Card.Tracking
+	next := max(c.NextSerial, t.RangeStart)
+	out := carrierView{Card: *v.Card, Version: v.Version, CreatedAt: shipping.Timestamp{Time: c.CreatedAt},
+		UpdatedAt: shipping.Timestamp{Time: c.UpdatedAt},
+		Tracking:  trackingView{TrackingScheme: t, NextSerial: next, Remaining: max(0, t.RangeEnd-next+1)}}
+	for _, o := range c.Versions {
+		out.Versions = append(out.Versions, versionView{o.Version, o.Card.EffectiveFrom, shipping.Timestamp{Time: o.CreatedAt}})
+	}
+	return out
+}
+
+func (a *API) today() string { return a.db.Now().UTC().Format(time.DateOnly) }
+
+// putCarrier: PUT /admin/carriers/{code} with a card. 201 when it creates the carrier, 200 when
+// it adds a version; with ?dry_run=true, 200 with the changes and nothing stored.
+func (a *API) putCarrier(w http.ResponseWriter, r *http.Request) error {
+	dryRun, err := boolParam(r, "dry_run")
+	if err != nil {
+		return err
+	}
+	var card shipping.Card
+	if err := readJSON(w, r, &card); err != nil {
+		return err
+	}
+	code := r.PathValue("code")
+	if slices.ContainsFunc(a.cfg.Carriers, func(c shipping.Carrier) bool { return c.Name() == code }) {
+		var v shipping.ValidationError
+		v.Add("code", "taken", "is the name of a carrier the host application provides in Go")
+		return v.Err()
+	}
+	put, err := a.db.PutCarrier(r.Context(), code, &card, dryRun)
+	if err != nil {
+		return err
+	}
+	return a.writeCarrierPut(w, put, dryRun)
+}
+
+// putPriceGrid: PUT /admin/carriers/{code}/services/{service}/prices?effective_from=D with a
+// CSV grid: a version equal to the one in force on D but for that service's prices.
+func (a *API) putPriceGrid(w http.ResponseWriter, r *http.Request) error {
+	dryRun, err := boolParam(r, "dry_run")
+	if err != nil {
+		return err
+	}
+	from := r.URL.Query().Get("effective_from")
+	if _, err := time.Parse(time.DateOnly, from); from != "" && err != nil {
+		return invalidParameter("effective_from", "effective_from must be a date, YYYY-MM-DD")
+	}
+	body, err := readBodyOf(w, r, "text/csv")
+	if err != nil {
+		return err
+	}
+	breaks, prices, err := shipping.ParsePriceGrid(bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	put, err := a.db.PutPriceGrid(r.Context(), r.PathValue("code"), r.PathValue("service"), from, breaks, prices, dryRun)
+	if err != nil {
+		return err
+	}
+	return a.writeCarrierPut(w, put, dryRun)
+}
+
+func (a *API) writeCarrierPut(w http.ResponseWriter, put store.CarrierPut, dryRun bool) error {
+	v := viewOf(put.Carrier, a.today())
+	status := http.StatusOK
+	switch {
+	case dryRun:
+		v.Changes = put.Changes
+	case put.Created:
+		status = http.StatusCreated
+	}
+	if !dryRun {
+		a.refreshCarriers()
+	}
+	writeData(w, status, v)
+	return nil
+}
+
+func (a *API) getCarrier(w http.ResponseWriter, r *http.Request) error {
+	c, err := a.db.Carrier(r.Context(), r.PathValue("code"))
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, viewOf(c, a.today()))
+	return nil
+}
+
+// listCarriers: GET /admin/carriers, the stored carriers that are not deleted, by code.
+func (a *API) listCarriers(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	stored, _, err := a.db.Carriers(r.Context())
+	if err != nil {
+		return err
+	}
+	stored = slices.DeleteFunc(stored, func(c *store.StoredCarrier) bool { return c.Deleted })
+	views := []carrierView{}
+	today := a.today()
+	from := min(len(stored), (p.Number-1)*p.Size)
+	for _, c := range stored[from:min(len(stored), from+p.Size)] {
+		views = append(views, viewOf(c, today))
+	}
+	writeList(w, views, offsetMeta(p, store.List[carrierView]{Total: len(stored),
+		HasNext: from+p.Size < len(stored), HasPrev: p.Number > 1}))
+	return nil
+}
+
+// deleteCarrier: DELETE /admin/carriers/{code}. 422 carrier_in_use while a profile names it.
+func (a *API) deleteCarrier(w http.ResponseWriter, r *http.Request) error {
+	if err := a.db.DeleteCarrier(r.Context(), r.PathValue("code")); err != nil {
+		return err
+	}
+	a.refreshCarriers()
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

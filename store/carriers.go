@@ -1,0 +1,327 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// Carriers are global, like rate shopping profiles: every account shops the same carriers, so
+// these queries do not filter by account.
+
+// ErrCarrierInUse reports a carrier that a rate shopping profile still names.
+var ErrCarrierInUse = errors.New("carrier is named by a rate shopping profile")
+
+// StoredCarrier is a carrier's stored versions, oldest first, and its tracking serials.
+type StoredCarrier struct {
+	Code       string
+	Deleted    bool
+	NextSerial int64 // the next serial the store hands out, unless the range start in force is above it
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	Versions   []*shipping.CarrierVersion
+}
+
+// CarrierChanges is the count of changes of the stored carriers, to check a compiled copy.
+func (db *DB) CarrierChanges(ctx context.Context) (int64, error) {
+	var n int64
+	err := db.readRow(ctx, `SELECT changes FROM carrier_changes`).Scan(&n)
+	return n, err
+}
+
+// Carriers returns every stored carrier, deleted ones included, by code, with the count of
+// changes they reflect.
+func (db *DB) Carriers(ctx context.Context) ([]*StoredCarrier, int64, error) {
+	var out []*StoredCarrier
+	var changes int64
+	// One read transaction: the carriers, their versions and the count agree.
+	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRowContext(ctx, `SELECT changes FROM carrier_changes`).Scan(&changes); err != nil {
+		return nil, 0, err
+	}
+	out, err = carriersWhere(ctx, tx, "")
+	return out, changes, err
+}
+
+// Carrier returns one carrier that is not deleted, or ErrNotFound.
+func (db *DB) Carrier(ctx context.Context, code string) (*StoredCarrier, error) {
+	return carrier(ctx, db.r, code)
+}
+
+func carrier(ctx context.Context, q querier, code string) (*StoredCarrier, error) {
+	cs, err := carriersWhere(ctx, q, code)
+	if err != nil {
+		return nil, err
+	}
+	if len(cs) == 0 || cs[0].Deleted {
+		return nil, ErrNotFound
+	}
+	return cs[0], nil
+}
+
+// carriersWhere reads the carrier code with its versions, or every carrier when code is "".
+func carriersWhere(ctx context.Context, q querier, code string) ([]*StoredCarrier, error) {
+	where, args := "", []any{}
+	if code != "" {
+		where, args = " WHERE code = $1", append(args, code)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT code, deleted, next_serial, created_at, updated_at FROM carriers`+where+` ORDER BY code`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*StoredCarrier
+	byCode := map[string]*StoredCarrier{}
+	for rows.Next() {
+		var c StoredCarrier
+		var created, updated int64
+		if err := rows.Scan(&c.Code, &c.Deleted, &c.NextSerial, &created, &updated); err != nil {
+			return nil, err
+		}
+		c.CreatedAt, c.UpdatedAt = Time(created), Time(updated)
+		out, byCode[c.Code] = append(out, &c), &c
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	vrows, err := q.QueryContext(ctx, `SELECT carrier, version, created_at, card FROM carrier_versions`+
+		map[bool]string{true: " WHERE carrier = $1", false: ""}[code != ""]+` ORDER BY carrier, version`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer vrows.Close()
+	for vrows.Next() {
+		var carrier, card string
+		var v shipping.CarrierVersion
+		var created int64
+		if err := vrows.Scan(&carrier, &v.Version, &created, &card); err != nil {
+			return nil, err
+		}
+		v.CreatedAt, v.Card = Time(created), new(shipping.Card)
+		if err := json.Unmarshal([]byte(card), v.Card); err != nil {
+			return nil, fmt.Errorf("carrier %s version %d: %w", carrier, v.Version, err)
+		}
+		if c := byCode[carrier]; c != nil {
+			c.Versions = append(c.Versions, &v)
+		}
+	}
+	return out, vrows.Err()
+}
+
+// SeedCarriers stores the cards once in a database's life, on its first start: an operator's
+// later changes and deletions are never undone.
+func (db *DB) SeedCarriers(ctx context.Context, cards []shipping.Card) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE carrier_changes SET seeded = TRUE WHERE seeded = FALSE`)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		for i := range cards {
+			if err := db.addVersion(ctx, tx, &cards[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// CarrierPut is what storing a version answered: the carrier after it, whether the version
+// created the carrier (or brought a deleted one back), and the prices it changed against the
+// version in force on its effective date.
+type CarrierPut struct {
+	Carrier *StoredCarrier
+	Created bool
+	Changes []shipping.PriceChange
+}
+
+// PutCarrier validates the card and appends it as the carrier's next version; with dryRun it
+// only validates and reports. The card is normalized for code on today's date.
+func (db *DB) PutCarrier(ctx context.Context, code string, card *shipping.Card, dryRun bool) (CarrierPut, error) {
+	card.Normalize(code, db.Now())
+	if err := card.Validate(code); err != nil {
+		return CarrierPut{}, err
+	}
+	return db.putVersion(ctx, code, card.EffectiveFrom, dryRun, func(*shipping.Card) (*shipping.Card, error) { return card, nil })
+}
+
+// PutPriceGrid appends a version, effective from effectiveFrom (today when empty), equal to
+// the version in force on that date except for service's grid. The carrier and the service
+// must exist (else ErrNotFound).
+func (db *DB) PutPriceGrid(ctx context.Context, code, service, effectiveFrom string, breaks []int64, prices [][]int64, dryRun bool) (CarrierPut, error) {
+	if effectiveFrom == "" {
+		effectiveFrom = db.Now().UTC().Format(time.DateOnly)
+	}
+	if _, err := db.Carrier(ctx, code); err != nil {
+		return CarrierPut{}, err
+	}
+	return db.putVersion(ctx, code, effectiveFrom, dryRun, func(inForce *shipping.Card) (*shipping.Card, error) {
+		if inForce == nil {
+			var v shipping.ValidationError
+			v.Add("effective_from", "invalid", "no version of carrier "+code+" is in force on "+effectiveFrom)
+			return nil, v.Err()
+		}
+		if inForce.Service(service) == nil {
+			return nil, ErrNotFound
+		}
+		card := inForce.WithGrid(service, breaks, prices, effectiveFrom)
+		return card, card.Validate(code)
+	})
+}
+
+// putVersion appends the card that next makes of the version in force on effectiveFrom (nil
+// for a new or deleted carrier), in one transaction that holds the carrier's row, so versions
+// are numbered one after the other and compared with the one before.
+func (db *DB) putVersion(ctx context.Context, code, effectiveFrom string, dryRun bool, next func(inForce *shipping.Card) (*shipping.Card, error)) (CarrierPut, error) {
+	var put CarrierPut
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		put = CarrierPut{}
+		if err := db.lock(ctx, tx, `SELECT code FROM carriers WHERE code = $1`, code); err != nil {
+			return err
+		}
+		cs, err := carriersWhere(ctx, tx, code)
+		if err != nil {
+			return err
+		}
+		live := len(cs) == 1 && !cs[0].Deleted
+		var inForce *shipping.Card
+		if live {
+			if v := shipping.InForce(cs[0].Versions, effectiveFrom); v != nil {
+				inForce = v.Card
+			}
+		}
+		card, err := next(inForce)
+		if err != nil {
+			return err
+		}
+		put.Changes, put.Created = shipping.PriceChanges(inForce, card), !live
+		if dryRun {
+			put.Carrier = dryRunCarrier(cs, card, db.Now())
+			return errDryRun
+		}
+		if err := db.addVersion(ctx, tx, card); err != nil {
+			return err
+		}
+		put.Carrier, err = carrier(ctx, tx, code)
+		return err
+	})
+	if errors.Is(err, errDryRun) {
+		err = nil
+	}
+	return put, err
+}
+
+// errDryRun rolls back a dry run's transaction.
+var errDryRun = errors.New("dry run")
+
+// dryRunCarrier is the carrier as it would be with card stored as its next version.
+func dryRunCarrier(cs []*StoredCarrier, card *shipping.Card, now time.Time) *StoredCarrier {
+	c := &StoredCarrier{Code: card.Code, CreatedAt: now}
+	if len(cs) == 1 {
+		*c = *cs[0]
+	}
+	n := int64(len(c.Versions)) + 1
+	c.Versions = append(c.Versions[:len(c.Versions):len(c.Versions)], &shipping.CarrierVersion{Version: n, CreatedAt: now, Card: card})
+	c.Deleted, c.UpdatedAt = false, now
+	return c
+}
+
+// addVersion stores card as the next version of its carrier, creating the carrier or bringing
+// a deleted one back.
+func (db *DB) addVersion(ctx context.Context, tx *sql.Tx, card *shipping.Card) error {
+	body, err := json.Marshal(card)
+	if err != nil {
+		return err
+	}
+	now := db.now()
+	_, err = tx.ExecContext(ctx, `INSERT INTO carriers (code, deleted, next_serial, created_at, updated_at)
+		VALUES ($1, FALSE, 0, $2, $2) ON CONFLICT (code) DO UPDATE SET deleted = FALSE, updated_at = $2`, card.Code, now)
+	if err != nil {
+		return err
+	}
+	var version int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM carrier_versions WHERE carrier = $1`,
+		card.Code).Scan(&version); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO carrier_versions (carrier, version, effective_from, created_at, card)
+		VALUES ($1, $2, $3, $4, $5)`, card.Code, version, card.EffectiveFrom, now, string(body))
+	if err != nil {
+		return err
+	}
+	return carriersChanged(ctx, tx)
+}
+
+func carriersChanged(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `UPDATE carrier_changes SET changes = changes + 1`)
+	return err
+}
+
+// DeleteCarrier deletes the carrier: it is quoted no more, while its labels still track, void
+// and bill, and its versions stay. ErrCarrierInUse while a profile names it.
+func (db *DB) DeleteCarrier(ctx context.Context, code string) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := db.lock(ctx, tx, `SELECT code FROM carriers WHERE code = $1`, code); err != nil {
+			return err
+		}
+		var deleted bool
+		err := tx.QueryRowContext(ctx, `SELECT deleted FROM carriers WHERE code = $1`, code).Scan(&deleted)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && deleted {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT body FROM rate_shopping_profiles`+db.forUpdate())
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var body string
+			var in shipping.ProfileInput
+			if err := rows.Scan(&body); err != nil {
+				return err
+			}
+			if err := json.Unmarshal([]byte(body), &in); err != nil {
+				return err
+			}
+			if in.Names(code) {
+				return ErrCarrierInUse
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE carriers SET deleted = TRUE, updated_at = $1 WHERE code = $2`, db.now(), code); err != nil {
+			return err
+		}
+		return carriersChanged(ctx, tx)
+	})
+}
+
+// txSerials hands out tracking serials in a purchase's transaction (shipping.SerialSource):
+// the carrier's row stays locked until the commit on PostgreSQL, so concurrent purchases get
+// one serial each, and a purchase that fails rolls its serial back.
+type txSerials struct{ tx *sql.Tx }
+
+func (s txSerials) NextSerial(ctx context.Context, carrier string, from int64) (int64, error) {
+	var n int64
+	err := s.tx.QueryRowContext(ctx, `UPDATE carriers SET next_serial = CASE WHEN next_serial < $1 THEN $1 + 1 ELSE next_serial + 1 END
+		WHERE code = $2 RETURNING next_serial - 1`, from, carrier).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("carrier %s is not stored: it has no tracking serials", carrier)
+	}
+	return n, err
+}
