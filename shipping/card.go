@@ -328,7 +328,9 @@ type Percent int64
 const PercentUnit = 10000
 
 // Of is p percent of cents, rounded half up to the cent.
-func (p Percent) Of(cents int64) int64 { return (cents*int64(p) + 50*PercentUnit) / (100 * PercentUnit) }
+func (p Percent) Of(cents int64) int64 {
+	return (cents*int64(p) + 50*PercentUnit) / (100 * PercentUnit)
+}
 
 // UnmarshalJSON reads a JSON number with at most four decimals.
 func (p *Percent) UnmarshalJSON(b []byte) error {

@@ -33,7 +33,7 @@ type RateRequest struct {
 	// surcharge ZIPs, which then replace the carrier's own lists.
 	AreaSurcharge            string
 	AreaSurchargeFromProfile bool
-	ShipDate      string // YYYY-MM-DD
+	ShipDate                 string // YYYY-MM-DD
 }
 
 // Quote is one carrier service's price for a RateRequest.

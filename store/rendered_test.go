@@ -61,7 +61,9 @@ func TestBuyAfterConcurrentPatchStoresFreshRendering(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		_, _, _, buyErr = db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, Purchase{}, nil,
-			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) { return "TRK1", nil })
+			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
+				return "TRK1", nil
+			})
 	}()
 	waitQueued(2)
 	g.pause.Unlock()

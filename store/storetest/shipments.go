@@ -210,7 +210,9 @@ func testLabelChangesConcurrently(t *testing.T) {
 			t.Fatal(err)
 		}
 		code := fmt.Sprintf("TRK-%d-%s", round, s.ID)
-		carrier := func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) { return code, nil }
+		carrier := func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
+			return code, nil
+		}
 		if _, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil, carrier); err != nil {
 			t.Fatal(err)
 		}
