@@ -147,8 +147,8 @@ func TestTrackingSchemes(t *testing.T) {
 			"GROUND", 1194802, "9261292700768711948021", "9261 2927 0076 8711 9480 21"},
 		{"impb 6-digit mailer", TrackingScheme{Scheme: SchemeUSPSIMpb, MailerID: "123456", ServiceTypeCodes: map[string]string{"GROUND": "001"}},
 			"GROUND", 7, "9200112345600000000072", "9200 1123 4560 0000 0000 72"},
-		{"luhn", TrackingScheme{Scheme: SchemeLuhn, Prefix: "PL", Digits: 16}, "GROUND", 1, "PL00000000000000018", "PL00000000000000018"},
-		{"luhn, the textbook example", TrackingScheme{Scheme: SchemeLuhn, Prefix: "ABCD", Digits: 10}, "GROUND", 7992739871, "ABCD79927398713", "ABCD79927398713"},
+		{"luhn", TrackingScheme{Scheme: SchemeLuhn, Prefix: "PL", Digits: 16}, "GROUND", 1, "PL00000000000000018", "PL00 0000 0000 0000 018"},
+		{"luhn, the textbook example", TrackingScheme{Scheme: SchemeLuhn, Prefix: "ABCD", Digits: 10}, "GROUND", 7992739871, "ABCD79927398713", "ABCD 7992 7398 713"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

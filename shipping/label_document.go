@@ -174,7 +174,7 @@ func (d LabelDocument) draw(c labelCanvas) error {
 	}
 	module := max(1, min(maxModuleDots, (width-2*frameWidth)/total))
 	c.barcode((labelWidth-module*(total-2*barcode.QuietZone))/2, barcodeTop, module, barcodeHeight, modules, d.TrackingCode)
-	c.text(x, 1050, w, 34, true, alignCenter, false, groupDigits(d.TrackingCode))
+	c.text(x, 1050, w, 34, true, alignCenter, false, GroupTrackingCode(d.TrackingCode))
 	c.fill(left, 1070, width, frameWidth, false)
 
 	// Footer: reference and weight as sent; the customs declaration marker.
@@ -201,18 +201,6 @@ func (d LabelDocument) draw(c labelCanvas) error {
 		c.text(146, 670, 520, 190, true, alignCenter, false, "VOID")
 	}
 	return nil
-}
-
-// groupDigits writes a tracking code in groups of four, as carriers print it for people.
-func groupDigits(code string) string {
-	var b strings.Builder
-	for i, r := range code {
-		if i > 0 && i%4 == 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // addressLines is an address as printed: name, company, streets, "City, ST ZIP", country.

@@ -186,21 +186,18 @@ func ups1ZCheck(s string) byte {
 	return byte('0' + (10-sum%10)%10)
 }
 
-// GroupTrackingCode is a tracking number as its carrier prints it for people: a 22-digit USPS
-// number in groups of four, a UPS 1Z number as 1Z 999 AA1 01 2345 678 4; any other as is.
+// GroupTrackingCode is a tracking number as its carrier prints it for people: a UPS 1Z number
+// as 1Z 999 AA1 01 2345 678 4, any other (a USPS IMpb among them) in groups of four characters.
 func GroupTrackingCode(code string) string {
-	switch {
-	case allDigits(code, 22):
-		var b strings.Builder
-		for i := 0; i < len(code); i += 4 {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(code[i:min(i+4, len(code))])
-		}
-		return b.String()
-	case len(code) == 18 && strings.HasPrefix(code, "1Z"):
+	if len(code) == 18 && strings.HasPrefix(code, "1Z") {
 		return strings.Join([]string{code[:2], code[2:5], code[5:8], code[8:10], code[10:14], code[14:17], code[17:]}, " ")
 	}
-	return code
+	var b strings.Builder
+	for i, r := range code {
+		if i > 0 && i%4 == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/waybill/waybill/httpapi"
 	"github.com/waybill/waybill/shipping"
@@ -22,6 +25,9 @@ func commands() []command {
 		{name: "account show", synopsis: "ID|NAME", summary: "print one account as JSON, with organization_id and ingest_secret", define: defineAccountShow},
 		{name: "token create", synopsis: "-account ID -scopes S1,S2,…", summary: "create a token; prints the bearer token alone on one line", define: defineTokenCreate},
 		{name: "token revoke", synopsis: "TOKEN", summary: "revoke a token (later requests with it: 401)", define: defineTokenRevoke},
+		{name: "carrier list", synopsis: "", summary: "print every stored carrier as JSON, one line each: its version in force today and its services", define: defineCarrierList},
+		{name: "carrier put", synopsis: "CARD.json [-dry-run]", summary: "store a carrier's card (with its \"code\") as its new version; prints the version", define: defineCarrierPut},
+		{name: "carrier prices", synopsis: "CODE SERVICE GRID.csv [-effective-from D] [-dry-run]", summary: "store a new version with one service's prices from a CSV grid (weight_oz|weight_lb,zone_1,…,zone_8)", define: defineCarrierPrices},
 		{name: "help", synopsis: "[COMMAND]", summary: "print the usage of every command, or of one", define: defineHelp},
 	}
 }
@@ -170,6 +176,129 @@ func defineTokenRevoke(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 			}
 			_, err := fmt.Fprintln(e.stdout, "revoked")
 			return err
+		})
+	}
+}
+
+// carrierLine is a carrier as the command line prints it.
+type carrierLine struct {
+	Code          string   `json:"code"`
+	Name          string   `json:"name"`
+	Version       int64    `json:"version"`
+	EffectiveFrom string   `json:"effective_from"`
+	Services      []string `json:"services"`
+}
+
+func carrierLineOf(c *store.StoredCarrier, today time.Time) carrierLine {
+	v := shipping.InForce(c.Versions, today.UTC().Format(time.DateOnly))
+	if v == nil { // none in force yet: the latest stored
+		v = c.Versions[len(c.Versions)-1]
+	}
+	l := carrierLine{Code: c.Code, Name: v.Card.Name, Version: v.Version, EffectiveFrom: v.Card.EffectiveFrom, Services: []string{}}
+	for _, s := range v.Card.Services {
+		l.Services = append(l.Services, s.Code)
+	}
+	return l
+}
+
+func defineCarrierList(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 0 {
+			return errUsage("carrier list")
+		}
+		return e.withDB(ctx, *db, func(db *store.DB) error {
+			cs, _, err := db.Carriers(ctx)
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(e.stdout)
+			for _, c := range cs {
+				if c.Deleted {
+					continue
+				}
+				if err := enc.Encode(carrierLineOf(c, db.Now())); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// printPut prints what a carrier put stored: the version, and with -dry-run the changes.
+func (e *env) printPut(put store.CarrierPut, dryRun bool) error {
+	v := put.Carrier.Versions[len(put.Carrier.Versions)-1]
+	out := struct {
+		Code          string                 `json:"code"`
+		Version       int64                  `json:"version"`
+		EffectiveFrom string                 `json:"effective_from"`
+		Created       bool                   `json:"created"`
+		DryRun        bool                   `json:"dry_run,omitempty"`
+		Changes       []shipping.PriceChange `json:"changes,omitempty"`
+	}{put.Carrier.Code, v.Version, v.Card.EffectiveFrom, put.Created, dryRun, nil}
+	if dryRun {
+		out.Changes = put.Changes
+	}
+	return json.NewEncoder(e.stdout).Encode(out)
+}
+
+func defineCarrierPut(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	dryRun := fs.Bool("dry-run", false, "validate and print the price changes; store nothing")
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 1 {
+			return errUsage("carrier put")
+		}
+		body, err := os.ReadFile(args[0])
+		if err != nil {
+			return err
+		}
+		var card shipping.Card
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&card); err != nil {
+			return fmt.Errorf("%s: %w", args[0], err)
+		}
+		if card.Code == "" {
+			return fmt.Errorf("%s: the card needs its \"code\"", args[0])
+		}
+		return e.withDB(ctx, *db, func(db *store.DB) error {
+			put, err := db.PutCarrier(ctx, card.Code, &card, *dryRun)
+			if err != nil {
+				return err
+			}
+			return e.printPut(put, *dryRun)
+		})
+	}
+}
+
+func defineCarrierPrices(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	from := fs.String("effective-from", "", "the date the prices take effect, YYYY-MM-DD (default today)")
+	dryRun := fs.Bool("dry-run", false, "validate and print the price changes; store nothing")
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 3 {
+			return errUsage("carrier prices")
+		}
+		if _, err := time.Parse(time.DateOnly, *from); *from != "" && err != nil {
+			return fmt.Errorf("-effective-from %q is not a date, YYYY-MM-DD", *from)
+		}
+		f, err := os.Open(args[2])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		breaks, prices, err := shipping.ParsePriceGrid(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", args[2], err)
+		}
+		return e.withDB(ctx, *db, func(db *store.DB) error {
+			put, err := db.PutPriceGrid(ctx, args[0], args[1], *from, breaks, prices, *dryRun)
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("no carrier %s with a service %s", args[0], args[1])
+			}
+			if err != nil {
+				return err
+			}
+			return e.printPut(put, *dryRun)
 		})
 	}
 }
