@@ -166,6 +166,11 @@ func viewOf(c *store.StoredCarrier, today string) carrierView {
 			}
 		}
 	}
+	return versionOf(c, v)
+}
+
+// versionOf shows c at version v.
+func versionOf(c *store.StoredCarrier, v *shipping.CarrierVersion) carrierView {
 	t := v.Card.Tracking
 	next := max(c.NextSerial, t.RangeStart)
 	out := carrierView{Card: *v.Card, Version: v.Version, CreatedAt: shipping.Timestamp{Time: c.CreatedAt},
@@ -229,19 +234,21 @@ func (a *API) putPriceGrid(w http.ResponseWriter, r *http.Request) error {
 	return a.writeCarrierPut(w, put, dryRun)
 }
 
+// writeCarrierPut answers a PUT as GET answers the carrier afterwards; a dry run, with the
+// version it would have stored and its changes.
 func (a *API) writeCarrierPut(w http.ResponseWriter, put store.CarrierPut, dryRun bool) error {
-	v := viewOf(put.Carrier, a.today())
-	status := http.StatusOK
-	switch {
-	case dryRun:
+	if dryRun {
+		v := versionOf(put.Carrier, put.Carrier.Versions[len(put.Carrier.Versions)-1])
 		v.Changes = put.Changes
-	case put.Created:
+		writeData(w, http.StatusOK, v)
+		return nil
+	}
+	a.refreshCarriers()
+	status := http.StatusOK
+	if put.Created {
 		status = http.StatusCreated
 	}
-	if !dryRun {
-		a.refreshCarriers()
-	}
-	writeData(w, status, v)
+	writeData(w, status, viewOf(put.Carrier, a.today()))
 	return nil
 }
 
