@@ -30,8 +30,8 @@ func TestStore(t *testing.T) {
 	})
 }
 
-// TestTokenRevokedElsewhere: two handles on one SQLite file, as two processes.
-func TestTokenRevokedElsewhere(t *testing.T) {
+// twoHandles opens two handles on one SQLite file, as two processes.
+func twoHandles(t *testing.T) (here, there *store.DB) {
 	path := filepath.Join(t.TempDir(), "test.db")
 	var dbs [2]*store.DB
 	for i := range dbs {
@@ -42,7 +42,17 @@ func TestTokenRevokedElsewhere(t *testing.T) {
 		t.Cleanup(func() { db.Close() })
 		dbs[i] = db
 	}
-	storetest.TokenRevokedElsewhere(t, dbs[0], dbs[1])
+	return dbs[0], dbs[1]
+}
+
+func TestTokenRevokedElsewhere(t *testing.T) {
+	here, there := twoHandles(t)
+	storetest.TokenRevokedElsewhere(t, here, there)
+}
+
+func TestSerialsAcrossHandles(t *testing.T) {
+	here, there := twoHandles(t)
+	storetest.SerialsAcrossHandles(t, here, there)
 }
 
 func TestMigrateTwice(t *testing.T) {

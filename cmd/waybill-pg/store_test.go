@@ -13,8 +13,8 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, openFresh)
 }
 
-// TestTokenRevokedElsewhere: two handles on one PostgreSQL schema, as two processes.
-func TestTokenRevokedElsewhere(t *testing.T) {
+// twoHandles opens two handles on one fresh PostgreSQL schema, as two processes.
+func twoHandles(t *testing.T) (here, there *store.DB) {
 	url := freshSchema(t)
 	var dbs [2]*store.DB
 	for i := range dbs {
@@ -25,5 +25,16 @@ func TestTokenRevokedElsewhere(t *testing.T) {
 		t.Cleanup(func() { db.Close() })
 		dbs[i] = db
 	}
-	storetest.TokenRevokedElsewhere(t, dbs[0], dbs[1])
+	return dbs[0], dbs[1]
+}
+
+func TestTokenRevokedElsewhere(t *testing.T) {
+	here, there := twoHandles(t)
+	storetest.TokenRevokedElsewhere(t, here, there)
+}
+
+// TestSerialsAcrossHandles: two processes allocating one carrier's tracking serials at once.
+func TestSerialsAcrossHandles(t *testing.T) {
+	here, there := twoHandles(t)
+	storetest.SerialsAcrossHandles(t, here, there)
 }

@@ -62,6 +62,7 @@ var tests = []struct {
 	{"PutProfileConcurrently", testPutProfileConcurrently},
 	{"WebhookGoneRacesPatch", testWebhookGoneRacesPatch},
 	{"ConcurrentChangesKeepEachOther", testConcurrentChangesKeepEachOther},
+	{"CarrierVersions", testCarrierVersions},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of

@@ -1,0 +1,195 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
+)
+
+// testCard is a valid card of the carrier ACME with the services testShipment quotes, its
+// tracking serials from 1 to rangeEnd.
+func testCard(rangeEnd int64) *shipping.Card {
+	var services []shipping.CardService
+	for _, code := range []string{"GROUND", "PRIORITY", "EXPRESS"} {
+		services = append(services, shipping.CardService{Code: code, Name: code, TransitDays: []int{1, 2, 3, 4, 5, 6, 7, 8},
+			WeightBreaksOz: []int64{16}, PricesCents: [][]int64{{700, 700, 700, 700, 700, 700, 700, 700}}})
+	}
+	return &shipping.Card{Name: "Acme", EffectiveFrom: "2026-01-01", MaxWeightOz: 1120, MaxLengthIn: 108, MaxGirthIn: 165,
+		Services: services, Tracking: shipping.TrackingScheme{Scheme: shipping.SchemeLuhn, Prefix: "AC", Digits: 10, RangeStart: 1, RangeEnd: rangeEnd}}
+}
+
+// Carriers: the samples are seeded once in a database's life; every put appends a version and
+// none is ever changed; an invalid card or a dry run stores nothing; a carrier a profile names
+// cannot be deleted; a deleted one comes back with its versions by a new put.
+func testCarrierVersions(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	changes := func() int64 {
+		t.Helper()
+		n, err := db.CarrierChanges(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for range 2 {
+		if err := db.SeedCarriers(ctx, shipping.SampleCards()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs, n, err := db.Carriers(ctx)
+	if err != nil || len(cs) != len(shipping.SampleCards()) || n != int64(len(cs)) || changes() != n {
+		t.Fatalf("after seeding twice: %d carriers, %d changes, %v; want the %d samples once", len(cs), n, err, len(shipping.SampleCards()))
+	}
+
+	put, err := db.PutCarrier(ctx, "ACME", testCard(100), false)
+	if err != nil || !put.Created || len(put.Carrier.Versions) != 1 || len(put.Changes) != 24 {
+		t.Fatalf("first put = %+v, %v; want created at version 1 with 24 prices added", put, err)
+	}
+	next := testCard(100)
+	next.EffectiveFrom, next.Services[0].PricesCents[0][7] = "2027-01-01", 799
+	put, err = db.PutCarrier(ctx, "ACME", next, true)
+	if err != nil || put.Created || len(put.Changes) != 1 || *put.Changes[0].NewCents != 799 {
+		t.Fatalf("dry run = %+v, %v; want one changed price", put, err)
+	}
+	if c, _ := db.Carrier(ctx, "ACME"); len(c.Versions) != 1 {
+		t.Fatalf("a dry run stored a version: %d versions", len(c.Versions))
+	}
+	before := changes()
+	bad := testCard(100)
+	bad.Services[0].WeightBreaksOz = []int64{16, 8}
+	if _, err := db.PutCarrier(ctx, "ACME", bad, false); !errors.As(err, new(*shipping.ValidationError)) {
+		t.Fatalf("invalid put = %v; want a ValidationError", err)
+	}
+	if _, err := db.PutCarrier(ctx, "ACME", next, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PutPriceGrid(ctx, "ACME", "GROUND", "2026-06-01", []int64{32}, [][]int64{{1, 2, 3, 4, 5, 6, 7, 8}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if changes() != before+2 {
+		t.Errorf("changes = %d; want %d (two versions, nothing for the invalid card)", changes(), before+2)
+	}
+	c, err := db.Carrier(ctx, "ACME")
+	if err != nil || len(c.Versions) != 3 {
+		t.Fatalf("Carrier = %+v, %v; want 3 versions", c, err)
+	}
+	if v := shipping.InForce(c.Versions, "2026-07-01"); v.Version != 3 || v.Card.Services[0].WeightBreaksOz[0] != 32 {
+		t.Errorf("in force on 2026-07-01: version %d; want the grid's version 3", v.Version)
+	}
+	if v := shipping.InForce(c.Versions, "2027-01-01"); v.Version != 2 {
+		t.Errorf("in force on 2027-01-01: version %d; want 2", v.Version)
+	}
+	if c.Versions[0].Card.Services[0].PricesCents[0][7] != 700 {
+		t.Error("version 1 changed")
+	}
+
+	p, err := shipping.NewProfile("acme", shipping.ProfileInput{Name: "Acme", Carriers: []string{"ACME"}}, []string{"ACME"}, db.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PutProfile(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteCarrier(ctx, "ACME"); !errors.Is(err, store.ErrCarrierInUse) {
+		t.Errorf("delete of a named carrier = %v; want ErrCarrierInUse", err)
+	}
+	p.Carriers = []string{"PARCELCO"}
+	if _, err := db.PutProfile(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteCarrier(ctx, "ACME"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Carrier(ctx, "ACME"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Carrier after delete = %v; want ErrNotFound", err)
+	}
+	if err := db.SeedCarriers(ctx, shipping.SampleCards()); err != nil {
+		t.Fatal(err)
+	}
+	if put, err = db.PutCarrier(ctx, "ACME", testCard(100), false); err != nil || !put.Created || len(put.Carrier.Versions) != 4 {
+		t.Errorf("put after delete = created %v, %d versions, %v; want created again with 4 versions", put.Created, len(put.Carrier.Versions), err)
+	}
+}
+
+// SerialsAcrossHandles buys 50 labels of one carrier with 40 serials from two handles on one
+// database (two processes), four buyers at once; every sixth purchase fails after taking its
+// serial. Exactly 40 labels are bought, with the serials 1 to 40 each once (a failed purchase
+// gives its serial back), and the other 10 fail or are refused as exhausted.
+func SerialsAcrossHandles(t *testing.T, here, there *store.DB) {
+	ctx := context.Background()
+	acct := newAccount(t, here)
+	if _, err := here.PutCarrier(ctx, "ACME", testCard(40), false); err != nil {
+		t.Fatal(err)
+	}
+	var shipments []*shipping.Shipment
+	for range 50 {
+		s := testShipment(here, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
+		if _, err := here.CreateShipment(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		shipments = append(shipments, s)
+	}
+	errHiccup := errors.New("carrier hiccup")
+	var mu sync.Mutex
+	var codes []string
+	exhausted, failed := 0, 0
+	var wg sync.WaitGroup
+	for w := range 4 {
+		db := []*store.DB{here, there}[w%2]
+		c, err := db.Carrier(ctx, "ACME")
+		if err != nil {
+			t.Fatal(err)
+		}
+		carrier := shipping.NewTableCarrier("ACME", c.Versions)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(shipments); i += 4 {
+				s := shipments[i]
+				buy := func(ctx context.Context, s *shipping.Shipment, r shipping.Rate, labelID string, serials shipping.SerialSource) (string, error) {
+					code, err := carrier.Purchase(ctx, shipping.PurchaseRequest{LabelID: labelID, Service: r.Service, ShipDate: s.ShipDate, Serials: serials})
+					if err == nil && i%6 == 5 {
+						return "", errHiccup
+					}
+					return code, err
+				}
+				bought, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil, buy)
+				mu.Lock()
+				switch {
+				case err == nil:
+					codes = append(codes, bought.ShippingLabel.TrackingCode)
+				case errors.Is(err, shipping.ErrTrackingNumbersExhausted):
+					exhausted++
+				case errors.Is(err, errHiccup):
+					failed++
+				default:
+					t.Errorf("buy %d: %v", i, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	scheme := testCard(40).Tracking
+	var want []string
+	for n := range int64(40) {
+		want = append(want, scheme.Number("GROUND", n+1))
+	}
+	slices.Sort(codes)
+	// Which purchases fail and which find the range used up depends on their order; 10 do.
+	if !slices.Equal(codes, want) || exhausted+failed != 10 || exhausted < 2 {
+		t.Errorf("bought %d labels (%q), %d exhausted, %d failed; want serials 1 to 40 once each, the other 10 refused",
+			len(codes), codes, exhausted, failed)
+	}
+	c, err := there.Carrier(ctx, "ACME")
+	if err != nil || c.NextSerial != 41 {
+		t.Errorf("next serial = %d, %v; want 41", c.NextSerial, err)
+	}
+}
