@@ -174,7 +174,7 @@ func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, p s
 	}
 	a.linkShipments(s)
 	if inlineLabel && s.ShippingLabel != nil {
-		doc, _, err := shipping.LabelDocumentFor(s, s.ShippingLabel).Render(s.ShippingLabel.LabelFormat)
+		doc, _, err := a.labelDocument(s, s.ShippingLabel).Render(s.ShippingLabel.LabelFormat)
 		if err != nil {
 			return nil, "", false, err
 		}
@@ -382,6 +382,16 @@ func (a *API) labelDocumentOf(w http.ResponseWriter, r *http.Request, id string)
 	return a.serveLabelDocument(w, r, acct, id)
 }
 
+// labelDocument is what the label l of shipment s shows, its service named as the carrier's
+// card names it.
+func (a *API) labelDocument(s *shipping.Shipment, l *shipping.Label) shipping.LabelDocument {
+	d := shipping.LabelDocumentFor(s, l)
+	if name := a.serviceName(l.Carrier, l.Service); name != "" {
+		d.Service = name
+	}
+	return d
+}
+
 // serveLabelDocument answers a label's document in its format. A label's document changes when
 // the label is voided or the shipment's reference edited, so caches revalidate it by its ETag.
 func (a *API) serveLabelDocument(w http.ResponseWriter, r *http.Request, accountID, labelID string) error {
@@ -389,7 +399,7 @@ func (a *API) serveLabelDocument(w http.ResponseWriter, r *http.Request, account
 	if err != nil {
 		return err
 	}
-	body, contentType, err := shipping.LabelDocumentFor(s, l).Render(l.LabelFormat)
+	body, contentType, err := a.labelDocument(s, l).Render(l.LabelFormat)
 	if err != nil {
 		return err
 	}
