@@ -9,6 +9,7 @@ import (
 	"flag"
 	"io"
 	"net"
+	"os"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -575,5 +576,48 @@ func TestFirstStartNeedsTheListener(t *testing.T) {
 	}
 	if !regexp.MustCompile(`^token: wb_[A-Za-z0-9_-]{43}\n$`).MatchString(stdout.String()) {
 		t.Errorf("the first start that served printed %q; want exactly one token line", stdout)
+	}
+}
+
+// TestCarrierCommands: waybill carrier put, prices and list store versions as the API does,
+// and refuse a bad card or grid, naming what is wrong.
+func TestCarrierCommands(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "w.db")
+	card := filepath.Join(dir, "acme.json")
+	write := func(name, body string) {
+		if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(card, `{"code": "ACMEX", "name": "Acme Express", "effective_from": "2026-01-01", "max_weight_oz": 1120,
+	 "max_length_in": 108, "max_length_plus_girth_in": 165, "services": [{"code": "GROUND", "name": "Acme Ground",
+	 "transit_days": [1, 2, 2, 3, 3, 4, 4, 5], "weight_breaks_oz": [16], "prices_cents": [[510, 525, 540, 560, 585, 610, 640, 675]]}],
+	 "tracking": {"scheme": "luhn", "prefix": "AX", "digits": 12, "range_start": 1, "range_end": 999999}}`)
+	grid := filepath.Join(dir, "grid.csv")
+	write(grid, "weight_lb,zone_1,zone_2,zone_3,zone_4,zone_5,zone_6,zone_7,zone_8\n1,5.10,5.25,5.40,5.60,5.85,6.10,6.40,6.75\n2,6.20,6.40,6.60,6.85,7.15,7.45,7.80,8.20\n")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-db", db, "carrier", "put", card}, `{"code":"ACMEX","version":1,"effective_from":"2026-01-01","created":true}`},
+		{[]string{"carrier", "prices", "ACMEX", "GROUND", grid, "-effective-from", "2027-01-01", "-db", db}, `{"code":"ACMEX","version":2,"effective_from":"2027-01-01","created":false}`},
+		{[]string{"carrier", "-db", db, "list"}, `{"code":"ACMEX","name":"Acme Express","version":1,"effective_from":"2026-01-01","services":["GROUND"]}`},
+	} {
+		out, err := runCLI(t, tt.args...)
+		if err != nil || strings.TrimSpace(out) != tt.want {
+			t.Errorf("waybill %q = %q, %v; want %s", tt.args, out, err, tt.want)
+		}
+	}
+	write(grid, "weight_oz,zone_1,zone_2,zone_3,zone_4,zone_5,zone_6,zone_7,zone_8\n16,5,5,5,5,5,5,5,x\n")
+	if _, err := runCLI(t, "carrier", "prices", "ACMEX", "GROUND", grid, "-db", db); err == nil || !strings.Contains(err.Error(), "row 1, zone_8") {
+		t.Errorf("carrier prices with a bad cell = %v; want an error naming row 1, zone_8", err)
+	}
+	write(card, `{"code": "ACMEX", "name": ""}`)
+	if _, err := runCLI(t, "carrier", "put", card, "-db", db); err == nil || !strings.Contains(err.Error(), "name") {
+		t.Errorf("carrier put of a bad card = %v; want a validation error", err)
+	}
+	if _, err := runCLI(t, "carrier", "prices", "NOPE", "GROUND", grid, "-db", db); err == nil {
+		t.Error("carrier prices of an unknown carrier succeeded")
 	}
 }
