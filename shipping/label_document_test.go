@@ -293,13 +293,29 @@ func rawRuns(img image.Image, y, x0, x1 int) []int {
 	return runs
 }
 
+// TestLabelPrintsGroupedCode: the label prints a tracking number grouped as its carrier prints
+// it, while its barcode encodes the number itself.
+func TestLabelPrintsGroupedCode(t *testing.T) {
+	for code, printed := range map[string]string{"1Z999AA10123456784": "1Z 999 AA1 01 2345 678 4",
+		"9261292700768711948021": "9261 2927 0076 8711 9480 21", "PL00000000000000018": "PL00 0000 0000 0000 018"} {
+		b, err := sampleLabel(code).ZPL()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), printed) || !strings.Contains(string(b), code) {
+			t.Errorf("ZPL label of %s lacks the printed %q or the code itself", code, printed)
+		}
+	}
+}
+
 // TestLabelScansWithZbar reads the tracking code off the PNG label, and off the PDF label
 // rendered by pdftoppm, with zbarimg: the barcode a scanner sees, not just the one our own
 // decoder reads.
 func TestLabelScansWithZbar(t *testing.T) {
 	zbar := requireTool(t, "zbarimg")
 	pdftoppm := requireTool(t, "pdftoppm")
-	for _, code := range []string{"SWX12345678901234567", "PL80007652062298081", "1Z999AA10123456784", "WB" + strings.Repeat("0123456789", 3)} {
+	for _, code := range []string{"SWX12345678901234567", "PL80007652062298081", "PL00000000000000018", "1Z999AA10123456784",
+		"9261292700768711948021", "WB" + strings.Repeat("0123456789", 3)} {
 		d := sampleLabel(code)
 		t.Run("PNG/"+code, func(t *testing.T) {
 			b, err := d.PNG()
