@@ -182,7 +182,13 @@ func (c *TableCarrier) Rates(ctx context.Context, req RateRequest) ([]Quote, err
 			}
 		}
 	}
-	areaCents := map[string]int64{"DAS": card.DASCents, "EDAS": card.EDASCents}[area]
+	var areaCents int64
+	switch area {
+	case "DAS":
+		areaCents = card.DASCents
+	case "EDAS":
+		areaCents = card.EDASCents
+	}
 	fuel := card.FuelPercent(req.ShipDate)
 	billable := BillableWeightOz(req.LengthIn, req.WidthIn, req.HeightIn, req.WeightOz, card.DimFactor)
 	var quotes []Quote
