@@ -211,11 +211,7 @@ func (c *Card) Validate(code string) error {
 // tooLarge refuses a card whose collections exceed their bounds.
 func (c *Card) tooLarge() error {
 	var v ValidationError
-	tooMany := func(field string, n, max int) {
-		if n > max {
-			v.Add(field, "too_many", "must have at most "+strconv.Itoa(max)+" entries")
-		}
-	}
+	tooMany := v.tooMany
 	tooMany("services", len(c.Services), maxCardServices)
 	tooMany("fuel_surcharges", len(c.FuelSurcharges), maxCardFuel)
 	tooMany("das_zips", len(c.DASZips), maxCardZips)

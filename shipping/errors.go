@@ -4,6 +4,7 @@ package shipping
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -26,6 +27,13 @@ type ValidationError struct {
 // Add records one invalid field.
 func (e *ValidationError) Add(field, code, message string) {
 	e.Fields = append(e.Fields, FieldError{Field: field, Code: code, Message: message})
+}
+
+// tooMany records field as too_many when its n entries exceed max.
+func (e *ValidationError) tooMany(field string, n, max int) {
+	if n > max {
+		e.Add(field, "too_many", "must have at most "+strconv.Itoa(max)+" entries")
+	}
 }
 
 // Err returns e when it holds a field, else nil.

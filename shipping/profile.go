@@ -101,11 +101,7 @@ const (
 // profileTooLarge reports the collections of in that exceed their bounds.
 func profileTooLarge(in ProfileInput) error {
 	var v ValidationError
-	tooMany := func(field string, n, max int) {
-		if n > max {
-			v.Add(field, "too_many", "must have at most "+strconv.Itoa(max)+" entries")
-		}
-	}
+	tooMany := v.tooMany
 	tooMany("carriers", len(in.Carriers), maxProfileCarriers)
 	tooMany("sort_centers", len(in.SortCenters), maxProfileSortCenters)
 	tooMany("zip_coverage", len(in.ZipCoverage), maxProfileCarriers)
