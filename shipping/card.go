@@ -80,8 +80,17 @@ var (
 // ValidCarrierCode reports whether code can name a carrier: 2 to 32 of A-Z, 0-9 and _.
 func ValidCarrierCode(code string) bool { return carrierCodePattern.MatchString(code) }
 
+// Default limits of a card that gives none: the API's own parcel limits (150 lb, a 108 in
+// side) and the common 165 in of length plus girth.
+const (
+	defaultMaxWeightOz = 2400
+	defaultMaxLengthIn = 108
+	defaultMaxGirthIn  = 165
+)
+
 // Normalize fills in a card's defaults: the code, today's date for effective_from, the dim
-// factor, and empty lists for absent ones (coverage stays nil: everywhere).
+// factor, the limits, a luhn tracking scheme (DefaultTrackingScheme) when the card has none,
+// and empty lists for absent ones (coverage stays nil: everywhere).
 func (c *Card) Normalize(code string, today time.Time) {
 	if c.Code == "" {
 		c.Code = code
@@ -91,6 +100,17 @@ func (c *Card) Normalize(code string, today time.Time) {
 	}
 	if c.DimFactor == 0 {
 		c.DimFactor = DimFactor
+	}
+	for _, d := range []struct {
+		f   *float64
+		def float64
+	}{{&c.MaxWeightOz, defaultMaxWeightOz}, {&c.MaxLengthIn, defaultMaxLengthIn}, {&c.MaxGirthIn, defaultMaxGirthIn}} {
+		if *d.f == 0 {
+			*d.f = d.def
+		}
+	}
+	if c.Tracking.Scheme == "" && c.Tracking.RangeEnd == 0 {
+		c.Tracking = DefaultTrackingScheme(c.Code)
 	}
 	for _, l := range []*[]string{&c.DASZips, &c.EDASZips} {
 		if *l == nil {

@@ -90,6 +90,21 @@ func TestCardValidate(t *testing.T) {
 	}
 }
 
+// A card with only a name and a service gets the default limits and tracking scheme.
+func TestCardDefaults(t *testing.T) {
+	c := &Card{Name: "Minimal", Services: testCard().Services}
+	c.Normalize("R2_D2", time.Date(2026, 11, 22, 23, 0, 0, 0, time.UTC))
+	if err := c.Validate("R2_D2"); err != nil {
+		t.Fatal(err)
+	}
+	if c.EffectiveFrom != "2026-11-22" || c.DimFactor != 166 || c.MaxWeightOz != 2400 || c.MaxLengthIn != 108 || c.MaxGirthIn != 165 {
+		t.Errorf("defaults: %+v", c)
+	}
+	if got := c.Tracking.Number("GROUND", 1); got != "RD00000000000000018" {
+		t.Errorf("default tracking number = %q; want RD00000000000000018", got)
+	}
+}
+
 // A card of a megabyte of breaks is refused whole, before its elements are checked.
 func TestCardBounded(t *testing.T) {
 	c := testCard()

@@ -37,6 +37,20 @@ type TrackingScheme struct {
 	RangeEnd   int64 `json:"range_end"`
 }
 
+// DefaultTrackingScheme is the scheme of a card that gives none: luhn, prefixed by the first
+// two letters of the carrier's code (X standing in for missing ones), 16 digits, every serial.
+func DefaultTrackingScheme(code string) TrackingScheme {
+	prefix := []byte("XX")
+	n := 0
+	for i := 0; i < len(code) && n < 2; i++ {
+		if code[i] >= 'A' && code[i] <= 'Z' {
+			prefix[n] = code[i]
+			n++
+		}
+	}
+	return TrackingScheme{Scheme: SchemeLuhn, Prefix: string(prefix), Digits: 16, RangeStart: 1, RangeEnd: pow10(16) - 1}
+}
+
 // serialWidth is how many digits a serial has in the scheme's numbers; 0 for no scheme.
 func (t *TrackingScheme) serialWidth() int {
 	switch t.Scheme {
