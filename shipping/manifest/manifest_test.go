@@ -84,7 +84,7 @@ func sample(n int) Manifest {
 	for i := range n {
 		m.Lines = append(m.Lines, Line{TrackingCode: fmt.Sprintf("SWX%010d", i), Service: "REGEA", ShipDate: "2026-11-22",
 			WeightOz: 12.5, LengthIn: 10, WidthIn: 8, HeightIn: 4, FromZip: "89501",
-			To: shipping.Address{Name: "Jo, \"the\" Doe", Street1: "5 Elm St", City: "Austin", State: "TX", Zip: "78701", Country: "US"},
+			To:        shipping.Address{Name: "Jo, \"the\" Doe", Street1: "5 Elm St", City: "Austin", State: "TX", Zip: "78701", Country: "US"},
 			Reference: "=cmd"})
 	}
 	return m
