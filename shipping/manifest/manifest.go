@@ -5,6 +5,7 @@
 package manifest
 
 import (
+	"errors"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
@@ -99,4 +100,31 @@ func addressLines(a shipping.Address) []string {
 // round2 rounds to hundredths, the precision the documents show.
 func round2(v float64) float64 {
 	return float64(int64(v*100+0.5)) / 100
+}
+
+// ErrNothingToManifest reports a close-out that finds no label to collect.
+var ErrNothingToManifest = errors.New("no unmanifested PRE_TRANSIT label for that carrier and ship date")
+
+// Request is a close-out request: POST /manifests {carrier, ship_date?}.
+type Request struct {
+	Carrier  string `json:"carrier"`
+	ShipDate string `json:"ship_date"`
+}
+
+// Validate checks the request and fills in its default: ship_date today (YYYY-MM-DD, UTC).
+// Any date is accepted, past ones included: a day is closed out after it ends too.
+func (r *Request) Validate(today string) error {
+	var v shipping.ValidationError
+	switch {
+	case r.Carrier == "":
+		v.Add("carrier", "required", "is required")
+	case len(r.Carrier) > 64:
+		v.Add("carrier", "too_long", "must be at most 64 characters")
+	}
+	if r.ShipDate == "" {
+		r.ShipDate = today
+	} else if _, err := time.Parse(time.DateOnly, r.ShipDate); err != nil {
+		v.Add("ship_date", "invalid", "must be a date YYYY-MM-DD")
+	}
+	return v.Err()
 }

@@ -189,3 +189,31 @@ func BenchmarkRender1000(b *testing.B) {
 		CSV(m)
 	}
 }
+
+func TestRequestValidate(t *testing.T) {
+	tests := []struct {
+		req      Request
+		wantDate string
+		fields   string
+	}{
+		{Request{Carrier: "SWIFTSHIP"}, "2026-11-22", ""},
+		{Request{Carrier: "SWIFTSHIP", ShipDate: "2026-11-20"}, "2026-11-20", ""},
+		{Request{}, "2026-11-22", "carrier"},
+		{Request{Carrier: strings.Repeat("X", 65)}, "2026-11-22", "carrier"},
+		{Request{Carrier: "SWIFTSHIP", ShipDate: "2026-13-01"}, "2026-13-01", "ship_date"},
+		{Request{Carrier: "SWIFTSHIP", ShipDate: "tomorrow"}, "tomorrow", "ship_date"},
+	}
+	for _, tt := range tests {
+		r := tt.req
+		err := r.Validate("2026-11-22")
+		var fields []string
+		if ve, ok := err.(*shipping.ValidationError); ok {
+			for _, f := range ve.Fields {
+				fields = append(fields, f.Field)
+			}
+		}
+		if got := strings.Join(fields, ","); got != tt.fields || r.ShipDate != tt.wantDate {
+			t.Errorf("Validate(%+v) = fields %q, ship_date %q; want %q, %q", tt.req, got, r.ShipDate, tt.fields, tt.wantDate)
+		}
+	}
+}
