@@ -43,8 +43,9 @@ type PollClaim struct {
 	Failures int
 }
 
-// pollDue is the condition of a label due for a poll at $2 among the carriers listed from $3 on,
-// its first poll being $1 after its purchase. The statuses are those shipping.Polled excludes.
+// pollDue is the condition of a label due for a poll at $2, its first poll being $1 after its
+// purchase; it comes first in its WHERE, as SQLite numbers parameters in the order they appear.
+// The statuses are those shipping.Polled excludes.
 const pollDue = `status NOT IN ('` + shipping.LabelDelivered + `', '` + shipping.LabelReturnToSender + `', '` + shipping.LabelVoided + `')
 	AND COALESCE(poll_at, created_at + $1) <= $2`
 
@@ -57,7 +58,7 @@ func (db *DB) PollAccounts(ctx context.Context, carriers []string, now time.Time
 	args := []any{first.Microseconds(), Micros(now)}
 	in := placeholders(&args, carriers)
 	args = append(args, limit)
-	rows, err := db.r.QueryContext(ctx, `SELECT account_id FROM shipping_labels WHERE carrier IN (`+in+`) AND `+pollDue+`
+	rows, err := db.r.QueryContext(ctx, `SELECT account_id FROM shipping_labels WHERE `+pollDue+` AND carrier IN (`+in+`)
 		GROUP BY account_id ORDER BY MIN(COALESCE(poll_at, created_at + $1)), account_id LIMIT $`+itoa(len(args)), args...)
 	if err != nil {
 		return nil, err
@@ -84,7 +85,7 @@ func (db *DB) ClaimPolls(ctx context.Context, accountID string, carriers []strin
 		in := placeholders(&args, carriers)
 		args = append(args, limit)
 		rows, err := tx.QueryContext(ctx, `SELECT id, carrier, tracking_code, poll_failures FROM shipping_labels
-			WHERE account_id = $3 AND carrier IN (`+in+`) AND `+pollDue+`
+			WHERE `+pollDue+` AND account_id = $3 AND carrier IN (`+in+`)
 			ORDER BY COALESCE(poll_at, created_at + $1), id LIMIT $`+itoa(len(args))+db.skipLocked(), args...)
 		if err != nil {
 			return err

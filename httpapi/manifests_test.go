@@ -1,0 +1,298 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/waybill/waybill/ingest"
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
+)
+
+type manifestAnswer struct {
+	Data store.Manifest `json:"data"`
+}
+
+// buyLabels buys n labels of the cheapest carrier for the named token's account and returns
+// the carrier.
+func (e *testEnv) buyLabels(t testing.TB, token string, n int) (carrier string, labels []string) {
+	t.Helper()
+	for range n {
+		s := decode[shipmentAnswer](t, e.do("POST", "/shipments", token, shipmentBody("CHEAPEST", "PDF")), http.StatusCreated)
+		b := decode[shipmentAnswer](t, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[0].ID, token, nil), http.StatusOK)
+		carrier, labels = b.Data.ShippingLabel.Carrier, append(labels, b.Data.ShippingLabel.ID)
+	}
+	return carrier, labels
+}
+
+// checkManifests checks, from the database, that no label is in two manifests: each manifest's
+// labels point back at it and no label id is listed twice; it returns how many labels are
+// manifested.
+func (e *testEnv) checkManifests(t *testing.T) int {
+	t.Helper()
+	l, err := e.db.ListManifests(context.Background(), e.accounts["acme"].ID, store.ManifestFilter{}, store.Page{Number: 1, Size: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for _, m := range l.Items {
+		if m.LabelCount != len(m.ShippingLabelIDs) {
+			t.Errorf("manifest %s: label_count %d, %d ids", m.ID, m.LabelCount, len(m.ShippingLabelIDs))
+		}
+		for _, id := range m.ShippingLabelIDs {
+			if other, dup := seen[id]; dup {
+				t.Errorf("label %s is in manifests %s and %s", id, other, m.ID)
+			}
+			seen[id] = m.ID
+			lb, err := e.db.Label(context.Background(), e.accounts["acme"].ID, id)
+			if err != nil || lb.ManifestID == nil || *lb.ManifestID != m.ID {
+				t.Errorf("label %s: manifest_id %v (%v); want %s", id, lb.ManifestID, err, m.ID)
+			}
+		}
+	}
+	var n int
+	if err := e.db.Reader().QueryRow(`SELECT COUNT(*) FROM shipping_labels WHERE manifest_id IS NOT NULL`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(seen) {
+		t.Errorf("%d labels have a manifest_id; the manifests list %d", n, len(seen))
+	}
+	return n
+}
+
+// TestConcurrentManifests: close-outs racing each other and purchases never put a label in two
+// manifests; every label bought before the last close-out is in exactly one.
+func TestConcurrentManifests(t *testing.T) {
+	e := newEnv(t)
+	carrier, labels := e.buyLabels(t, "all", 10)
+	body := fmt.Sprintf(`{"carrier": %q}`, carrier)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	created, bought := 0, len(labels)
+	for i := range 8 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			w := e.do("POST", "/manifests", "all", body)
+			switch w.Code {
+			case http.StatusCreated:
+				mu.Lock()
+				created++
+				mu.Unlock()
+			case http.StatusUnprocessableEntity:
+				if !strings.Contains(w.Body.String(), "nothing_to_manifest") {
+					t.Errorf("close-out %d: %s", i, w.Body)
+				}
+			default:
+				t.Errorf("close-out %d: %d %s", i, w.Code, w.Body)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if _, l := e.buyLabels(t, "all", 1); len(l) == 1 {
+				mu.Lock()
+				bought++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if created == 0 {
+		t.Fatal("no close-out succeeded")
+	}
+	w := e.do("POST", "/manifests", "all", body)
+	if w.Code != http.StatusCreated && w.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("last close-out: %d %s", w.Code, w.Body)
+	}
+	if n := e.checkManifests(t); n != bought {
+		t.Errorf("%d labels manifested; want all %d bought", n, bought)
+	}
+}
+
+// TestManifestedLabelCannotBeVoided: cancel of a manifested label is 422 label_manifested and
+// voids nothing; the label still tracks.
+func TestManifestedLabelCannotBeVoided(t *testing.T) {
+	e := newEnv(t)
+	s := e.createShipment(t, "CHEAPEST", "PDF")
+	b := decode[shipmentAnswer](t, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[0].ID, "all", nil), http.StatusOK)
+	m := decode[manifestAnswer](t, e.do("POST", "/manifests", "all", `{"carrier": "`+b.Data.ShippingLabel.Carrier+`"}`), http.StatusCreated)
+	if m.Data.LabelCount != 1 || m.Data.ShippingLabelIDs[0] != b.Data.ShippingLabel.ID {
+		t.Fatalf("manifest = %+v", m.Data)
+	}
+	w := e.do("PUT", "/shipments/"+s.Data.ID+"/cancel", "all", nil)
+	if w.Code != http.StatusUnprocessableEntity || !strings.Contains(w.Body.String(), `"label_manifested"`) {
+		t.Fatalf("cancel of a manifested label: %d %s", w.Code, w.Body)
+	}
+	l := decode[struct {
+		Data shipping.Label `json:"data"`
+	}](t, e.do("GET", "/shipping_labels/"+b.Data.ShippingLabel.ID, "all", nil), http.StatusOK)
+	if l.Data.Status != shipping.LabelPreTransit || l.Data.ManifestID == nil || *l.Data.ManifestID != m.Data.ID {
+		t.Errorf("label after the refused cancel: %s, manifest_id %v", l.Data.Status, l.Data.ManifestID)
+	}
+}
+
+// TestCarrierPushBounds: a push carries 1 to 1,000 events; 1,000 each get a result.
+func TestCarrierPushBounds(t *testing.T) {
+	e := newEnv(t)
+	carrier, _ := e.buyLabels(t, "all", 1)
+	secret := decode[struct {
+		Data struct{ Secret string } `json:"data"`
+	}](t, e.do("POST", "/admin/carriers/"+carrier+"/event_secret/rotate", "admin", nil), http.StatusOK).Data.Secret
+	push := func(n int) *httptest.ResponseRecorder {
+		events := make([]string, n)
+		for i := range events {
+			events[i] = fmt.Sprintf(`{"tracking_code": "NOPE%d", "status": "IN_TRANSIT", "message": "m", "occurred_at": "2026-11-22T05:00:00Z"}`, i)
+		}
+		body := `{"events": [` + strings.Join(events, ",") + `]}`
+		req := httptest.NewRequest("POST", "/carrier_events/"+carrier, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(CarrierSignatureHeader, ingest.Sign(secret, []byte(body)))
+		w := httptest.NewRecorder()
+		e.api.ServeHTTP(w, req)
+		return w
+	}
+	if w := push(1001); w.Code != http.StatusBadRequest {
+		t.Errorf("1001 events: %d; want 400", w.Code)
+	}
+	got := decode[struct {
+		Data pushAnswer `json:"data"`
+	}](t, push(1000), http.StatusOK)
+	if len(got.Data.Results) != 1000 || got.Data.Results[999].Index != 999 || got.Data.Results[999].Status != pushUnknown {
+		t.Errorf("1000 events: %d results, last %+v", len(got.Data.Results), got.Data.Results[len(got.Data.Results)-1])
+	}
+}
+
+// fakeTracker is a built-in carrier that also tracks: by tracking code, it answers events,
+// fails, or hangs (ignoring its context) until released.
+type fakeTracker struct {
+	shipping.Carrier
+	mu      sync.Mutex
+	events  map[string][]shipping.TrackingEvent
+	fail    map[string]bool
+	hang    map[string]bool
+	release chan struct{}
+	calls   map[string]int
+}
+
+func (f *fakeTracker) Track(ctx context.Context, code string) ([]shipping.TrackingEvent, error) {
+	f.mu.Lock()
+	f.calls[code]++
+	events, fail, hang := f.events[code], f.fail[code], f.hang[code]
+	f.mu.Unlock()
+	if hang {
+		<-f.release
+	}
+	if fail {
+		return nil, errors.New("carrier down")
+	}
+	return events, nil
+}
+
+func (f *fakeTracker) called(code string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[code]
+}
+
+// TestTrackingPoller polls a fake Tracker: not before the interval; events applied through the
+// operator feed's rules; a failing carrier backs off; a hanging one is abandoned at the timeout
+// without holding up another account's label; a finished label is polled no more.
+func TestTrackingPoller(t *testing.T) {
+	e := newEnv(t)
+	var trackers []*fakeTracker
+	var carriers []shipping.Carrier
+	release := make(chan struct{})
+	defer close(release)
+	for _, c := range shipping.BuiltinCarriers() {
+		f := &fakeTracker{Carrier: c, events: map[string][]shipping.TrackingEvent{}, fail: map[string]bool{}, hang: map[string]bool{},
+			calls: map[string]int{}, release: release}
+		trackers, carriers = append(trackers, f), append(carriers, f)
+	}
+	api, err := New(Config{DB: e.db, BaseURL: e.url, Carriers: carriers, TrackingPollInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api.poll.timeout = 100 * time.Millisecond
+	e.api = api
+	carrier, acme := e.buyLabels(t, "all", 3)
+	_, other := e.buyLabels(t, "other", 1)
+	var f *fakeTracker
+	for _, tr := range trackers {
+		if tr.Name() == carrier {
+			f = tr
+		}
+	}
+	code := func(account, id string) string {
+		l, err := e.db.Label(context.Background(), e.accounts[account].ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.TrackingCode
+	}
+	ok, failing, hanging, otherCode := code("acme", acme[0]), code("acme", acme[1]), code("acme", acme[2]), code("other", other[0])
+	at := func(d time.Duration) shipping.Timestamp { return shipping.Timestamp{Time: testStart.Add(d)} }
+	f.events[ok] = []shipping.TrackingEvent{{Status: shipping.LabelInTransit, Message: "Picked up", OccurredAt: at(time.Minute)}}
+	f.events[otherCode] = []shipping.TrackingEvent{{Status: shipping.LabelDelivered, Message: "Delivered", OccurredAt: at(time.Minute)}}
+	f.fail[failing], f.hang[hanging] = true, true
+
+	drain := func() {
+		t.Helper()
+		if err := e.api.Drain(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func(account, id string) string {
+		l, err := e.db.Label(context.Background(), e.accounts[account].ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Status
+	}
+	drain()
+	if f.called(ok) != 0 {
+		t.Fatal("polled before the interval")
+	}
+	e.setClock(testStart.Add(time.Hour + time.Second))
+	start := time.Now()
+	drain()
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("a round with a hanging carrier took %v", took)
+	}
+	for _, c := range []string{ok, failing, hanging, otherCode} {
+		if f.called(c) != 1 {
+			t.Errorf("%s polled %d times; want 1", c, f.called(c))
+		}
+	}
+	if s := status("acme", acme[0]); s != shipping.LabelInTransit {
+		t.Errorf("polled label: %s; want IN_TRANSIT", s)
+	}
+	if s := status("other", other[0]); s != shipping.LabelDelivered {
+		t.Errorf("other account's polled label: %s; want DELIVERED", s)
+	}
+	var failures int
+	var pollAt int64
+	if err := e.db.Reader().QueryRow(`SELECT poll_failures, poll_at FROM shipping_labels WHERE id = $1`, acme[1]).Scan(&failures, &pollAt); err != nil {
+		t.Fatal(err)
+	}
+	if want := testStart.Add(time.Hour + time.Second + 2*time.Hour); failures != 1 || store.Time(pollAt) != want {
+		t.Errorf("failing label: %d failures, next poll %v; want 1, %v", failures, store.Time(pollAt), want)
+	}
+	// An hour later the healthy labels are polled again (duplicates change nothing), the failing
+	// one is backing off, and the delivered one is finished.
+	e.setClock(testStart.Add(2*time.Hour + 2*time.Second))
+	drain()
+	if f.called(ok) != 2 || f.called(failing) != 1 || f.called(otherCode) != 1 {
+		t.Errorf("second round: polled ok %d, failing %d, delivered %d; want 2, 1, 1", f.called(ok), f.called(failing), f.called(otherCode))
+	}
+	events, err := e.db.ListTrackingEvents(context.Background(), e.accounts["acme"].ID, acme[0], store.Page{Number: 1, Size: 10})
+	if err != nil || len(events.Items) != 1 || events.Items[0].Source != "carrier" {
+		t.Errorf("polled label's events: %+v, %v; want the one event, source carrier", events.Items, err)
+	}
+}
