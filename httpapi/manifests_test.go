@@ -296,3 +296,16 @@ func TestTrackingPoller(t *testing.T) {
 		t.Errorf("polled label's events: %+v, %v; want the one event, source carrier", events.Items, err)
 	}
 }
+
+// BenchmarkCreateManifest1000 times POST /manifests closing out 1,000 labels on SQLite: the
+// claim, both documents rendered and stored, 1,000 stored responses rewritten, in one
+// transaction.
+func BenchmarkCreateManifest1000(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		e := newEnv(b)
+		carrier, _ := e.buyLabels(b, "all", 1000)
+		b.StartTimer()
+		decode[manifestAnswer](b, e.do("POST", "/manifests", "all", `{"carrier": "`+carrier+`"}`), http.StatusCreated)
+	}
+}
