@@ -87,7 +87,12 @@ func (a *API) postCarrierEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	answer := pushAnswer{Results: make([]pushResult, len(req.Events))}
 	for i, raw := range req.Events {
-		res := a.pushEvent(r, carrier, raw)
+		res, err := a.pushEvent(r, carrier, raw)
+		if err != nil {
+			// The database failed: the push fails whole, and the carrier sends it again (the
+			// events applied so far come back DUPLICATE).
+			return err
+		}
 		res.Index = i
 		switch res.Status {
 		case pushAccepted:
@@ -95,41 +100,35 @@ func (a *API) postCarrierEvents(w http.ResponseWriter, r *http.Request) error {
 		case pushDuplicate:
 			answer.Duplicates++
 		}
-		if res.Status == "" { // the database failed: nothing after this event was applied
-			return errors.New(res.Message)
-		}
 		answer.Results[i] = res
 	}
 	writeData(w, http.StatusOK, answer)
 	return nil
 }
 
-// pushEvent applies one pushed event and says how it went. An empty Status is a failure of the
-// store (Message the error), which fails the push: the carrier sends it again, and the events
-// already applied come back DUPLICATE.
-func (a *API) pushEvent(r *http.Request, carrier string, raw json.RawMessage) pushResult {
+// pushEvent applies one pushed event and says how it went; an error is a failure of the store.
+func (a *API) pushEvent(r *http.Request, carrier string, raw json.RawMessage) (pushResult, error) {
 	var req trackingEventRequest
 	if err := decodeStrict(raw, &req); err != nil {
-		return pushResult{Status: pushInvalid, Message: eventProblem(err)}
+		return pushResult{Status: pushInvalid, Message: eventProblem(err)}, nil
 	}
 	e, err := a.trackingEvent(&req, "carrier")
 	if err != nil {
-		return pushResult{Status: pushInvalid, Message: eventProblem(err)}
+		return pushResult{Status: pushInvalid, Message: eventProblem(err)}, nil
 	}
 	_, created, err := a.db.AddCarrierTrackingEvent(r.Context(), carrier, req.TrackingCode, e)
 	var ve *shipping.ValidationError
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return pushResult{Status: pushUnknown, Message: "no " + carrier + " shipping label has this tracking code"}
+		return pushResult{Status: pushUnknown, Message: "no " + carrier + " shipping label has this tracking code"}, nil
 	case errors.Is(err, shipping.ErrInvalidState), errors.As(err, &ve):
-		return pushResult{Status: pushInvalid, Message: eventProblem(err)}
+		return pushResult{Status: pushInvalid, Message: eventProblem(err)}, nil
 	case err != nil:
-		a.log.Error("carrier push", "carrier", carrier, "err", err)
-		return pushResult{Message: err.Error()}
+		return pushResult{}, err
 	case created:
-		return pushResult{Status: pushAccepted}
+		return pushResult{Status: pushAccepted}, nil
 	}
-	return pushResult{Status: pushDuplicate}
+	return pushResult{Status: pushDuplicate}, nil
 }
 
 // eventProblem says what is wrong with one event, in one line.

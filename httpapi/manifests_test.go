@@ -158,8 +158,28 @@ func TestCarrierPushBounds(t *testing.T) {
 		e.api.ServeHTTP(w, req)
 		return w
 	}
-	if w := push(1001); w.Code != http.StatusBadRequest {
-		t.Errorf("1001 events: %d; want 400", w.Code)
+	if w := push(1001); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "validation_failed") {
+		t.Errorf("1001 events: %d %s; want 400 validation_failed", w.Code, w.Body)
+	}
+	// More than 1 MiB is refused before anything is read into events, signed or not.
+	big := `{"events": [{"tracking_code": "X", "message": "` + strings.Repeat("x", 1<<20) + `"}]}`
+	req := httptest.NewRequest("POST", "/carrier_events/"+carrier, strings.NewReader(big))
+	req.Header.Set(CarrierSignatureHeader, ingest.Sign(secret, []byte(big)))
+	w := httptest.NewRecorder()
+	e.api.ServeHTTP(w, req)
+	if w.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a push over 1 MiB: %d; want 413", w.Code)
+	}
+	// A NUL byte anywhere is refused like in every body (400, naming the event's field), never a
+	// 500: no database column stores one.
+	nul := `{"events": [{"tracking_code": "A\u0000B", "status": "IN_TRANSIT", "message": "m", "occurred_at": "2026-11-22T05:00:00Z"}]}`
+	req = httptest.NewRequest("POST", "/carrier_events/"+carrier, strings.NewReader(nul))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(CarrierSignatureHeader, ingest.Sign(secret, []byte(nul)))
+	w = httptest.NewRecorder()
+	e.api.ServeHTTP(w, req)
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"events[0].tracking_code"`) {
+		t.Errorf("an event with a NUL byte: %d %s; want 400 naming events[0].tracking_code", w.Code, w.Body)
 	}
 	got := decode[struct {
 		Data pushAnswer `json:"data"`
