@@ -62,6 +62,9 @@ var tests = []struct {
 	{"PutProfileConcurrently", testPutProfileConcurrently},
 	{"WebhookGoneRacesPatch", testWebhookGoneRacesPatch},
 	{"ConcurrentChangesKeepEachOther", testConcurrentChangesKeepEachOther},
+	{"ManifestsRaceChanges", testManifestsRaceChanges},
+	{"CarrierTrackingEvent", testCarrierTrackingEvent},
+	{"ClaimPollsConcurrently", testClaimPollsConcurrently},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of
