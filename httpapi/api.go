@@ -45,6 +45,10 @@ type Config struct {
 	// on one step (PRE_TRANSIT → IN_TRANSIT → OUT_FOR_DELIVERY → DELIVERED) this long after its
 	// last event, through the operator feed's code path. For trying waybill out; 0 is off.
 	SimulateTracking time.Duration
+	// TrackingPollInterval is how long after its purchase, and then how often, a label of a
+	// carrier that implements shipping.Tracker is polled for tracking events; 0 uses
+	// DefaultTrackingPollInterval (1h).
+	TrackingPollInterval time.Duration
 }
 
 // DefaultRetrySchedule is the webhook retry schedule unless one is configured.
@@ -71,6 +75,7 @@ type API struct {
 	billing  *billingState
 	webhooks *webhookState
 	docs     *documentState
+	poll     *pollState
 }
 
 // worker is one background loop of the API.
@@ -132,7 +137,7 @@ func (a *API) Workers() []string {
 
 // setup builds each domain's state and registers its workers.
 func (a *API) setup() error {
-	for _, f := range []func() error{a.setupDocuments, a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks, a.setupSimulator} {
+	for _, f := range []func() error{a.setupDocuments, a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks, a.setupSimulator, a.setupPolling} {
 		if err := f(); err != nil {
 			return err
 		}

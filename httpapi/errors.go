@@ -6,6 +6,7 @@ import (
 
 	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/manifest"
 	"github.com/waybill/waybill/store"
 )
 
@@ -62,6 +63,10 @@ func errorFor(err error) *Error {
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "carrier_in_use", Message: "a rate shopping profile names the carrier; remove it from every profile first"}
 	case errors.Is(err, shipping.ErrTrackingNumbersExhausted):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "tracking_numbers_exhausted", Message: err.Error()}
+	case errors.Is(err, manifest.ErrNothingToManifest):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "nothing_to_manifest", Message: err.Error()}
+	case errors.Is(err, shipping.ErrLabelManifested):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "label_manifested", Message: err.Error()}
 	case errors.Is(err, shipping.ErrInvalidState), errors.Is(err, billing.ErrInvalidState):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "invalid_state", Message: err.Error()}
 	}

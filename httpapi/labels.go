@@ -448,6 +448,29 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &req); err != nil {
 		return err
 	}
+	e, err := a.trackingEvent(&req, "admin")
+	if err != nil {
+		return err
+	}
+	ev, created, err := a.db.AddTrackingEvent(r.Context(), req.TrackingCode, e)
+	if errors.Is(err, store.ErrNotFound) {
+		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no shipping label has tracking code " + req.TrackingCode}
+	}
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeData(w, status, ev)
+	return nil
+}
+
+// trackingEvent validates a tracking event as the operator feed and the carriers' pushes send it
+// and returns it with its source; req.TrackingCode is trimmed. The one set of input rules for
+// every way an event arrives.
+func (a *API) trackingEvent(req *trackingEventRequest, source string) (shipping.TrackingEvent, error) {
 	var v shipping.ValidationError
 	location, locationField := req.TrackingLocation, "tracking_location"
 	switch {
@@ -457,7 +480,7 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 		location, locationField = req.Location, "location"
 	}
 	e := shipping.TrackingEvent{Status: req.Status, Substatus: nonEmpty(req.Substatus), StatusDetail: nonEmpty(req.StatusDetail),
-		Message: strings.TrimSpace(req.Message), Source: "admin", TrackingLocation: location}
+		Message: strings.TrimSpace(req.Message), Source: source, TrackingLocation: location}
 	req.TrackingCode = strings.TrimSpace(req.TrackingCode)
 	if req.TrackingCode == "" {
 		v.Add("tracking_code", "required", "is required")
@@ -492,22 +515,7 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 	if badTime != nil {
 		v.Fields = append(v.Fields, *badTime)
 	}
-	if err := v.Err(); err != nil {
-		return err
-	}
-	ev, created, err := a.db.AddTrackingEvent(r.Context(), req.TrackingCode, e)
-	if errors.Is(err, store.ErrNotFound) {
-		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no shipping label has tracking code " + req.TrackingCode}
-	}
-	if err != nil {
-		return err
-	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	writeData(w, status, ev)
-	return nil
+	return e, v.Err()
 }
 
 // nonEmpty treats an empty string like an absent one.

@@ -56,7 +56,7 @@ func (e *testEnv) freshList(t *testing.T, p store.Page, k *store.Keyset) []byte 
 
 // TestStoredResponsesMatchFreshRender: after every kind of change to a shipment or its label
 // (create, buy, buy with insurance, PATCH, tracking events up to delivery and billing, cancel,
-// void, webhook redelivery), each stored response the GETs answer (shipment, label, list pages)
+// void, webhook redelivery, manifest), each stored response the GETs answer (shipment, label, list pages)
 // is byte for byte a fresh render of the rows.
 func TestStoredResponsesMatchFreshRender(t *testing.T) {
 	e := newEnv(t)
@@ -136,6 +136,12 @@ func TestStoredResponsesMatchFreshRender(t *testing.T) {
 	}
 	e.do("POST", "/webhooks/"+sub.ID+"/events/"+evs[0].ID+"/redeliver", "all", nil)
 	check("redeliver")
+	closed := buy(create(), "")
+	body := fmt.Sprintf(`{"carrier": %q}`, closed.Data.ShippingLabel.Carrier)
+	decode[any](t, e.do("POST", "/manifests", "all", body), http.StatusCreated)
+	check("manifest")
+	track(closed, "IN_TRANSIT", "2026-11-22T05:00:00Z")
+	check("tracking event of a manifested label")
 }
 
 // TestAppendLinked: marked label_urls become the labels' URLs, encoded as encoding/json

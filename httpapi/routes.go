@@ -33,6 +33,10 @@ func (a *API) routes() {
 	a.handle("GET /shipping_labels/{id}/label", ScopeReadShipments, a.getLabelDocument)
 	a.handle("GET /shipping_labels/{id}/tracking_events", ScopeReadShipments, a.listTrackingEvents)
 
+	a.handle("POST /manifests", ScopeWriteShipments, a.createManifest)
+	a.handle("GET /manifests", ScopeReadShipments, a.listManifests)
+	a.handle("GET /manifests/{id}", ScopeReadShipments, a.getManifest)
+
 	a.handle("GET /rate_shopping_profiles", ScopeReadProfiles, a.listProfiles)
 	a.handle("GET /rate_shopping_profiles/{profile_key}", ScopeReadProfiles, a.getProfile)
 
@@ -56,12 +60,16 @@ func (a *API) routes() {
 	a.handle("GET /order_imports/{id}", ScopeReadOrders, a.getOrderImport)
 	// Order import authenticates by signature, not by bearer token.
 	a.mux.Handle("POST /webhook/custom-orders", a.orderImportHandler())
+	// Carriers push tracking events signed with their inbound secret, not with a bearer token.
+	a.public("POST /carrier_events/{carrier}", a.postCarrierEvents)
 
 	// Capability document URLs (label_url, pdf_url, csv_url): the signature in the path is the
 	// credential, no bearer token (documents.go).
 	a.public("GET /documents/shipping_labels/{id}/{sig}", a.capability(docLabel, a.labelDocumentOf))
 	a.public("GET /documents/invoices/{id}/pdf/{sig}", a.capability(docInvoicePDF, a.invoicePDFOf))
 	a.public("GET /documents/invoices/{id}/csv/{sig}", a.capability(docInvoiceCSV, a.invoiceCSVOf))
+	a.public("GET /documents/manifests/{id}/pdf/{sig}", a.capability(docManifestPDF, a.manifestPDFOf))
+	a.public("GET /documents/manifests/{id}/csv/{sig}", a.capability(docManifestCSV, a.manifestCSVOf))
 	a.handle("GET /metrics", ScopeAdmin, a.serveMetrics)
 
 	a.handle("POST /admin/accounts", ScopeAdmin, a.createAccount)
@@ -78,6 +86,7 @@ func (a *API) routes() {
 	a.handle("PUT /admin/carriers/{code}", ScopeAdmin, a.putCarrier)
 	a.handle("DELETE /admin/carriers/{code}", ScopeAdmin, a.deleteCarrier)
 	a.handle("PUT /admin/carriers/{code}/services/{service}/prices", ScopeAdmin, a.putPriceGrid)
+	a.handle("POST /admin/carriers/{code}/event_secret/rotate", ScopeAdmin, a.rotateCarrierEventSecret)
 	a.handle("GET /admin/accounts/{id}/billing_profile", ScopeAdmin, a.getBillingProfile)
 	a.handle("PATCH /admin/accounts/{id}/billing_profile", ScopeAdmin, a.updateBillingProfile)
 	a.handle("POST /admin/billing/invoices", ScopeAdmin, a.openDraftInvoice)

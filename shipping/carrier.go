@@ -36,3 +36,11 @@ type SerialSource interface {
 	// NextSerial returns the carrier's next serial, at least from.
 	NextSerial(ctx context.Context, carrier string, from int64) (int64, error)
 }
+
+// Tracker is what a carrier also implements when waybill can ask it for a label's tracking
+// events (DESIGN §13): a background worker polls it for the unfinished labels it carries. The
+// events go through the same rules as the operator feed; an event returned again is ignored
+// as a duplicate, so Track may return a label's whole history each time.
+type Tracker interface {
+	Track(ctx context.Context, trackingCode string) ([]TrackingEvent, error)
+}

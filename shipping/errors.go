@@ -12,6 +12,10 @@ import (
 // reason: fmt.Errorf("%w: shipment is CANCELLED", ErrInvalidState).
 var ErrInvalidState = errors.New("invalid state")
 
+// ErrLabelManifested reports a void refused because the label is in a manifest: the carrier
+// holds the manifest, so the label is no longer the shipper's to cancel (DESIGN §12).
+var ErrLabelManifested = errors.New("the label is in a manifest; it can no longer be voided")
+
 // FieldError names one invalid field of a request; Field is a dotted path ("parcel.weight").
 type FieldError struct {
 	Field   string `json:"field"`

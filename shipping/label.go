@@ -42,6 +42,7 @@ type Label struct {
 	ShippingRateID     string     `json:"shipping_rate_id"`
 	ShippingRate       *Rate      `json:"shipping_rate"`
 	InsuranceAmount    *float64   `json:"insurance_amount"` // the declared value insured, USD (compat); null if none
+	ManifestID         *string    `json:"manifest_id"`      // the manifest (close-out) holding the label; null if none
 	DeliveredAt        *Timestamp `json:"delivered_at"`
 	FirstCarrierScanAt *Timestamp `json:"first_carrier_scan_at"`
 	CreatedAt          Timestamp  `json:"created_at"`
@@ -268,7 +269,8 @@ const (
 )
 
 // Cancel decides what cancelling a shipment in shipmentStatus takes; l is its label (nil
-// without one). Only a label never scanned and never billed can be voided (Label.Voidable).
+// without one). Only a label never scanned and never billed can be voided (Label.Voidable),
+// and not once it is in a manifest (ErrLabelManifested): the carrier holds the manifest.
 func Cancel(shipmentStatus string, l *Label) (CancelAction, error) {
 	switch shipmentStatus {
 	case StatusCancelled:
@@ -279,6 +281,8 @@ func Cancel(shipmentStatus string, l *Label) (CancelAction, error) {
 		switch {
 		case l == nil:
 			return 0, fmt.Errorf("%w: the shipment has no label to void", ErrInvalidState)
+		case l.Voidable() && l.ManifestID != nil:
+			return 0, ErrLabelManifested
 		case l.Voidable():
 			return CancelAndVoid, nil
 		case l.Status != LabelPreTransit:

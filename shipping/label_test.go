@@ -369,6 +369,7 @@ func TestApplyTrackingEventOrderIndependent(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	scan := &Timestamp{time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+	manifest := "m1"
 	tests := []struct {
 		name     string
 		shipment string
@@ -388,6 +389,7 @@ func TestCancel(t *testing.T) {
 		{"PRE_TRANSIT after a scan", StatusPurchased, &Label{Status: LabelPreTransit, FirstCarrierScanAt: scan}, 0, true},
 		{"PRE_TRANSIT but billed", StatusPurchased, &Label{Status: LabelPreTransit, Billed: true}, 0, true},
 		{"purchased without a label", StatusPurchased, nil, 0, true},
+		{"manifested, in transit", StatusPurchased, &Label{Status: LabelInTransit, FirstCarrierScanAt: scan, ManifestID: &manifest}, 0, true},
 		{"unknown status", "WEIRD", nil, 0, true},
 	}
 	for _, tt := range tests {
@@ -401,6 +403,16 @@ func TestCancel(t *testing.T) {
 		if err != nil || got != tt.want {
 			t.Errorf("%s: Cancel = %v, %v; want %v", tt.name, got, err, tt.want)
 		}
+	}
+}
+
+// TestCancelManifested: a label in a manifest is refused with ErrLabelManifested, not voided,
+// and not reported as another invalid state.
+func TestCancelManifested(t *testing.T) {
+	manifest := "m1"
+	got, err := Cancel(StatusPurchased, &Label{Status: LabelPreTransit, ManifestID: &manifest})
+	if !errors.Is(err, ErrLabelManifested) || errors.Is(err, ErrInvalidState) {
+		t.Errorf("Cancel(manifested PRE_TRANSIT) = %v, %v; want ErrLabelManifested", got, err)
 	}
 }
 

@@ -25,7 +25,7 @@ type querier interface {
 
 const labelColumns = `id, account_id, shipment_id, shipping_rate_id, carrier, service, tracking_code, status, substatus,
 	label_format, last_event_at, first_carrier_scan_at, delivered_at, finished_at, created_at, updated_at,
-	insured_cents, insurance_cents`
+	insured_cents, insurance_cents, manifest_id`
 
 func (db *DB) scanLabel(row rowScanner) (*shipping.Label, error) {
 	var account string
@@ -35,17 +35,20 @@ func (db *DB) scanLabel(row rowScanner) (*shipping.Label, error) {
 // scanLabelAccount is scanLabel that also reads the label's account.
 func (db *DB) scanLabelAccount(row rowScanner, account *string) (*shipping.Label, error) {
 	var l shipping.Label
-	var substatus sql.NullString
+	var substatus, manifest sql.NullString
 	var lastEvent, firstScan, delivered, finished, insured sql.NullInt64
 	var created, updated, insurance int64
 	err := row.Scan(&l.ID, account, &l.ShipmentID, &l.ShippingRateID, &l.Carrier, &l.Service, &l.TrackingCode, &l.Status,
-		&substatus, &l.LabelFormat, &lastEvent, &firstScan, &delivered, &finished, &created, &updated, &insured, &insurance)
+		&substatus, &l.LabelFormat, &lastEvent, &firstScan, &delivered, &finished, &created, &updated, &insured, &insurance, &manifest)
 	if err != nil {
 		return nil, err
 	}
 	l.Insure(insured.Int64, insurance)
 	if substatus.Valid {
 		l.Substatus = &substatus.String
+	}
+	if manifest.Valid {
+		l.ManifestID = &manifest.String
 	}
 	l.LastEventAt, l.FirstCarrierScanAt, l.DeliveredAt, l.FinishedAt = NullTime(lastEvent), nullStamp(firstScan), nullStamp(delivered), NullTime(finished)
 	l.CreatedAt, l.UpdatedAt = stamp(created), stamp(updated)
@@ -474,7 +477,8 @@ func (db *DB) CancelShipment(ctx context.Context, accountID, shipmentID string, 
 				return err
 			}
 			res, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = NULL, updated_at = $2
-				WHERE account_id = $3 AND id = $4 AND status = $5 AND first_carrier_scan_at IS NULL AND finished_at IS NULL`,
+				WHERE account_id = $3 AND id = $4 AND status = $5 AND first_carrier_scan_at IS NULL AND finished_at IS NULL
+				AND manifest_id IS NULL`,
 				shipping.LabelVoided, now, accountID, l.ID, shipping.LabelPreTransit)
 			if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
 				return fmt.Errorf("%w: the label is no longer PRE_TRANSIT", shipping.ErrInvalidState)
@@ -629,15 +633,28 @@ func (db *DB) ListTrackingEvents(ctx context.Context, accountID, labelID string,
 // with created false. An unknown code is ErrNotFound; a VOIDED label shipping.ErrInvalidState;
 // an event dated before the purchase a *shipping.ValidationError.
 func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
+	return db.addTrackingEvent(ctx, "", trackingCode, e)
+}
+
+// AddCarrierTrackingEvent is AddTrackingEvent for an event a carrier reports (a signed push, a
+// poll): the same rules in the same code, except that a tracking code of another carrier's
+// label is unknown (ErrNotFound), like one of no label.
+func (db *DB) AddCarrierTrackingEvent(ctx context.Context, carrier, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
+	return db.addTrackingEvent(ctx, carrier, trackingCode, e)
+}
+
+// addTrackingEvent records the event for the label with the tracking code, of carrier when it
+// is not empty.
+func (db *DB) addTrackingEvent(ctx context.Context, carrier, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// Events of one label apply one after the other: lock its row first, after its
 		// shipment's, the order of every change to both (a buy, a cancel, a PATCH: rerender),
 		// so that on PostgreSQL they wait for each other instead of deadlocking. A label's
 		// shipment never changes, so it is read before the locks.
-		var account, shipmentID string
-		err := tx.QueryRowContext(ctx, `SELECT account_id, shipment_id FROM shipping_labels WHERE tracking_code = $1`,
-			trackingCode).Scan(&account, &shipmentID)
-		if errors.Is(err, sql.ErrNoRows) {
+		var account, shipmentID, labelCarrier string
+		err := tx.QueryRowContext(ctx, `SELECT account_id, shipment_id, carrier FROM shipping_labels WHERE tracking_code = $1`,
+			trackingCode).Scan(&account, &shipmentID, &labelCarrier)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && carrier != "" && labelCarrier != carrier {
 			return ErrNotFound
 		}
 		if err != nil {

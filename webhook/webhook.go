@@ -22,11 +22,14 @@ const (
 	TopicLabelVoided          = "LABEL_VOIDED"
 	TopicLabelTrackingUpdated = "LABEL_TRACKING_UPDATED"
 	TopicZIPCoverageUpdated   = "ZIP_COVERAGE_UPDATED"
+	// TopicManifestCreated: a close-out created a manifest; the payload is the manifest as
+	// GET /manifests/{id} answers it (DESIGN §6, §12).
+	TopicManifestCreated = "MANIFEST_CREATED"
 )
 
 // Topics lists every topic.
 var Topics = []string{TopicLabelPurchased, TopicLabelInTransit, TopicLabelVoided,
-	TopicLabelTrackingUpdated, TopicZIPCoverageUpdated}
+	TopicLabelTrackingUpdated, TopicZIPCoverageUpdated, TopicManifestCreated}
 
 // ValidTopic reports whether topic is one of Topics.
 func ValidTopic(topic string) bool { return slices.Contains(Topics, topic) }

@@ -36,6 +36,7 @@ import (
 //
 // Requests may use {{token.NAME}}, {{account.NAME}}, {{org.NAME}}, {{secret.NAME}} (see
 // NewEnv), {{sign.NAME}} (hex HMAC-SHA256 of the body with NAME's ingest secret) and
+// {{sign_with.N.a.b}} (the same under the secret at a.b of the answer to request N) and
 // {{N.a.b.0.c}} (a value from the JSON answer to request N, counting from 1).
 func RunGolden(t *testing.T, dir string, open Opener, update bool) {
 	files, err := filepath.Glob(filepath.Join(dir, "*", "*.txtar"))
@@ -133,7 +134,7 @@ func (e *Env) goldenRequest(t *testing.T, text string, answers []any) *http.Requ
 		})
 	}
 	body = fill(body)
-	head = fill(e.signatures(head, body))
+	head = fill(e.signatures(t, head, body, answers))
 	req, err := http.ReadRequest(bufio.NewReader(strings.NewReader(head + "\n\n")))
 	if err != nil {
 		t.Fatalf("request section: %v", err)
@@ -142,10 +143,25 @@ func (e *Env) goldenRequest(t *testing.T, text string, answers []any) *http.Requ
 	return req
 }
 
-var signPlaceholder = regexp.MustCompile(`\{\{sign\.([a-z0-9_-]+)\}\}`)
+var (
+	signPlaceholder     = regexp.MustCompile(`\{\{sign\.([a-z0-9_-]+)\}\}`)
+	signWithPlaceholder = regexp.MustCompile(`\{\{sign_with\.([0-9]+)\.([a-z0-9_.]+)\}\}`)
+)
 
-// signatures replaces {{sign.NAME}} with the body's signature under NAME's ingest secret.
-func (e *Env) signatures(head, body string) string {
+// signatures replaces {{sign.NAME}} with the body's signature under NAME's ingest secret, and
+// {{sign_with.N.a.b}} with its signature under the secret at a.b of the answer to request N (a
+// carrier's inbound secret, say).
+func (e *Env) signatures(t *testing.T, head, body string, answers []any) string {
+	head = signWithPlaceholder.ReplaceAllStringFunc(head, func(m string) string {
+		sm := signWithPlaceholder.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(sm[1])
+		if n < 1 || n > len(answers) {
+			t.Fatalf("bad placeholder %s", m)
+		}
+		mac := hmac.New(sha256.New, []byte(fmt.Sprint(jsonPath(t, answers[n-1], sm[2]))))
+		mac.Write([]byte(body))
+		return hex.EncodeToString(mac.Sum(nil))
+	})
 	return signPlaceholder.ReplaceAllStringFunc(head, func(m string) string {
 		name := signPlaceholder.FindStringSubmatch(m)[1]
 		mac := hmac.New(sha256.New, []byte(e.Accounts[name].IngestSecret))

@@ -63,6 +63,9 @@ var tests = []struct {
 	{"WebhookGoneRacesPatch", testWebhookGoneRacesPatch},
 	{"ConcurrentChangesKeepEachOther", testConcurrentChangesKeepEachOther},
 	{"CarrierVersions", testCarrierVersions},
+	{"ManifestsRaceChanges", testManifestsRaceChanges},
+	{"CarrierTrackingEvent", testCarrierTrackingEvent},
+	{"ClaimPollsConcurrently", testClaimPollsConcurrently},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of

@@ -97,7 +97,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("waybill help does not show %q", c.name)
 		}
 	}
-	for _, flag := range []string{"-addr", "-base-url", "-webhook-allow-private", "-webhook-retry-schedule", "-simulate-tracking", "-brand", "-account", "-scopes", "-db"} {
+	for _, flag := range []string{"-addr", "-base-url", "-webhook-allow-private", "-webhook-retry-schedule", "-simulate-tracking", "-tracking-poll-interval", "-brand", "-account", "-scopes", "-db"} {
 		if !strings.Contains(out, "  "+flag+" ") && !strings.Contains(out, "  "+flag+"\n") {
 			t.Errorf("waybill help does not list %s", flag)
 		}
@@ -619,5 +619,16 @@ func TestCarrierCommands(t *testing.T) {
 	}
 	if _, err := runCLI(t, "carrier", "prices", "NOPE", "GROUND", grid, "-db", db); err == nil {
 		t.Error("carrier prices of an unknown carrier succeeded")
+	}
+}
+
+// TestTrackingPollIntervalFlag: a bad -tracking-poll-interval stops serve before it opens
+// anything.
+func TestTrackingPollIntervalFlag(t *testing.T) {
+	for _, v := range []string{"soon", "0s", "-1h"} {
+		_, err := runCLI(t, "serve", "-db", filepath.Join(t.TempDir(), "w.db"), "-tracking-poll-interval", v)
+		if err == nil || !strings.Contains(err.Error(), "tracking-poll-interval") {
+			t.Errorf("serve -tracking-poll-interval %s: %v; want an error naming the flag", v, err)
+		}
 	}
 }

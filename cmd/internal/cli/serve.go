@@ -41,9 +41,15 @@ func defineServe(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context,
 		simulate.env = v
 	}
 	fs.Var(simulate, "simulate-tracking", fmt.Sprintf("move purchased labels PRE_TRANSIT → IN_TRANSIT → OUT_FOR_DELIVERY → DELIVERED on their own, one step every %s, or every given duration (-simulate-tracking=2s); for trying waybill out, off by default (WAYBILL_SIMULATE_TRACKING)", e.limits.simulateStep))
+	pollInterval := fs.String("tracking-poll-interval", e.envOr("WAYBILL_TRACKING_POLL_INTERVAL", "1h"),
+		"how long after purchase, and then how often, labels of carriers that implement shipping.Tracker are polled for tracking (WAYBILL_TRACKING_POLL_INTERVAL)")
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("serve: unexpected argument %q", args[0])
+		}
+		poll, err := time.ParseDuration(*pollInterval)
+		if err != nil || poll <= 0 {
+			return fmt.Errorf("-tracking-poll-interval: %q is not a positive duration", *pollInterval)
 		}
 		if allowPrivateErr != nil && !flagGiven(fs, "webhook-allow-private") {
 			return allowPrivateErr
@@ -56,7 +62,7 @@ func defineServe(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context,
 			return err
 		}
 		return e.serve(ctx, serveConfig{addr: *addr, db: *db, baseURL: *baseURL, allowPrivate: allowPrivate,
-			retry: retry, simulate: simulate.step, metricsAddr: *metricsAddr})
+			retry: retry, simulate: simulate.step, metricsAddr: *metricsAddr, pollInterval: poll})
 	}
 }
 
@@ -74,6 +80,7 @@ type serveConfig struct {
 	allowPrivate      bool
 	retry             []time.Duration
 	simulate          time.Duration
+	pollInterval      time.Duration
 }
 
 func (e *env) serve(ctx context.Context, c serveConfig) error {
@@ -97,7 +104,8 @@ func (e *env) serve(ctx context.Context, c serveConfig) error {
 		c.baseURL = defaultBaseURL(ln.Addr())
 	}
 	api, err := httpapi.New(httpapi.Config{DB: db, BaseURL: c.baseURL, Logger: log,
-		WebhookAllowPrivate: c.allowPrivate, WebhookRetrySchedule: c.retry, SimulateTracking: c.simulate})
+		WebhookAllowPrivate: c.allowPrivate, WebhookRetrySchedule: c.retry, SimulateTracking: c.simulate,
+		TrackingPollInterval: c.pollInterval})
 	if err != nil {
 		ln.Close()
 		return err

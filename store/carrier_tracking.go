@@ -1,0 +1,122 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// RotateCarrierEventSecret gives carrier a new inbound secret for its signed pushes and returns
+// it: base64 of 32 random bytes, as webhook and ingest secrets are. The old one stops working
+// at once. Whether carrier is known is the caller's to check.
+func (db *DB) RotateCarrierEventSecret(ctx context.Context, carrier string) (string, error) {
+	secret, err := db.newSecret()
+	if err != nil {
+		return "", err
+	}
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO carrier_event_secrets (carrier, secret, rotated_at) VALUES ($1, $2, $3)
+			ON CONFLICT (carrier) DO UPDATE SET secret = excluded.secret, rotated_at = excluded.rotated_at`, carrier, secret, db.now())
+		return err
+	})
+	return secret, err
+}
+
+// CarrierEventSecret returns carrier's inbound secret; ErrNotFound when it has none yet.
+func (db *DB) CarrierEventSecret(ctx context.Context, carrier string) (string, error) {
+	var secret string
+	err := db.readRow(ctx, `SELECT secret FROM carrier_event_secrets WHERE carrier = $1`, carrier).Scan(&secret)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	return secret, err
+}
+
+// PollClaim is a label claimed for one poll of its carrier's Tracker.
+type PollClaim struct {
+	AccountID, LabelID, Carrier, TrackingCode string
+	// Failures counts the polls in a row that failed before this one.
+	Failures int
+}
+
+// pollDue is the condition of a label due for a poll at $2, its first poll being $1 after its
+// purchase; it comes first in its WHERE, as SQLite numbers parameters in the order they appear.
+// The statuses are those shipping.Polled excludes.
+const pollDue = `status NOT IN ('` + shipping.LabelDelivered + `', '` + shipping.LabelReturnToSender + `', '` + shipping.LabelVoided + `')
+	AND COALESCE(poll_at, created_at + $1) <= $2`
+
+// PollAccounts returns up to limit accounts with labels of carriers due for a poll at now, the
+// account waiting longest first; first is how long after its purchase a label is first due.
+func (db *DB) PollAccounts(ctx context.Context, carriers []string, now time.Time, first time.Duration, limit int) ([]string, error) {
+	if len(carriers) == 0 {
+		return nil, nil
+	}
+	args := []any{first.Microseconds(), Micros(now)}
+	in := placeholders(&args, carriers)
+	args = append(args, limit)
+	rows, err := db.r.QueryContext(ctx, `SELECT account_id FROM shipping_labels WHERE `+pollDue+` AND carrier IN (`+in+`)
+		GROUP BY account_id ORDER BY MIN(COALESCE(poll_at, created_at + $1)), account_id LIMIT $`+itoa(len(args)), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var accounts []string
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return nil, err
+		}
+		accounts = append(accounts, a)
+	}
+	return accounts, rows.Err()
+}
+
+// ClaimPolls claims up to limit of the account's labels of carriers due for a poll at now, the
+// longest waiting first, until now+lease: another process (or round) skips a claimed label
+// until the claim ends, and a poll that dies with its process is retried after it.
+func (db *DB) ClaimPolls(ctx context.Context, accountID string, carriers []string, now time.Time, first, lease time.Duration, limit int) ([]PollClaim, error) {
+	var claims []PollClaim
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		args := []any{first.Microseconds(), Micros(now), accountID}
+		in := placeholders(&args, carriers)
+		args = append(args, limit)
+		rows, err := tx.QueryContext(ctx, `SELECT id, carrier, tracking_code, poll_failures FROM shipping_labels
+			WHERE `+pollDue+` AND account_id = $3 AND carrier IN (`+in+`)
+			ORDER BY COALESCE(poll_at, created_at + $1), id LIMIT $`+itoa(len(args))+db.skipLocked(), args...)
+		if err != nil {
+			return err
+		}
+		var ids []string
+		for rows.Next() {
+			c := PollClaim{AccountID: accountID}
+			if err := rows.Scan(&c.LabelID, &c.Carrier, &c.TrackingCode, &c.Failures); err != nil {
+				rows.Close()
+				return err
+			}
+			claims, ids = append(claims, c), append(ids, c.LabelID)
+		}
+		if err := rows.Close(); err != nil || len(ids) == 0 {
+			return err
+		}
+		args = []any{Micros(now.Add(lease)), accountID}
+		_, err = tx.ExecContext(ctx, `UPDATE shipping_labels SET poll_at = $1 WHERE account_id = $2
+			AND id IN (`+placeholders(&args, ids)+`)`, args...)
+		return err
+	})
+	return claims, err
+}
+
+// FinishPoll schedules a claimed label's next poll at next, recording failures, the polls in a
+// row that have failed (0 after a success).
+func (db *DB) FinishPoll(ctx context.Context, c PollClaim, next time.Time, failures int) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET poll_at = $1, poll_failures = $2 WHERE account_id = $3 AND id = $4`,
+			Micros(next), failures, c.AccountID, c.LabelID)
+		return err
+	})
+}
+func itoa(n int) string { return strconv.Itoa(n) }
