@@ -179,7 +179,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stdout.Close()
-	args := append(strings.Fields(m[1]), "-simulate-tracking=300ms", "-webhook-retry-schedule=100ms,100ms")
+	args := append(strings.Fields(m[1]), "-simulate-tracking=2s", "-webhook-retry-schedule=100ms,100ms")
 	srv := exec.Command(filepath.Join(work, "waybill"), args...)
 	srv.Dir, srv.Env, srv.Stdout = work, env, stdout
 	stderr := &syncBuffer{}
