@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -223,11 +224,11 @@ func requestLineLength(r *http.Request) int {
 
 // refuseUnstorable answers a request whose path, query or Idempotency-Key hold a NUL
 // character or invalid UTF-8 (no database text column stores either; PostgreSQL refuses
-// both), or whose query does not decode or repeats a single-valued parameter, before routing
-// and authentication: a path is 404, like any path that names nothing; a query parameter or
-// the key is 400 invalid_parameter. Cursors (after, before) are left to their own decoding
-// (invalid_cursor), and the Authorization header to authentication (it is only hashed). NULs
-// and invalid UTF-8 in JSON bodies are decodeStrict's.
+// both), or whose query does not decode, repeats a single-valued parameter or gives one an
+// empty value, before routing and authentication: a path is 404, like any path that names
+// nothing; a query parameter or the key is 400 invalid_parameter. Cursors (after, before) are
+// left to their own decoding (invalid_cursor), and the Authorization header to authentication
+// (it is only hashed). NULs and invalid UTF-8 in JSON bodies are decodeStrict's.
 func refuseUnstorable(r *http.Request) *Error {
 	if strings.ContainsRune(r.URL.Path, 0) || !utf8.ValidString(r.URL.Path) {
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"}
@@ -244,6 +245,12 @@ func refuseUnstorable(r *http.Request) *Error {
 			}
 			if name == "after" || name == "before" {
 				continue
+			}
+			if slices.Contains(values, "") {
+				// Every handler reads an empty value as "not given", so page= would answer page
+				// 1; no parameter of the API takes an empty value (openapi.json says so).
+				name = strings.ToValidUTF8(name, "\uFFFD")
+				return invalidParameter(name, name+" must not be empty")
 			}
 			for _, v := range append(values, name) {
 				if e := unstorable(strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", ""), ""), v); e != nil {

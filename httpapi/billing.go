@@ -377,8 +377,8 @@ func (a *API) updateBillingProfile(w http.ResponseWriter, r *http.Request) error
 	}
 	var req struct {
 		Period        *billing.Period  `json:"period"`
-		BillToName    *string          `json:"bill_to_name"`
-		BillToAddress *billing.Address `json:"bill_to_address"`
+		BillToName    *string          `json:"bill_to_name" nullable:"true"`
+		BillToAddress *billing.Address `json:"bill_to_address" nullable:"true"`
 	}
 	if body == nil {
 		body = []byte("{}")

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -294,7 +293,7 @@ func TestTypeErrorPath(t *testing.T) {
 }
 
 // FuzzExactKeys: exactKeys, the allocation-free check every accepted body takes, refuses a
-// body exactly when findUnknown, which names the refused key (unknownFieldPath), finds one.
+// body exactly when refusedKeys, which names the refused key or nulls, finds one.
 func FuzzExactKeys(f *testing.F) {
 	for _, s := range []string{`{"name":"a","items":[{"a":1}]}`, `{"NAME":"a"}`, `{"tags":{"x":{"A":1}}}`,
 		`{"inner":{"N":1},"e":"x"}`, `{"n\u0061me":"a"}`, `{"items":[{},{"b":[1,{"c":2}]}]}`, `[{"a":1}]`, `"x"`} {
@@ -315,9 +314,10 @@ func FuzzExactKeys(f *testing.F) {
 			return
 		}
 		exact := exactKeys(data, reflect.TypeFor[*body]())
-		named, found := findUnknown(json.NewDecoder(bytes.NewReader(data)), reflect.TypeFor[*body](), "")
-		if exact == found {
-			t.Fatalf("exactKeys(%q) = %v; findUnknown = %q, %v", data, exact, named, found)
+		var v *body
+		named, nulls := refusedKeys(data, v)
+		if found := named != "" || len(nulls) > 0; exact == found {
+			t.Fatalf("exactKeys(%q) = %v; refusedKeys = %q, %q", data, exact, named, nulls)
 		}
 	})
 }

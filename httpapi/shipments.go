@@ -271,8 +271,8 @@ func (a *API) getShipment(w http.ResponseWriter, r *http.Request) error {
 
 // shipmentPatch is the body of PATCH /shipments/{id}; raw values tell absent from null.
 type shipmentPatch struct {
-	CustomReference1 json.RawMessage `json:"custom_reference_1"`
-	CustomReference2 json.RawMessage `json:"custom_reference_2"`
+	CustomReference1 json.RawMessage `json:"custom_reference_1" nullable:"true"`
+	CustomReference2 json.RawMessage `json:"custom_reference_2" nullable:"true"`
 }
 
 // optionalString reads one field of a patch: absent leaves it, null clears it.
