@@ -195,6 +195,9 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// mux.Handler does not set the path values; ServeHTTP routes again and does.
 		a.mux.ServeHTTP(rec, r)
 	}
+	if rec.status >= 400 {
+		finishBody(rec, r)
+	}
 	elapsed := max(0, a.db.Now().Sub(start))
 	a.metrics.observeRequest(pattern, r.Method, rec.status, elapsed)
 	path := loggedPath(r)
@@ -207,6 +210,29 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("id", id), slog.String("method", r.Method),
 		slog.String("path", path), slog.String("pattern", pattern), slog.Int("status", rec.status),
 		slog.Int("bytes", rec.bytes), slog.Int64("duration_us", elapsed.Microseconds()))
+}
+
+// maxDrain bounds how much of a refused request's body finishBody reads and discards.
+const maxDrain = 8 << 20
+
+// finishBody sends a refusal (413, 400, 401, …) at once, then reads and discards what is
+// left of the request body, up to maxDrain. Most clients send their whole body before they
+// read the answer; a server that closes the connection with body bytes still arriving makes
+// the kernel reset it, and the reset throws away the answer the client had not yet read
+// ("connection reset by peer"). Once the body is read the connection closes cleanly (or
+// stays open); beyond maxDrain it is closed anyway, with Connection: close, and the server's
+// read timeout bounds a client that sends slowly.
+func finishBody(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 || r.ContentLength > maxBody+maxDrain ||
+		strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		// No body; or one too large to wait for; or one the client sends only once told to
+		// (net/http tells it only when the handler reads the body).
+		return
+	}
+	rc := http.NewResponseController(w)
+	rc.EnableFullDuplex() // the body stays readable once the answer is sent
+	rc.Flush()
+	io.CopyN(io.Discard, r.Body, maxDrain)
 }
 
 // maxRequestLine bounds the request line (method, target with its query, protocol): 8 KiB
