@@ -232,8 +232,13 @@ func (a *API) openDraftInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &body); err != nil {
 		return err
 	}
-	if body.AccountID == "" {
+	switch {
+	case body.AccountID == "":
 		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "account_id", Code: "required", Message: "is required"}}}
+	case !uuidText.MatchString(body.AccountID):
+		// Account ids are UUIDs (openapi.json: format uuid); another string is a mistake,
+		// not an unknown account.
+		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "account_id", Code: "invalid", Message: "must be an account id (a UUID)"}}}
 	}
 	inv, created, err := a.db.OpenDraftInvoice(r.Context(), body.AccountID)
 	if err != nil {

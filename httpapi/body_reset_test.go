@@ -9,14 +9,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 )
-
-var pathParam = regexp.MustCompile(`\{[a-z_]+\}`)
 
 // bodyRoutes lists the document's operations that take a request body, as "METHOD /path"
 // with every path parameter filled with an id that names nothing.

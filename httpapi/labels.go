@@ -73,6 +73,10 @@ func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return invalidParameter("insurance_amount", "insurance_amount must be a number of US dollars")
 		}
+		var ve *shipping.ValidationError
+		if _, err := shipping.InsuredCents(f); errors.As(err, &ve) {
+			return invalidParameter("insurance_amount", "insurance_amount "+ve.Fields[0].Message)
+		}
 		insurance = &f
 	}
 	body, err := readBody(w, r)

@@ -194,7 +194,11 @@ func shipmentFilter(q url.Values) (store.ShipmentFilter, error) {
 	}
 	for _, s := range f.Statuses {
 		if !slices.Contains(shipping.ShipmentStatuses, s) {
-			return f, invalidParameter("statuses", "statuses must be among OPEN, SHIPPING_LABEL_PURCHASED, CANCELLED")
+			name := "statuses"
+			if !q.Has("statuses") && !q.Has("statuses[]") {
+				name = "status" // the older single filter alone
+			}
+			return f, invalidParameter(name, name+" must be among OPEN, SHIPPING_LABEL_PURCHASED, CANCELLED")
 		}
 	}
 	if f.Brands, err = listValues(q, "brands"); err != nil {
