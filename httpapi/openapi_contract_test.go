@@ -523,3 +523,111 @@ func violations(s map[string]any, v *schemaValidator) map[string]string {
 	}
 	return out
 }
+
+// TestOpenAPILinks: every create answer (201, and the order import's 202) declares OpenAPI
+// links, so a stateful client can chain create → read → update → delete; every link names an
+// operation, gives each of its path parameters, and takes each value from a place the
+// document says exists.
+func TestOpenAPILinks(t *testing.T) {
+	c := &contract{t: t, doc: openAPIDoc(t)}
+	c.v = &schemaValidator{root: c.doc}
+	byID := map[string]operation{}
+	for _, o := range c.operations() {
+		byID[o.op["operationId"].(string)] = o
+	}
+	links := 0
+	for _, o := range c.operations() {
+		for code, r := range o.op["responses"].(map[string]any) {
+			resp := c.v.resolve(r).(map[string]any)
+			ls, _ := resp["links"].(map[string]any)
+			if (code == "201" || code == "202") && len(ls) == 0 {
+				t.Errorf("%s %s: %s answer has no links", o.method, o.pattern, code)
+			}
+			for name, l := range ls {
+				links++
+				where := fmt.Sprintf("%s %s %s link %s", o.method, o.pattern, code, name)
+				l := l.(map[string]any)
+				target, ok := byID[fmt.Sprint(l["operationId"])]
+				if !ok {
+					t.Errorf("%s: operationId %v names no operation", where, l["operationId"])
+					continue
+				}
+				params, _ := l["parameters"].(map[string]any)
+				for _, p := range c.parameters(target.op, "path") {
+					if _, ok := params[p["name"].(string)]; !ok {
+						t.Errorf("%s: gives no %s for %s %s", where, p["name"], target.method, target.pattern)
+					}
+				}
+				for pname, expr := range params {
+					if !slices.ContainsFunc(append(c.parameters(target.op, "path"), c.parameters(target.op, "query")...),
+						func(p map[string]any) bool { return p["name"] == pname }) {
+						t.Errorf("%s: %s is not a parameter of %s %s", where, pname, target.method, target.pattern)
+					}
+					if problem := c.linkSource(o, resp, fmt.Sprint(expr)); problem != "" {
+						t.Errorf("%s: %s = %v: %s", where, pname, expr, problem)
+					}
+				}
+			}
+		}
+	}
+	if links < 20 {
+		t.Errorf("only %d links", links)
+	}
+}
+
+// linkSource checks that a link's runtime expression names a string the document says
+// is there: in the answer's body, the request's body, or the request's path or query.
+func (c *contract) linkSource(o operation, resp map[string]any, expr string) string {
+	var schema any
+	var pointer string
+	switch {
+	case strings.HasPrefix(expr, "$response.body#/"):
+		content, _ := resp["content"].(map[string]any)
+		media, _ := content["application/json"].(map[string]any)
+		schema, pointer = media["schema"], strings.TrimPrefix(expr, "$response.body#/")
+	case strings.HasPrefix(expr, "$request.body#/"):
+		schema, pointer = jsonBody(o.op), strings.TrimPrefix(expr, "$request.body#/")
+	case strings.HasPrefix(expr, "$request.path."), strings.HasPrefix(expr, "$request.query."):
+		where, name, _ := strings.Cut(strings.TrimPrefix(expr, "$request."), ".")
+		for _, p := range c.parameters(o.op, where) {
+			if p["name"] == name {
+				return ""
+			}
+		}
+		return "the operation has no such parameter"
+	default:
+		return "not a runtime expression the tests know"
+	}
+	for _, seg := range strings.Split(pointer, "/") {
+		s := c.v.objectOf(schema)
+		if s == nil {
+			return "leads nowhere at " + seg
+		}
+		if _, err := strconv.Atoi(seg); err == nil {
+			schema = s["items"]
+		} else {
+			props, _ := s["properties"].(map[string]any)
+			schema = props[seg]
+		}
+		if schema == nil {
+			return "the document has no " + seg + " there"
+		}
+	}
+	if s, _ := c.v.resolve(schema).(map[string]any); s == nil || firstType(s) != "string" {
+		return "does not lead to a string"
+	}
+	return ""
+}
+
+// objectOf is schema resolved, or its one alternative that is not null.
+func (v *schemaValidator) objectOf(schema any) map[string]any {
+	s, _ := v.resolve(schema).(map[string]any)
+	if alts, ok := s["oneOf"].([]any); ok {
+		for _, a := range alts {
+			if a, _ := v.resolve(a).(map[string]any); firstType(a) != "null" {
+				return a
+			}
+		}
+	}
+	return s
+}
