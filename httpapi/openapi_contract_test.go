@@ -86,6 +86,7 @@ func (c *contract) fixtures() {
 		"/order_imports/{id}":                   imp.Data.ID,
 		"/rate_shopping_profiles/{profile_key}": "default",
 		"/admin/rate_shopping_profiles/{key}":   "contract",
+		"/admin/carriers/{code}":                "CONTRACT",
 	} {
 		c.ids[path] = id
 	}
@@ -158,8 +159,6 @@ func (c *contract) send(op map[string]any, method, target string, body []byte) a
 				r.Header.Set("Authorization", "Bearer "+c.e.tokens["admin"])
 			case "organizationId", "orderImportSignature":
 				c.sign(r, body)
-			default:
-				c.t.Fatalf("%s %s: security scheme %q: teach the contract tests to meet it", method, target, scheme)
 			}
 		}
 	}
@@ -176,11 +175,28 @@ type operation struct {
 	op              map[string]any
 }
 
+// knownSchemes are the security schemes send meets.
+var knownSchemes = []string{"bearer", "organizationId", "orderImportSignature"}
+
+// operations lists the documented operations, but for those secured by a scheme send does not
+// know how to meet (each one a test error).
 func (c *contract) operations() []operation {
 	var ops []operation
 	for route, op := range documentedRoutes(c.doc) {
 		method, pattern, _ := strings.Cut(route, " ")
-		ops = append(ops, operation{method, pattern, op})
+		sec, _ := op["security"].([]any)
+		known := true
+		for _, req := range sec {
+			for scheme := range req.(map[string]any) {
+				if !slices.Contains(knownSchemes, scheme) {
+					c.t.Errorf("%s: security scheme %q: teach contract.send to meet it", route, scheme)
+					known = false
+				}
+			}
+		}
+		if known {
+			ops = append(ops, operation{method, pattern, op})
+		}
 	}
 	slices.SortFunc(ops, func(a, b operation) int { return strings.Compare(a.pattern+a.method, b.pattern+b.method) })
 	return ops
