@@ -141,8 +141,9 @@ func (a answer) names(path, message string) bool {
 	return false
 }
 
-// send sends one request to op, authenticated as its security asks; body nil sends none.
-func (c *contract) send(op map[string]any, method, target string, body []byte) answer {
+// send sends one request to op, authenticated as its security asks, with the headers given;
+// body nil sends none.
+func (c *contract) send(op map[string]any, method, target string, body []byte, headers ...string) answer {
 	c.t.Helper()
 	var r *http.Request
 	if body == nil {
@@ -150,6 +151,9 @@ func (c *contract) send(op map[string]any, method, target string, body []byte) a
 	} else {
 		r = httptest.NewRequest(method, target, bytes.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		r.Header.Set(headers[i], headers[i+1])
 	}
 	sec, _ := op["security"].([]any)
 	for _, req := range sec {
@@ -218,21 +222,27 @@ func (c *contract) parameters(op map[string]any, where string) []map[string]any 
 // one the API issued.
 var cursorParameters = []string{"after", "before"}
 
-// TestOpenAPIQueryParameters sends every query parameter of every operation empty, and with
-// a value each of its documented constraints refuses: each is 400 invalid_parameter naming it.
+// TestOpenAPIQueryParameters sends every query (and header) parameter of every operation
+// empty, and with a value each of its documented constraints refuses: each is 400
+// invalid_parameter naming it.
 func TestOpenAPIQueryParameters(t *testing.T) {
 	c := newContract(t)
 	checked := 0
 	for _, o := range c.operations() {
 		target, missing := c.target(o.pattern)
-		for _, p := range c.parameters(o.op, "query") {
+		for _, p := range append(c.parameters(o.op, "query"), c.parameters(o.op, "header")...) {
 			name := p["name"].(string)
 			values := map[string]string{"empty": ""}
 			for what, bad := range violations(c.v.resolve(p["schema"]).(map[string]any), c.v) {
 				values[what] = bad
 			}
 			for what, bad := range values {
-				a := c.send(o.op, o.method, target+"?"+url.QueryEscape(name)+"="+url.QueryEscape(bad), nil)
+				var a answer
+				if p["in"] == "header" {
+					a = c.send(o.op, o.method, target, nil, name, bad)
+				} else {
+					a = c.send(o.op, o.method, target+"?"+url.QueryEscape(name)+"="+url.QueryEscape(bad), nil)
+				}
 				code := "invalid_parameter"
 				if slices.Contains(cursorParameters, name) {
 					code = "invalid_cursor"
