@@ -220,8 +220,8 @@ const maxDrain = 8 << 20
 // read the answer; a server that closes the connection with body bytes still arriving makes
 // the kernel reset it, and the reset throws away the answer the client had not yet read
 // ("connection reset by peer"). Once the body is read the connection closes cleanly (or
-// stays open); beyond maxDrain it is closed anyway, with Connection: close, and the server's
-// read timeout bounds a client that sends slowly.
+// stays open); beyond maxDrain it is closed anyway, and the server's read timeout bounds a
+// client that sends slowly.
 func finishBody(w http.ResponseWriter, r *http.Request) {
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 || r.ContentLength > maxBody+maxDrain ||
 		strings.EqualFold(r.Header.Get("Expect"), "100-continue") {

@@ -61,6 +61,9 @@ func rawExchange(addr, head string, pieces [][]byte, pause time.Duration) (int, 
 		return 0, nil, err
 	}
 	b, err := io.ReadAll(res.Body)
+	if err == nil && res.ContentLength < 0 {
+		err = fmt.Errorf("the answer has no Content-Length (%v)", res.TransferEncoding)
+	}
 	return res.StatusCode, b, err
 }
 
