@@ -119,11 +119,7 @@ func decodeStrict(body []byte, v any) error {
 	case err == nil, strings.Contains(err.Error(), "unknown field"):
 		name, nulls := refusedKeys(body, v)
 		if name == "" && len(nulls) > 0 {
-			ve := &shipping.ValidationError{}
-			for _, n := range nulls {
-				ve.Add(n, "invalid", "must not be null")
-			}
-			return ve
+			return nullsRefused(nulls)
 		}
 		if name == "" {
 			name = "(body)"
@@ -135,7 +131,21 @@ func decodeStrict(body []byte, v any) error {
 		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: field, Code: "invalid_type",
 			Message: "must be " + jsonKind(typeErr.Type.Kind().String())}}}
 	}
+	// A type that decodes itself may refuse null with an error of its own; a null is still
+	// said to be one.
+	if name, nulls := refusedKeys(body, v); name == "" && len(nulls) > 0 {
+		return nullsRefused(nulls)
+	}
 	return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "malformed JSON"}
+}
+
+// nullsRefused is the validation error for the refused nulls at paths.
+func nullsRefused(paths []string) error {
+	ve := &shipping.ValidationError{}
+	for _, p := range paths {
+		ve.Add(p, "invalid", "must not be null")
+	}
+	return ve
 }
 
 // fieldPath joins a JSON path and a key the way field errors name fields ("a.b[0].c"); the

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -292,6 +293,15 @@ func TestTypeErrorPath(t *testing.T) {
 	}
 }
 
+// strictNumber decodes itself and refuses anything but a number, null included.
+type strictNumber float64
+
+func (n *strictNumber) UnmarshalJSON(b []byte) error {
+	f, err := strconv.ParseFloat(string(b), 64)
+	*n = strictNumber(f)
+	return err
+}
+
 // TestDecodeStrictNulls: null is refused wherever it would decode into a Go value, unless the
 // field is tagged nullable; every refused null is named, and an unknown key is named first.
 func TestDecodeStrictNulls(t *testing.T) {
@@ -299,6 +309,7 @@ func TestDecodeStrictNulls(t *testing.T) {
 		X string `json:"x"`
 	}
 	type body struct {
+		Pct   strictNumber      `json:"pct"`
 		A     string            `json:"a"`
 		B     *bool             `json:"b"`
 		Note  *string           `json:"note" nullable:"true"`
@@ -326,6 +337,8 @@ func TestDecodeStrictNulls(t *testing.T) {
 		{`{"map": {"k": null}}`, "validation_failed", []string{"map.k"}},
 		{`null`, "validation_failed", []string{"(body)"}},
 		{`{"a": null, "A": "x"}`, "unknown_field", []string{"A"}},
+		{`{"pct": null}`, "validation_failed", []string{"pct"}},
+		{`{"pct": 1}`, "", nil},
 	} {
 		var v body
 		err := decodeStrict([]byte(tt.in), &v)
