@@ -22,7 +22,8 @@ import (
 // The contract tests hold the server to GET /openapi.json the way an outside fuzzer does,
 // driven only by the served document: every operation, every query parameter, every body
 // field. A route documented later is covered as soon as it is documented; one whose path
-// names a resource the fixtures do not create needs a line in contractFixtures.
+// names a resource the fixtures do not create needs a line in contract.fixtures, and one
+// secured by a new scheme a case in contract.send.
 
 // contract is a test API with one of each resource, and the served document.
 type contract struct {
