@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -199,6 +200,9 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// mux.Handler does not set the path values; ServeHTTP routes again and does.
 		a.mux.ServeHTTP(rec, r)
 	}
+	if rec.status >= 400 {
+		finishBody(rec, r)
+	}
 	elapsed := max(0, a.db.Now().Sub(start))
 	a.metrics.observeRequest(pattern, r.Method, rec.status, elapsed)
 	path := loggedPath(r)
@@ -211,6 +215,29 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("id", id), slog.String("method", r.Method),
 		slog.String("path", path), slog.String("pattern", pattern), slog.Int("status", rec.status),
 		slog.Int("bytes", rec.bytes), slog.Int64("duration_us", elapsed.Microseconds()))
+}
+
+// maxDrain bounds how much of a refused request's body finishBody reads and discards.
+const maxDrain = 8 << 20
+
+// finishBody sends a refusal (413, 400, 401, …) at once, then reads and discards what is
+// left of the request body, up to maxDrain. Most clients send their whole body before they
+// read the answer; a server that closes the connection with body bytes still arriving makes
+// the kernel reset it, and the reset throws away the answer the client had not yet read
+// ("connection reset by peer"). Once the body is read the connection closes cleanly (or
+// stays open); beyond maxDrain it is closed anyway, and the server's read timeout bounds a
+// client that sends slowly.
+func finishBody(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 || r.ContentLength > maxBody+maxDrain ||
+		strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		// No body; or one too large to wait for; or one the client sends only once told to
+		// (net/http tells it only when the handler reads the body).
+		return
+	}
+	rc := http.NewResponseController(w)
+	rc.EnableFullDuplex() // the body stays readable once the answer is sent
+	rc.Flush()
+	io.CopyN(io.Discard, r.Body, maxDrain)
 }
 
 // maxRequestLine bounds the request line (method, target with its query, protocol): 8 KiB
@@ -228,11 +255,11 @@ func requestLineLength(r *http.Request) int {
 
 // refuseUnstorable answers a request whose path, query or Idempotency-Key hold a NUL
 // character or invalid UTF-8 (no database text column stores either; PostgreSQL refuses
-// both), or whose query does not decode or repeats a single-valued parameter, before routing
-// and authentication: a path is 404, like any path that names nothing; a query parameter or
-// the key is 400 invalid_parameter. Cursors (after, before) are left to their own decoding
-// (invalid_cursor), and the Authorization header to authentication (it is only hashed). NULs
-// and invalid UTF-8 in JSON bodies are decodeStrict's.
+// both), or whose query does not decode, repeats a single-valued parameter or gives one an
+// empty value, before routing and authentication: a path is 404, like any path that names
+// nothing; a query parameter or the key is 400 invalid_parameter. Cursors (after, before) are
+// left to their own decoding (invalid_cursor), and the Authorization header to authentication
+// (it is only hashed). NULs and invalid UTF-8 in JSON bodies are decodeStrict's.
 func refuseUnstorable(r *http.Request) *Error {
 	if strings.ContainsRune(r.URL.Path, 0) || !utf8.ValidString(r.URL.Path) {
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such path"}
@@ -249,6 +276,12 @@ func refuseUnstorable(r *http.Request) *Error {
 			}
 			if name == "after" || name == "before" {
 				continue
+			}
+			if slices.Contains(values, "") {
+				// Every handler reads an empty value as "not given", so page= would answer page
+				// 1; no parameter of the API takes an empty value (openapi.json says so).
+				name = strings.ToValidUTF8(name, "\uFFFD")
+				return invalidParameter(name, name+" must not be empty")
 			}
 			for _, v := range append(values, name) {
 				if e := unstorable(strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", ""), ""), v); e != nil {

@@ -232,8 +232,13 @@ func (a *API) openDraftInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &body); err != nil {
 		return err
 	}
-	if body.AccountID == "" {
+	switch {
+	case body.AccountID == "":
 		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "account_id", Code: "required", Message: "is required"}}}
+	case !uuidText.MatchString(body.AccountID):
+		// Account ids are UUIDs (openapi.json: format uuid); another string is a mistake,
+		// not an unknown account.
+		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "account_id", Code: "invalid", Message: "must be an account id (a UUID)"}}}
 	}
 	inv, created, err := a.db.OpenDraftInvoice(r.Context(), body.AccountID)
 	if err != nil {
@@ -377,8 +382,8 @@ func (a *API) updateBillingProfile(w http.ResponseWriter, r *http.Request) error
 	}
 	var req struct {
 		Period        *billing.Period  `json:"period"`
-		BillToName    *string          `json:"bill_to_name"`
-		BillToAddress *billing.Address `json:"bill_to_address"`
+		BillToName    *string          `json:"bill_to_name" nullable:"true"`
+		BillToAddress *billing.Address `json:"bill_to_address" nullable:"true"`
 	}
 	if body == nil {
 		body = []byte("{}")

@@ -123,7 +123,13 @@ func decodeStrict(body []byte, v any) error {
 	case err == nil && exactKeys(body, reflect.TypeOf(v)):
 		return nil
 	case err == nil, strings.Contains(err.Error(), "unknown field"):
-		name := unknownFieldPath(body, v)
+		name, nulls := refusedKeys(body, v)
+		if name == "" && len(nulls) > 0 {
+			return nullsRefused(nulls)
+		}
+		if name == "" {
+			name = "(body)"
+		}
 		return &Error{Status: http.StatusBadRequest, Code: "unknown_field", Message: "unknown field " + name,
 			Fields: []shipping.FieldError{{Field: name, Code: "unknown_field", Message: "is not a known field"}}}
 	case errors.As(err, &typeErr):
@@ -131,22 +137,21 @@ func decodeStrict(body []byte, v any) error {
 		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: field, Code: "invalid_type",
 			Message: "must be " + jsonKind(typeErr.Type.Kind().String())}}}
 	}
+	// A type that decodes itself may refuse null with an error of its own; a null is still
+	// said to be one.
+	if name, nulls := refusedKeys(body, v); name == "" && len(nulls) > 0 {
+		return nullsRefused(nulls)
+	}
 	return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "malformed JSON"}
 }
 
-// nullFields is the validation error for the named top-level fields that body, a JSON object
-// decodeStrict accepted, sends as null: for fields that cannot be cleared, where a pointer
-// field would take null for "not sent" and change nothing.
-func nullFields(body []byte, names ...string) error {
-	var sent map[string]json.RawMessage
-	json.Unmarshal(body, &sent)
-	v := &shipping.ValidationError{}
-	for _, n := range names {
-		if string(sent[n]) == "null" {
-			v.Add(n, "invalid", "must not be null")
-		}
+// nullsRefused is the validation error for the refused nulls at paths.
+func nullsRefused(paths []string) error {
+	ve := &shipping.ValidationError{}
+	for _, p := range paths {
+		ve.Add(p, "invalid", "must not be null")
 	}
-	return v.Err()
+	return ve
 }
 
 // fieldPath joins a JSON path and a key the way field errors name fields ("a.b[0].c"); the

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -293,11 +293,88 @@ func TestTypeErrorPath(t *testing.T) {
 	}
 }
 
+// strictNumber decodes itself and refuses anything but a number, null included.
+type strictNumber float64
+
+func (n *strictNumber) UnmarshalJSON(b []byte) error {
+	f, err := strconv.ParseFloat(string(b), 64)
+	*n = strictNumber(f)
+	return err
+}
+
+// TestDecodeStrictNulls: null is refused wherever it would decode into a Go value, unless the
+// field is tagged nullable; every refused null is named, and an unknown key is named first.
+func TestDecodeStrictNulls(t *testing.T) {
+	type inner struct {
+		X string `json:"x"`
+	}
+	type body struct {
+		Pct   strictNumber      `json:"pct"`
+		A     string            `json:"a"`
+		B     *bool             `json:"b"`
+		Note  *string           `json:"note" nullable:"true"`
+		Raw   json.RawMessage   `json:"raw"`
+		Clear json.RawMessage   `json:"clear" nullable:"true"`
+		Any   any               `json:"any"`
+		Inner *inner            `json:"inner"`
+		Items []inner           `json:"items"`
+		Map   map[string]string `json:"map"`
+	}
+	for _, tt := range []struct {
+		in   string
+		code string   // "" for accepted
+		want []string // the fields named
+	}{
+		{`{"a": "x", "note": null, "clear": null, "any": null}`, "", nil},
+		{`{"any": {"k": null}, "raw": {"k": null}}`, "", nil},
+		{`{"a": null}`, "validation_failed", []string{"a"}},
+		{`{"b": null, "a": null}`, "validation_failed", []string{"b", "a"}},
+		{`{"raw": null}`, "validation_failed", []string{"raw"}},
+		{`{"inner": null}`, "validation_failed", []string{"inner"}},
+		{`{"inner": {"x": null}}`, "validation_failed", []string{"inner.x"}},
+		{`{"items": [{"x": "y"}, null]}`, "validation_failed", []string{"items[1]"}},
+		{`{"items": [{"x": null}]}`, "validation_failed", []string{"items[0].x"}},
+		{`{"map": {"k": null}}`, "validation_failed", []string{"map.k"}},
+		{`null`, "validation_failed", []string{"(body)"}},
+		{`{"a": null, "A": "x"}`, "unknown_field", []string{"A"}},
+		{`{"pct": null}`, "validation_failed", []string{"pct"}},
+		{`{"pct": 1}`, "", nil},
+	} {
+		var v body
+		err := decodeStrict([]byte(tt.in), &v)
+		var got []string
+		code := ""
+		var ve *shipping.ValidationError
+		var e *Error
+		switch {
+		case errors.As(err, &ve):
+			code = "validation_failed"
+			for _, f := range ve.Fields {
+				got = append(got, f.Field)
+				if f.Message != "must not be null" {
+					t.Errorf("decodeStrict(%s): %s: %q; want must not be null", tt.in, f.Field, f.Message)
+				}
+			}
+		case errors.As(err, &e):
+			code = e.Code
+			for _, f := range e.Fields {
+				got = append(got, f.Field)
+			}
+		case err != nil:
+			code = err.Error()
+		}
+		if code != tt.code || fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("decodeStrict(%s) = %s %v; want %q %v", tt.in, code, got, tt.code, tt.want)
+		}
+	}
+}
+
 // FuzzExactKeys: exactKeys, the allocation-free check every accepted body takes, refuses a
-// body exactly when findUnknown, which names the refused key (unknownFieldPath), finds one.
+// body exactly when refusedKeys, which names the refused key or nulls, finds one.
 func FuzzExactKeys(f *testing.F) {
 	for _, s := range []string{`{"name":"a","items":[{"a":1}]}`, `{"NAME":"a"}`, `{"tags":{"x":{"A":1}}}`,
-		`{"inner":{"N":1},"e":"x"}`, `{"n\u0061me":"a"}`, `{"items":[{},{"b":[1,{"c":2}]}]}`, `[{"a":1}]`, `"x"`} {
+		`{"inner":{"N":1},"e":"x"}`, `{"n\u0061me":"a"}`, `{"items":[{},{"b":[1,{"c":2}]}]}`, `[{"a":1}]`, `"x"`,
+		`{"note":null}`, `{"name":null}`, `{"items":[null]}`, `{"tags":{"x":null}}`, `null`} {
 		f.Add([]byte(s))
 	}
 	type item struct {
@@ -309,15 +386,17 @@ func FuzzExactKeys(f *testing.F) {
 		Inner *struct{ N int }
 		Items []item          `json:"items"`
 		Tags  map[string]item `json:"tags"`
+		Note  *string         `json:"note" nullable:"true"`
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if checkJSON(data) != nil {
 			return
 		}
 		exact := exactKeys(data, reflect.TypeFor[*body]())
-		named, found := findUnknown(json.NewDecoder(bytes.NewReader(data)), reflect.TypeFor[*body](), "")
-		if exact == found {
-			t.Fatalf("exactKeys(%q) = %v; findUnknown = %q, %v", data, exact, named, found)
+		var v *body
+		named, nulls := refusedKeys(data, v)
+		if found := named != "" || len(nulls) > 0; exact == found {
+			t.Fatalf("exactKeys(%q) = %v; refusedKeys = %q, %q", data, exact, named, nulls)
 		}
 	})
 }

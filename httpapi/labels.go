@@ -73,6 +73,10 @@ func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return invalidParameter("insurance_amount", "insurance_amount must be a number of US dollars")
 		}
+		var ve *shipping.ValidationError
+		if _, err := shipping.InsuredCents(f); errors.As(err, &ve) {
+			return invalidParameter("insurance_amount", "insurance_amount "+ve.Fields[0].Message)
+		}
 		insurance = &f
 	}
 	body, err := readBody(w, r)
@@ -430,14 +434,14 @@ func (a *API) listTrackingEvents(w http.ResponseWriter, r *http.Request) error {
 type trackingEventRequest struct {
 	TrackingCode string             `json:"tracking_code"`
 	Status       string             `json:"status"`
-	Substatus    *string            `json:"substatus"`
-	StatusDetail *string            `json:"status_detail"`
+	Substatus    *string            `json:"substatus" nullable:"true"`
+	StatusDetail *string            `json:"status_detail" nullable:"true"`
 	Message      string             `json:"message"`
 	OccurredAt   string             `json:"occurred_at"`
-	Location     *shipping.Location `json:"location"`
+	Location     *shipping.Location `json:"location" nullable:"true"`
 	// TrackingLocation is the place under the name events are returned with; location is
 	// accepted as its alias.
-	TrackingLocation *shipping.Location `json:"tracking_location"`
+	TrackingLocation *shipping.Location `json:"tracking_location" nullable:"true"`
 }
 
 // postTrackingEvent: POST /admin/tracking_events, the operator feed of the built-in carriers.

@@ -395,7 +395,7 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 	for k := range s {
 		switch k {
 		case "type", "properties", "required", "additionalProperties", "items", "enum", "oneOf", "format",
-			"minimum", "maximum", "exclusiveMinimum", "minItems", "maxItems", "maxLength", "pattern":
+			"minimum", "maximum", "exclusiveMinimum", "minItems", "maxItems", "minLength", "maxLength", "pattern":
 		default:
 			if !slices.Contains(annotations, k) {
 				bad("schema keyword %q is not supported by the validator", k)
@@ -482,6 +482,9 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 		if n, ok := s["maxLength"].(json.Number); ok && int64(len([]rune(x))) > mustInt(n) {
 			bad("string longer than %s", n)
 		}
+		if n, ok := s["minLength"].(json.Number); ok && int64(len([]rune(x))) < mustInt(n) {
+			bad("string shorter than %s", n)
+		}
 		if p, ok := s["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(x) {
 			bad("%q does not match %s", x, p)
 		}
@@ -556,6 +559,7 @@ func TestSchemaValidator(t *testing.T) {
 				"n":     map[string]any{"type": "integer", "minimum": json.Number("1"), "maximum": json.Number("8")},
 				"at":    map[string]any{"type": []any{"string", "null"}, "format": "date-time", "pattern": `^[0-9-]{10}T[0-9:]{8}[.][0-9]{6}Z$`},
 				"kind":  map[string]any{"type": "string", "enum": []any{"A", "B"}},
+				"name":  map[string]any{"type": "string", "minLength": json.Number("1")},
 				"tags":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": json.Number("2")},
 				"maybe": map[string]any{"oneOf": []any{map[string]any{"$ref": "#/components/schemas/Thing"}, map[string]any{"type": "null"}}},
 			}},
@@ -577,6 +581,8 @@ func TestSchemaValidator(t *testing.T) {
 		{`{"id": "00000000-0000-7000-8000-000000000001", "at": "2026-11-22T03:42:03Z"}`, 1},
 		{`{"id": "00000000-0000-7000-8000-000000000001", "at": "2026-11-22 03:42:03.123456Z"}`, 2},
 		{`{"id": "00000000-0000-7000-8000-000000000001", "kind": "C"}`, 1},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "name": ""}`, 1},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "name": "x"}`, 0},
 		{`{"id": "00000000-0000-7000-8000-000000000001", "tags": ["a", 1, "c"]}`, 2},
 		{`{"id": "00000000-0000-7000-8000-000000000001", "maybe": {}}`, 1},
 		{`[]`, 1},

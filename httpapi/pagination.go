@@ -144,7 +144,7 @@ func keysetMeta[T any](k store.Keyset, l store.List[T]) metadata {
 	return m
 }
 
-var cursorID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+var uuidText = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // encodeCursor makes an opaque cursor of a row position.
 func encodeCursor(k store.Key) string {
@@ -159,7 +159,7 @@ func decodeCursor(s string) (store.Key, error) {
 		return store.Key{}, errInvalidCursor
 	}
 	parts := strings.Split(string(b), ":")
-	if len(parts) != 3 || parts[0] != "v1" || !cursorID.MatchString(parts[2]) {
+	if len(parts) != 3 || parts[0] != "v1" || !uuidText.MatchString(parts[2]) {
 		return store.Key{}, errInvalidCursor
 	}
 	at, err := strconv.ParseInt(parts[1], 10, 64)

@@ -190,7 +190,11 @@ func shipmentFilter(q url.Values) (store.ShipmentFilter, error) {
 	}
 	for _, s := range f.Statuses {
 		if !slices.Contains(shipping.ShipmentStatuses, s) {
-			return f, invalidParameter("statuses", "statuses must be among OPEN, SHIPPING_LABEL_PURCHASED, CANCELLED")
+			name := "statuses"
+			if !q.Has("statuses") && !q.Has("statuses[]") {
+				name = "status" // the older single filter alone
+			}
+			return f, invalidParameter(name, name+" must be among OPEN, SHIPPING_LABEL_PURCHASED, CANCELLED")
 		}
 	}
 	if f.Brands, err = listValues(q, "brands"); err != nil {
@@ -267,8 +271,8 @@ func (a *API) getShipment(w http.ResponseWriter, r *http.Request) error {
 
 // shipmentPatch is the body of PATCH /shipments/{id}; raw values tell absent from null.
 type shipmentPatch struct {
-	CustomReference1 json.RawMessage `json:"custom_reference_1"`
-	CustomReference2 json.RawMessage `json:"custom_reference_2"`
+	CustomReference1 json.RawMessage `json:"custom_reference_1" nullable:"true"`
+	CustomReference2 json.RawMessage `json:"custom_reference_2" nullable:"true"`
 }
 
 // optionalString reads one field of a patch: absent leaves it, null clears it.

@@ -85,7 +85,7 @@ func FuzzDecodeCursor(f *testing.F) {
 			if again := encodeCursor(k); again != s {
 				t.Fatalf("decodeCursor(%q) = %+v, which encodes as %q", s, k, again)
 			}
-			if k.CreatedAt < 0 || !cursorID.MatchString(k.ID) {
+			if k.CreatedAt < 0 || !uuidText.MatchString(k.ID) {
 				t.Fatalf("decodeCursor(%q) = %+v; not a key encodeCursor makes", s, k)
 			}
 		}

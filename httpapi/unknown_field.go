@@ -12,19 +12,37 @@ import (
 // A key names a struct field only when it is exactly the field's JSON name. encoding/json
 // also decodes a key that differs in case ("NAME" into name, and of "brand" and "BRAND" the
 // last wins); DESIGN §3 refuses every key that is not a field, so decodeStrict checks the keys
-// again after decoding (exactKeys) and names the first such key (unknownFieldPath).
+// again after decoding (exactKeys) and names the first such key (refusedKeys).
+//
+// encoding/json also leaves a value untouched on null, so null would read as "not sent": a
+// field sent as null is refused (400 validation_failed) unless its struct field is tagged
+// nullable:"true", where null means something (a field cleared, or the same as absent); an
+// array element or map value is never null. The tags and openapi.json's nullable request
+// fields are the same set (TestOpenAPIBodyNulls).
 
 // exactKeys reports whether every object key in body, a JSON value checkJSON accepted, is
-// exactly the name of a field of the type t it decodes into. Maps take any key; interface
-// values and values that decode themselves are not walked.
+// exactly the name of a field of the type t it decodes into, and no value decoded into a Go
+// value is null unless its field is nullable. Maps take any key; interface values and the
+// insides of values that decode themselves are not walked.
 func exactKeys(body []byte, t reflect.Type) bool {
 	s := jsonScan{b: body}
 	s.space()
-	return s.typed(t)
+	return s.typed(t, false)
 }
 
-// typed is value along a Go type: false at the first key that names no field of it.
-func (s *jsonScan) typed(t reflect.Type) bool {
+// nullRefused reports whether a null decoded into a value of type t is refused: everywhere but
+// in a field tagged nullable, in an interface value, and where the type is not known (the
+// inside of a value that decodes itself).
+func nullRefused(t reflect.Type, nullable bool) bool {
+	return !nullable && t != nil && t.Kind() != reflect.Interface
+}
+
+// typed is value along a Go type: false at the first key that names no field of it, and at
+// the first null nullRefused refuses. nullable is whether t's field is tagged nullable.
+func (s *jsonScan) typed(t reflect.Type, nullable bool) bool {
+	if s.b[s.i] == 'n' && nullRefused(t, nullable) {
+		return false
+	}
 	t = walked(t)
 	if t == nil || (s.b[s.i] != '{' && s.b[s.i] != '[') {
 		return s.value(0)
@@ -41,10 +59,10 @@ func (s *jsonScan) typed(t reflect.Type) bool {
 	}
 	for {
 		s.space()
-		var elem reflect.Type // the type of the value that follows; nil: not walked
+		var elem jsonField // the type of the value that follows; nil: not walked
 		if open == '[' {
 			if k := t.Kind(); k == reflect.Slice || k == reflect.Array {
-				elem = t.Elem()
+				elem.typ = t.Elem()
 			}
 		} else {
 			k, _ := s.str()
@@ -56,13 +74,13 @@ func (s *jsonScan) typed(t reflect.Type) bool {
 				}
 				elem = f
 			case reflect.Map:
-				elem = t.Elem()
+				elem.typ = t.Elem()
 			}
 			s.space()
 			s.i++ // ':'
 			s.space()
 		}
-		if !s.typed(elem) {
+		if !s.typed(elem.typ, elem.nullable) {
 			return false
 		}
 		s.space()
@@ -73,16 +91,16 @@ func (s *jsonScan) typed(t reflect.Type) bool {
 	}
 }
 
-// unknownFieldPath names the first key of body, a JSON value checkJSON accepted, that is not
-// exactly a field of v's type, by its path ("origin.foo", "customs_info.customs_items[0].foo"),
-// as validation errors name fields; "(body)" when every key is a field.
-func unknownFieldPath(body []byte, v any) string {
+// refusedKeys names what exactKeys refuses in body, a JSON value checkJSON accepted, decoded
+// into v: the path of the first key that is not exactly a field of v's type ("origin.foo",
+// "customs_info.customs_items[0].foo"), as validation errors name fields; else the paths of
+// every null it refuses.
+func refusedKeys(body []byte, v any) (unknown string, nulls []string) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if path, ok := findUnknown(dec, reflect.TypeOf(v), ""); ok {
-		return path
-	}
-	return "(body)"
+	w := refusal{dec: dec}
+	w.walk(reflect.TypeOf(v), false, "")
+	return w.unknown, w.nulls
 }
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
@@ -103,66 +121,79 @@ func walked(t reflect.Type) reflect.Type {
 	return t
 }
 
-// findUnknown reads one JSON value from dec, of Go type t, and reports the path of the first
-// object key that is not exactly a field of t.
-func findUnknown(dec *json.Decoder, t reflect.Type, path string) (string, bool) {
-	t = walked(t)
-	tok, err := dec.Token()
+// refusal is refusedKeys' walk.
+type refusal struct {
+	dec     *json.Decoder
+	unknown string   // the first key that names no field; the walk stops there
+	nulls   []string // the refused nulls so far
+}
+
+// walk reads one JSON value from r.dec, of Go type t (nullable: in a field tagged so), at path.
+func (r *refusal) walk(t reflect.Type, nullable bool, path string) {
+	tok, err := r.dec.Token()
 	if err != nil {
-		return "", false
+		return
 	}
+	if tok == nil && nullRefused(t, nullable) {
+		r.nulls = append(r.nulls, fieldPath(path, ""))
+		return
+	}
+	t = walked(t)
 	switch tok {
 	case json.Delim('{'):
-		for dec.More() {
-			key, err := dec.Token()
+		for r.dec.More() && r.unknown == "" {
+			key, err := r.dec.Token()
 			if err != nil {
-				return "", false
+				return
 			}
 			k := key.(string)
-			var elem reflect.Type
+			var elem jsonField
 			if t != nil {
 				switch t.Kind() {
 				case reflect.Struct:
 					f, known := jsonFields(t)[k]
 					if !known {
-						return fieldPath(path, k), true
+						r.unknown = fieldPath(path, k)
+						return
 					}
 					elem = f
 				case reflect.Map:
-					elem = t.Elem()
+					elem.typ = t.Elem()
 				}
 			}
-			if p, ok := findUnknown(dec, elem, fieldPath(path, k)); ok {
-				return p, true
-			}
+			r.walk(elem.typ, elem.nullable, fieldPath(path, k))
 		}
-		_, err = dec.Token()
+		r.dec.Token()
 	case json.Delim('['):
 		var elem reflect.Type
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 			elem = t.Elem()
 		}
-		for i := 0; dec.More(); i++ {
-			if p, ok := findUnknown(dec, elem, fmt.Sprintf("%s[%d]", path, i)); ok {
-				return p, true
-			}
+		for i := 0; r.dec.More() && r.unknown == ""; i++ {
+			r.walk(elem, false, fmt.Sprintf("%s[%d]", path, i))
 		}
-		_, err = dec.Token()
+		r.dec.Token()
 	}
-	return "", false
 }
 
 // fields holds jsonFields' answers, by struct type.
 var fields sync.Map
 
+// jsonField is a struct field as JSON sees it: its type, and whether it is tagged
+// nullable:"true".
+type jsonField struct {
+	typ      reflect.Type
+	nullable bool
+}
+
 // jsonFields returns the JSON names of struct type t's fields, each with its field's type:
 // exported fields by their tag's name or their own, embedded structs' fields promoted (a field
 // of the outer struct wins over a promoted one of the same name, as in encoding/json).
-func jsonFields(t reflect.Type) map[string]reflect.Type {
+func jsonFields(t reflect.Type) map[string]jsonField {
 	if m, ok := fields.Load(t); ok {
-		return m.(map[string]reflect.Type)
+		return m.(map[string]jsonField)
 	}
-	m := map[string]reflect.Type{}
+	m := map[string]jsonField{}
 	var embedded []reflect.Type
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -187,7 +218,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		if n == "" {
 			n = f.Name
 		}
-		m[n] = f.Type
+		m[n] = jsonField{f.Type, f.Tag.Get("nullable") == "true"}
 	}
 	for _, et := range embedded {
 		for n, ft := range jsonFields(et) {

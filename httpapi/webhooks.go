@@ -161,18 +161,8 @@ func (a *API) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 		URL      *string `json:"url"`
 		IsActive *bool   `json:"is_active"`
 	}
-	raw, err := readBody(w, r)
-	if err == nil && raw == nil {
-		err = errEmptyBody
-	}
-	if err == nil {
-		err = decodeStrict(raw, &body)
-	}
-	if err == nil {
-		err = nullFields(raw, "url", "is_active") // neither can be cleared
-	}
-	if err != nil {
-		return invalidWebhook(err)
+	if err := readJSON(w, r, &body); err != nil {
+		return invalidWebhook(err) // url and is_active cannot be cleared: null is refused
 	}
 	// An unknown id is a 404 before the body's values are judged.
 	if _, err := a.db.WebhookSubscription(r.Context(), accountID(r), r.PathValue("id")); err != nil {

@@ -10,14 +10,14 @@ import (
 type CustomsInfo struct {
 	CustomsItems  []CustomsItem `json:"customs_items"`
 	CustomsSigner string        `json:"customs_signer"`
-	Incoterm      *string       `json:"incoterm"`
+	Incoterm      *string       `json:"incoterm" nullable:"true"`
 }
 
 // CustomsItem is one kind of goods in a parcel: Value is the declared value of the whole line
 // in USD, Weight the line's weight in WeightUnit.
 type CustomsItem struct {
 	Description          string  `json:"description"`
-	HarmonizedSystemCode *string `json:"harmonized_system_code"`
+	HarmonizedSystemCode *string `json:"harmonized_system_code" nullable:"true"`
 	OriginCountry        string  `json:"origin_country"`
 	Quantity             int64   `json:"quantity"`
 	Value                float64 `json:"value"`

@@ -97,9 +97,9 @@ type ShipmentRequest struct {
 	ShipDate             string   `json:"ship_date"`
 	RateShoppingProfile  string   `json:"rate_shopping_profile"`
 	RateShoppingStrategy string   `json:"rate_shopping_strategy"`
-	Brand                *string  `json:"brand"`
-	CustomReference1     *string  `json:"custom_reference_1"`
-	CustomReference2     *string  `json:"custom_reference_2"`
+	Brand                *string  `json:"brand" nullable:"true"`
+	CustomReference1     *string  `json:"custom_reference_1" nullable:"true"`
+	CustomReference2     *string  `json:"custom_reference_2" nullable:"true"`
 	LabelFormat          string   `json:"label_format"`
 	BuyCheapestRate      bool     `json:"buy_cheapest_rate"`
 	// CustomsInfo is the shipment's customs declaration (compat), optional.

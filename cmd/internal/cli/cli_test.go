@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -313,6 +314,52 @@ func TestSlowBodyDropped(t *testing.T) {
 	c := slowBody(t, s.addr, 50*time.Millisecond)
 	if closed, after := closedWithin(c, 5*time.Second); !closed {
 		t.Fatalf("a slow-body connection is still open after %v; want it closed after the %v read timeout", after, testLimits.read)
+	}
+}
+
+// TestCutOffBodyAnswered: a request whose body stops arriving (it declares more than it sends)
+// or trickles past the read timeout still gets a whole JSON answer before the connection
+// closes: 400 from the order import, which reads the body first, and 401 from an API route
+// without a token, which answers before the body and then reads it.
+func TestCutOffBodyAnswered(t *testing.T) {
+	s := startServer(t, testLimits)
+	for _, tc := range []struct {
+		path   string
+		status int
+		code   string
+	}{{"/webhook/custom-orders", 400, "malformed_json"}, {"/shipments", 401, "unauthorized"}} {
+		for _, trickle := range []bool{false, true} {
+			c, err := net.Dial("tcp", s.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: waybill\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"a\":", tc.path)
+			if trickle {
+				go func() {
+					for {
+						time.Sleep(50 * time.Millisecond)
+						if _, err := c.Write([]byte(" ")); err != nil {
+							return
+						}
+					}
+				}()
+			}
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			var got struct {
+				Errors struct{ Code string } `json:"errors"`
+			}
+			res, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err == nil {
+				var b []byte
+				if b, err = io.ReadAll(res.Body); err == nil {
+					err = json.Unmarshal(b, &got)
+				}
+			}
+			if err != nil || res.StatusCode != tc.status || got.Errors.Code != tc.code {
+				t.Errorf("POST %s, body cut off (trickling %v): %v %+v; want a whole %d %s", tc.path, trickle, err, got, tc.status, tc.code)
+			}
+		}
 	}
 }
 
