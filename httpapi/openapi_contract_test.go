@@ -32,6 +32,8 @@ type contract struct {
 	doc map[string]any
 	v   *schemaValidator
 	ids map[string]string // "/collection/{param}" → the id of an existing resource
+
+	carrierSecret string // POSTLINE's inbound secret, for carrier pushes
 }
 
 func newContract(t *testing.T) *contract {
@@ -72,6 +74,10 @@ func (c *contract) fixtures() {
 	imp := decode[struct{ Data struct{ ID string } }](t, w, http.StatusAccepted)
 	e.drain()
 	orders := decode[struct{ Data []struct{ ID string } }](t, e.do("GET", "/orders", "admin", nil), http.StatusOK)
+	secret := decode[struct{ Data struct{ Secret string } }](t, e.do("POST", "/admin/carriers/POSTLINE/event_secret/rotate", "admin", nil), http.StatusOK)
+	c.carrierSecret = secret.Data.Secret
+	manifest := decode[struct{ Data struct{ ID string } }](t, e.do("POST", "/manifests", "admin",
+		`{"carrier": "`+label.Data.ShippingLabel.Carrier+`"}`), http.StatusCreated)
 	if len(events.Data) == 0 || len(orders.Data) == 0 {
 		t.Fatalf("fixtures: %d webhook events, %d orders; want one of each", len(events.Data), len(orders.Data))
 	}
@@ -91,6 +97,8 @@ func (c *contract) fixtures() {
 		"/rate_shopping_profiles/{profile_key}": "default",
 		"/admin/rate_shopping_profiles/{key}":   "contract",
 		"/admin/carriers/{code}":                "CONTRACT",
+		"/carrier_events/{carrier}":             "POSTLINE",
+		"/manifests/{id}":                       manifest.Data.ID,
 	} {
 		c.ids[path] = id
 	}
@@ -167,6 +175,8 @@ func (c *contract) send(op map[string]any, method, target string, body []byte, h
 				r.Header.Set("Authorization", "Bearer "+c.e.tokens["admin"])
 			case "organizationId", "orderImportSignature":
 				c.sign(r, body)
+			case "carrierSignature":
+				r.Header.Set("X-Carrier-Signature", ingest.Sign(c.carrierSecret, body))
 			}
 		}
 	}
@@ -184,7 +194,7 @@ type operation struct {
 }
 
 // knownSchemes are the security schemes send meets.
-var knownSchemes = []string{"bearer", "organizationId", "orderImportSignature"}
+var knownSchemes = []string{"bearer", "organizationId", "orderImportSignature", "carrierSignature"}
 
 // operations lists the documented operations, but for those secured by a scheme send does not
 // know how to meet (each one a test error).

@@ -30,7 +30,7 @@ type Card struct {
 	EDASZips       []string        `json:"edas_zips"`
 	// Coverage lists the destination ZIP3s and ranges ("900-935") the carrier delivers to;
 	// nil delivers everywhere in the US.
-	Coverage  []string         `json:"coverage"`
+	Coverage  []string         `json:"coverage" nullable:"true"`
 	ZoneChart []ZoneChartEntry `json:"zone_chart"`
 	Tracking  TrackingScheme   `json:"tracking"`
 }
@@ -50,7 +50,7 @@ type CardService struct {
 // FuelSurcharge is a fuel percentage and the day it takes effect.
 type FuelSurcharge struct {
 	EffectiveFrom string  `json:"effective_from"`
-	Percent       Percent `json:"percent"`
+	Percent       float64 `json:"percent"` // at most four decimals, read exactly (PercentOf)
 }
 
 // ZoneChartEntry is the carrier's zone from an origin ZIP3 to a destination ZIP3 or range.
@@ -167,7 +167,9 @@ func (c *Card) Validate(code string) error {
 			v.Add(p+".code", "duplicate", "is another service's code")
 		}
 		seen[s.Code] = true
-		if len(s.Name) > maxCardNameLen {
+		if strings.TrimSpace(s.Name) == "" {
+			v.Add(p+".name", "required", "is required")
+		} else if len(s.Name) > maxCardNameLen {
 			v.Add(p+".name", "too_long", "must be at most 200 bytes")
 		}
 		positive(&v, p+".max_weight_oz", s.MaxWeightOz)
@@ -184,7 +186,9 @@ func (c *Card) Validate(code string) error {
 	for i, f := range c.FuelSurcharges {
 		p := "fuel_surcharges[" + strconv.Itoa(i) + "]"
 		checkDate(&v, p+".effective_from", f.EffectiveFrom)
-		if f.Percent < 0 || f.Percent > 100*PercentUnit {
+		if pc, ok := PercentOf(f.Percent); !ok {
+			v.Add(p+".percent", "invalid", "must have at most 4 decimals")
+		} else if pc < 0 || pc > 100*PercentUnit {
 			v.Add(p+".percent", "out_of_range", "must be 0 to 100")
 		}
 		if i > 0 && f.EffectiveFrom == c.FuelSurcharges[i-1].EffectiveFrom {
@@ -313,13 +317,14 @@ func (c *Card) Service(code string) *CardService {
 // FuelPercent is the fuel percentage in force on date: the entry with the latest
 // effective_from on or before it; 0 before the first.
 func (c *Card) FuelPercent(date string) Percent {
-	var p Percent
+	var pc float64
 	best := ""
 	for _, f := range c.FuelSurcharges {
 		if f.EffectiveFrom <= date && f.EffectiveFrom >= best {
-			p, best = f.Percent, f.EffectiveFrom
+			pc, best = f.Percent, f.EffectiveFrom
 		}
 	}
+	p, _ := PercentOf(pc)
 	return p
 }
 
@@ -336,8 +341,7 @@ func (c *Card) WithGrid(service string, breaks []int64, prices [][]int64, effect
 	return &out
 }
 
-// Percent is a percentage with four decimals, in units of 1/10000 of a percent: written and
-// read in JSON as a plain number (2.5), parsed exactly.
+// Percent is a percentage with four decimals, in units of 1/10000 of a percent.
 type Percent int64
 
 // PercentUnit is one percent.
@@ -348,23 +352,11 @@ func (p Percent) Of(cents int64) int64 {
 	return (cents*int64(p) + 50*PercentUnit) / (100 * PercentUnit)
 }
 
-// UnmarshalJSON reads a JSON number with at most four decimals.
-func (p *Percent) UnmarshalJSON(b []byte) error {
-	n, ok := parseDecimal(string(b), 4)
-	if !ok {
-		return &percentError{string(b)}
-	}
-	*p = Percent(n)
-	return nil
-}
-
-// MarshalJSON writes the percentage as a plain number.
-func (p Percent) MarshalJSON() ([]byte, error) { return []byte(formatDecimal(int64(p), 4)), nil }
-
-type percentError struct{ s string }
-
-func (e *percentError) Error() string {
-	return "percent must be a number with at most 4 decimals, not " + e.s
+// PercentOf reads a percentage written as a number with at most four decimals (12.25) exactly:
+// from the shortest decimal that is the float, so no binary rounding creeps in.
+func PercentOf(f float64) (Percent, bool) {
+	n, ok := parseDecimal(strconv.FormatFloat(f, 'f', -1, 64), 4)
+	return Percent(n), ok
 }
 
 // parseDecimal parses a plain decimal number ("7", "7.45", "-0.5") with at most places

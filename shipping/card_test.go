@@ -2,7 +2,6 @@ package shipping
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -16,7 +15,7 @@ func testCard() *Card {
 	c := &Card{Code: "ACME", Name: "Acme", EffectiveFrom: "2026-01-01", MaxWeightOz: 1120, MaxLengthIn: 108, MaxGirthIn: 165,
 		Services: []CardService{{Code: "GROUND", Name: "Ground", TransitDays: []int{1, 2, 3, 4, 5, 6, 7, 8},
 			WeightBreaksOz: []int64{16, 32}, PricesCents: [][]int64{{100, 200, 300, 400, 500, 600, 700, 800}, {110, 210, 310, 410, 510, 610, 710, 810}}}},
-		FuelSurcharges: []FuelSurcharge{{"2026-01-01", 10 * PercentUnit}, {"2026-06-01", 125 * PercentUnit / 10}},
+		FuelSurcharges: []FuelSurcharge{{"2026-01-01", 10}, {"2026-06-01", 12.5}},
 		DASCents:       300, EDASCents: 500, DASZips: []string{"10001"}, EDASZips: []string{"10002"},
 		Tracking: TrackingScheme{Scheme: SchemeLuhn, Prefix: "AC", Digits: 10, RangeStart: 100, RangeEnd: 102}}
 	c.Normalize("ACME", time.Time{})
@@ -62,7 +61,7 @@ func TestCardValidate(t *testing.T) {
 			[]string{"services[0].prices_cents[0][3]"}},
 		{"transit days", "ACME", func(c *Card) { c.Services[0].TransitDays = []int{1} }, []string{"services[0].transit_days"}},
 		{"duplicate service", "ACME", func(c *Card) { c.Services = append(c.Services, c.Services[0]) }, []string{"services[1].code"}},
-		{"percent over 100", "ACME", func(c *Card) { c.FuelSurcharges[0].Percent = 101 * PercentUnit },
+		{"percent over 100", "ACME", func(c *Card) { c.FuelSurcharges[0].Percent = 101 },
 			[]string{"fuel_surcharges[0].percent"}},
 		{"fuel date", "ACME", func(c *Card) { c.FuelSurcharges[1].EffectiveFrom = "June" }, []string{"fuel_surcharges[1].effective_from"}},
 		{"das zip", "ACME", func(c *Card) { c.DASZips = []string{"1234"} }, []string{"das_zips[0]"}},
@@ -116,19 +115,16 @@ func TestCardBounded(t *testing.T) {
 
 func TestPercent(t *testing.T) {
 	for _, tt := range []struct {
-		json  string
+		f     float64
 		want  Percent
 		cents int64 // of 1000 cents
-	}{{"0", 0, 0}, {"2", 20000, 20}, {"14.5", 145000, 145}, {"12.25", 122500, 123}, {"0.0001", 1, 0}, {"100", 1000000, 1000}} {
-		var p Percent
-		if err := json.Unmarshal([]byte(tt.json), &p); err != nil || p != tt.want {
-			t.Errorf("Unmarshal(%s) = %d, %v; want %d", tt.json, p, err, tt.want)
-		}
-		if b, _ := json.Marshal(p); string(b) != tt.json {
-			t.Errorf("Marshal(%d) = %s; want %s", p, b, tt.json)
+	}{{0, 0, 0}, {2, 20000, 20}, {14.5, 145000, 145}, {12.25, 122500, 123}, {0.0001, 1, 0}, {100, 1000000, 1000}} {
+		p, ok := PercentOf(tt.f)
+		if !ok || p != tt.want {
+			t.Errorf("PercentOf(%v) = %d, %v; want %d", tt.f, p, ok, tt.want)
 		}
 		if got := p.Of(1000); got != tt.cents {
-			t.Errorf("%s%% of 1000 = %d; want %d", tt.json, got, tt.cents)
+			t.Errorf("%v%% of 1000 = %d; want %d", tt.f, got, tt.cents)
 		}
 	}
 	// Half a cent rounds up: 2.5 % of 905 is 22.625 → 23; 14.5 % of 905 is 131.225 → 131.
@@ -138,11 +134,8 @@ func TestPercent(t *testing.T) {
 	if got := Percent(50000).Of(10); got != 1 { // 0.5 → 1
 		t.Errorf("5%% of 10 = %d; want 1 (half up)", got)
 	}
-	for _, bad := range []string{`"2"`, "1e2", "2.00001", "-", "1.", ".5"} {
-		var p Percent
-		if err := json.Unmarshal([]byte(bad), &p); err == nil {
-			t.Errorf("Unmarshal(%s) = %d; want an error", bad, p)
-		}
+	if _, ok := PercentOf(2.00001); ok {
+		t.Error("PercentOf(2.00001) ok; want five decimals refused")
 	}
 }
 

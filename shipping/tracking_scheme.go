@@ -113,8 +113,17 @@ func (t *TrackingScheme) validate(v *ValidationError, p string, services []CardS
 		v.Add(p+".scheme", "invalid", "must be luhn, usps_impb or ups_1z")
 		return
 	}
-	if t.Scheme != SchemeLuhn && t.Prefix != "" || t.Scheme != SchemeLuhn && t.Digits != 0 {
-		v.Add(p+".scheme", "invalid", "prefix and digits belong to the luhn scheme")
+	// A field of another scheme is refused, not ignored: the card says something it would not do.
+	for _, f := range []struct {
+		field, scheme string
+		set           bool
+	}{{"prefix", SchemeLuhn, t.Prefix != ""}, {"digits", SchemeLuhn, t.Digits != 0},
+		{"application_identifier", SchemeUSPSIMpb, t.ApplicationIdentifier != ""}, {"mailer_id", SchemeUSPSIMpb, t.MailerID != ""},
+		{"service_type_codes", SchemeUSPSIMpb, t.ServiceTypeCodes != nil},
+		{"shipper_number", SchemeUPS1Z, t.ShipperNumber != ""}, {"service_codes", SchemeUPS1Z, t.ServiceCodes != nil}} {
+		if f.set && f.scheme != t.Scheme {
+			v.Add(p+"."+f.field, "invalid", "belongs to the "+f.scheme+" scheme, not "+t.Scheme)
+		}
 	}
 	if t.RangeStart < 0 {
 		v.Add(p+".range_start", "out_of_range", "must be at least 0")
