@@ -52,6 +52,8 @@ func (a *API) routes() {
 
 	a.handle("GET /orders", ScopeReadOrders, a.listOrders)
 	a.handle("GET /orders/{id}", ScopeReadOrders, a.getOrder)
+	// Orders to labels reads an order and writes a shipment: WRITE_SHIPMENTS is checked first.
+	a.handleScopes("POST /orders/{id}/shipments", []string{ScopeWriteShipments, ScopeReadOrders}, a.createOrderShipment)
 	a.handle("GET /order_imports", ScopeReadOrders, a.listOrderImports)
 	a.handle("GET /order_imports/{id}", ScopeReadOrders, a.getOrderImport)
 	// Order import authenticates by signature, not by bearer token.

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"time"
+
 	"github.com/waybill/waybill/shipping"
 )
 
@@ -56,4 +58,23 @@ func ShipmentRequest(o Order, fulfillmentOrderID string, req shipping.ShipmentRe
 		req.CustomReference1 = &name
 	}
 	return req, v.Err()
+}
+
+// standIn is an order with a valid destination and weight, which CheckShipmentFields builds a
+// request from: what is wrong with that request is wrong with the caller's fields.
+var standIn = Order{Name: "stand-in", FulfillmentOrders: []FulfillmentOrder{{
+	Destination: Address{Name: "Stand In", Street1: "5 Broadway", City: "New York", State: "NY", Zip: "10001", Country: "US"},
+	WeightOz:    16}}}
+
+// CheckShipmentFields validates the caller's fields of an order's shipment before the order is
+// read (a batch item, when the batch is posted): everything ShipmentRequest and the request's
+// Validate would refuse whatever the order holds. The order's own gaps (an unknown
+// fulfillment order, no weight) are found when the order is read.
+func CheckShipmentFields(req shipping.ShipmentRequest, today time.Time) error {
+	r, err := ShipmentRequest(standIn, "", req)
+	if err != nil {
+		return err
+	}
+	_, err = r.Validate(today)
+	return err
 }

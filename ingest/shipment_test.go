@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/waybill/waybill/shipping"
 )
@@ -68,5 +69,36 @@ func TestShipmentRequest(t *testing.T) {
 	}
 	if box.Weight != 2 || boxNoWeight.Weight != 0 {
 		t.Error("ShipmentRequest changed the caller's parcel")
+	}
+}
+
+func TestCheckShipmentFields(t *testing.T) {
+	today := time.Date(2026, 11, 22, 3, 42, 3, 0, time.UTC)
+	origin := func() *shipping.Address {
+		return &shipping.Address{Name: "Acme Warehouse", Street1: "1 Main St", City: "Los Angeles", State: "CA", Zip: "90058", Country: "US"}
+	}
+	tests := []struct {
+		name       string
+		req        shipping.ShipmentRequest
+		wantFields []string
+	}{
+		{"origin alone", shipping.ShipmentRequest{Origin: origin()}, nil},
+		{"no origin", shipping.ShipmentRequest{}, []string{"origin"}},
+		{"a bad parcel", shipping.ShipmentRequest{Origin: origin(), Parcel: &shipping.Parcel{Length: 1, Width: 1, Height: 1, LengthUnit: "IN", Weight: -1, WeightUnit: "OZ"}}, []string{"parcel.weight"}},
+		{"a destination", shipping.ShipmentRequest{Origin: origin(), Destination: origin()}, []string{"destination"}},
+		{"a bad format", shipping.ShipmentRequest{Origin: origin(), LabelFormat: "GIF"}, []string{"label_format"}},
+	}
+	for _, tt := range tests {
+		err := CheckShipmentFields(tt.req, today)
+		var v *shipping.ValidationError
+		if tt.wantFields == nil {
+			if err != nil {
+				t.Errorf("%s: CheckShipmentFields = %v", tt.name, err)
+			}
+			continue
+		}
+		if !errors.As(err, &v) || len(v.Fields) != len(tt.wantFields) || v.Fields[0].Field != tt.wantFields[0] {
+			t.Errorf("%s: CheckShipmentFields = %v; want errors on %v", tt.name, err, tt.wantFields)
+		}
 	}
 }

@@ -22,11 +22,14 @@ const (
 	TopicLabelVoided          = "LABEL_VOIDED"
 	TopicLabelTrackingUpdated = "LABEL_TRACKING_UPDATED"
 	TopicZIPCoverageUpdated   = "ZIP_COVERAGE_UPDATED"
+	// TopicBatchCompleted: a batch finished its items; the payload is the batch as GET
+	// /batches/{id} answers it (DESIGN §14).
+	TopicBatchCompleted = "BATCH_COMPLETED"
 )
 
 // Topics lists every topic.
 var Topics = []string{TopicLabelPurchased, TopicLabelInTransit, TopicLabelVoided,
-	TopicLabelTrackingUpdated, TopicZIPCoverageUpdated}
+	TopicLabelTrackingUpdated, TopicZIPCoverageUpdated, TopicBatchCompleted}
 
 // ValidTopic reports whether topic is one of Topics.
 func ValidTopic(topic string) bool { return slices.Contains(Topics, topic) }
