@@ -16,7 +16,9 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 type principalKey struct{}
 
 // handle registers h behind bearer authentication and the scope it needs.
-func (a *API) handle(pattern, scope string, h handlerFunc) { a.handleScopes(pattern, []string{scope}, h) }
+func (a *API) handle(pattern, scope string, h handlerFunc) {
+	a.handleScopes(pattern, []string{scope}, h)
+}
 
 // handleScopes is handle for a route that needs several scopes: a token lacking any is 403,
 // naming the first it lacks in the order given.
