@@ -71,6 +71,7 @@ type API struct {
 	billing  *billingState
 	webhooks *webhookState
 	docs     *documentState
+	batches  *batchState
 }
 
 // worker is one background loop of the API.
@@ -132,7 +133,7 @@ func (a *API) Workers() []string {
 
 // setup builds each domain's state and registers its workers.
 func (a *API) setup() error {
-	for _, f := range []func() error{a.setupDocuments, a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks, a.setupSimulator} {
+	for _, f := range []func() error{a.setupDocuments, a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks, a.setupSimulator, a.setupBatches} {
 		if err := f(); err != nil {
 			return err
 		}

@@ -28,6 +28,10 @@ func (a *API) routes() {
 	a.handle("POST /shipments/{id}/rates/{rate_id}", ScopeWriteShipments, a.buyRate)
 	a.handle("PUT /shipments/{id}/cancel", ScopeWriteShipments, a.cancelShipment)
 
+	a.handle("POST /batches", ScopeWriteShipments, a.createBatch)
+	a.handle("GET /batches", ScopeReadShipments, a.listBatches)
+	a.handle("GET /batches/{id}", ScopeReadShipments, a.getBatch)
+
 	a.handle("GET /shipping_labels", ScopeReadShipments, a.listLabels)
 	a.handle("GET /shipping_labels/{id}", ScopeReadShipments, a.getLabel)
 	a.handle("GET /shipping_labels/{id}/label", ScopeReadShipments, a.getLabelDocument)
@@ -62,6 +66,7 @@ func (a *API) routes() {
 	// Capability document URLs (label_url, pdf_url, csv_url): the signature in the path is the
 	// credential, no bearer token (documents.go).
 	a.public("GET /documents/shipping_labels/{id}/{sig}", a.capability(docLabel, a.labelDocumentOf))
+	a.public("GET /documents/batches/{id}/{sig}", a.capability(docBatchLabels, a.batchLabelsOf))
 	a.public("GET /documents/invoices/{id}/pdf/{sig}", a.capability(docInvoicePDF, a.invoicePDFOf))
 	a.public("GET /documents/invoices/{id}/csv/{sig}", a.capability(docInvoiceCSV, a.invoiceCSVOf))
 	a.handle("GET /metrics", ScopeAdmin, a.serveMetrics)

@@ -136,11 +136,15 @@ func BatchRate(rates []Rate, buy string, itemBuysCheapest bool) (Rate, bool) {
 }
 
 // PrefixFields puts prefix before every field of a validation error: the fields of a batch's
-// item i are shipments[i].<field>.
+// item i are shipments[i].<field>, and the item itself shipments[i].
 func PrefixFields(prefix string, fields []FieldError) []FieldError {
 	out := make([]FieldError, len(fields))
 	for i, f := range fields {
-		f.Field = prefix + "." + f.Field
+		if f.Field == "" {
+			f.Field = prefix
+		} else {
+			f.Field = prefix + "." + f.Field
+		}
 		out[i] = f
 	}
 	return out
