@@ -38,7 +38,10 @@ const docBatchLabels = "batch_labels"
 func (a *API) setupBatches() error {
 	a.batches = &batchState{wake: make(chan struct{}, 1), lease: 10 * time.Second, claim: 32, parallel: a.batchParallel(),
 		maxAttempts: 10}
-	a.workers = append(a.workers, worker{name: "batch", run: a.runBatches, drain: a.drainBatches})
+	// The drain step works items one at a time, so the IDs they draw come in one order (the
+	// golden files); Run works several at once.
+	drain := func(ctx context.Context) error { return a.drainBatches(ctx, 1) }
+	a.workers = append(a.workers, worker{name: "batch", run: a.runBatches, drain: drain})
 	return nil
 }
 
@@ -249,7 +252,7 @@ func (a *API) runBatches(ctx context.Context) error {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if err := a.drainBatches(ctx); err != nil && ctx.Err() == nil {
+		if err := a.drainBatches(ctx, a.batches.parallel); err != nil && ctx.Err() == nil {
 			a.workerLog("batch").Error("batch worker", "err", err)
 		}
 		select {
@@ -261,8 +264,8 @@ func (a *API) runBatches(ctx context.Context) error {
 	}
 }
 
-// drainBatches works every due item, then returns.
-func (a *API) drainBatches(ctx context.Context) error {
+// drainBatches works every due item, parallel at once, then returns.
+func (a *API) drainBatches(ctx context.Context, parallel int) error {
 	st := a.batches
 	for ctx.Err() == nil {
 		claims, err := a.db.ClaimBatchItems(ctx, st.lease, st.claim, int(st.turn.Add(1)))
@@ -273,7 +276,7 @@ func (a *API) drainBatches(ctx context.Context) error {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		var first error
-		for range min(st.parallel, len(claims)) {
+		for range min(parallel, len(claims)) {
 			wg.Go(func() {
 				for c := range next {
 					if err := a.workBatchClaim(ctx, c); err != nil {
