@@ -86,4 +86,6 @@ type errorObject struct {
 	*Error
 }
 
-func errorShape(e *Error) errorObject { return errorObject{Status: http.StatusText(e.Status), Error: e} }
+func errorShape(e *Error) errorObject {
+	return errorObject{Status: http.StatusText(e.Status), Error: e}
+}
