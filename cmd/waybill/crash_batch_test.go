@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/waybill/waybill/store"
+)
+
+// batchBody is a POST /batches body of n shipments bought CHEAPEST, item i referenced B-<i>.
+func batchBody(n int) []byte {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf(`{"origin":{"name":"Acme","street1":"1 Main St","city":"Los Angeles","state":"CA","zip":"90058","country":"US"},`+
+			`"destination":{"name":"Ann Lee","street1":"%d Congress Ave","city":"Austin","state":"TX","zip":"78701","country":"US"},`+
+			`"parcel":{"length":10,"width":8,"height":4,"length_unit":"IN","weight":%d,"weight_unit":"OZ"},"custom_reference_1":"B-%d"}`,
+			i+1, i%40+1, i)
+	}
+	return []byte(`{"buy":"CHEAPEST","shipments":[` + strings.Join(items, ",") + `]}`)
+}
+
+// postBatch posts a batch and returns its id.
+func postBatch(t *testing.T, base, token string, body []byte) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/batches", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var b struct {
+		Data struct{ ID, Status string } `json:"data"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&b); err != nil || res.StatusCode != http.StatusAccepted || b.Data.Status != "PROCESSING" {
+		t.Fatalf("POST /batches = %d %+v (%v); want 202 PROCESSING", res.StatusCode, b.Data, err)
+	}
+	return b.Data.ID
+}
+
+// batchState is a batch as GET /batches/{id} answers it.
+type batchState struct {
+	Data struct {
+		Status                     string
+		Count                      int
+		Created, Purchased, Failed int
+		LabelURL                   *string `json:"label_url"`
+		Items                      []struct {
+			Index      int
+			ShipmentID *string `json:"shipment_id"`
+			Status     string
+		}
+	} `json:"data"`
+}
+
+// finishedItems reads the batch's items that ended, straight from the database file (the
+// server may be dead), and the items a worker held a claim on.
+func finishedItems(t *testing.T, dbPath, batchID string) (finished, claimed int) {
+	t.Helper()
+	db, err := store.OpenSQLite(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Reader().QueryRow(`SELECT COALESCE(SUM(CASE WHEN status IN ('CREATED', 'PURCHASED', 'FAILED') THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN status = 'PROCESSING' THEN 1 ELSE 0 END), 0) FROM batch_items WHERE batch_id = $1`, batchID).Scan(&finished, &claimed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return finished, claimed
+}
+
+// TestCrashDuringBatch kills the server with SIGKILL while its worker is in the middle of a
+// batch with purchases, restarts it on the same database, and checks that the batch completes
+// with every item created and bought exactly once: one shipment and one label per item, the
+// item's own, and no other.
+func TestCrashDuringBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test: starts and kills server processes")
+	}
+	dbPath := filepath.Join(t.TempDir(), "waybill.db")
+	_, token := createAccount(t, dbPath, "Batch", "WRITE_SHIPMENTS,READ_SHIPMENTS")
+	const n = 300
+	var batches []string
+	var inFlight int
+	for round := 1; inFlight == 0; round++ {
+		if round > 10 {
+			t.Fatal("no kill in 10 rounds landed while the worker held claims")
+		}
+		base, cmd := startChild(t, dbPath)
+		id := postBatch(t, base, token, batchBody(n))
+		batches = append(batches, id)
+		// Kill once the worker is well into the batch, but not through it.
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the worker did not get a tenth of the way through the batch in 30 s")
+			}
+			var b batchState
+			getJSON(t, base+"/batches/"+id, token, &b)
+			done := b.Data.Created + b.Data.Purchased + b.Data.Failed
+			if done >= n/10 {
+				break
+			}
+		}
+		cmd.Process.Kill() // SIGKILL: no shutdown, no flush
+		cmd.Wait()
+		finished, claimed := finishedItems(t, dbPath, id)
+		inFlight = claimed
+		t.Logf("round %d: killed with %d of %d items finished, %d claimed by the worker", round, finished, n, claimed)
+		if finished == n {
+			inFlight = 0 // the batch finished before the kill: try again
+		}
+	}
+
+	// Restart: the claims of the killed process are taken again when their leases expire.
+	base, cmd := startChild(t, dbPath)
+	for _, id := range batches {
+		var b batchState
+		for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			getJSON(t, base+"/batches/"+id, token, &b)
+			if b.Data.Status == "COMPLETED" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("batch %s not COMPLETED 90 s after the restart: %d created, %d purchased, %d failed",
+					id, b.Data.Created, b.Data.Purchased, b.Data.Failed)
+			}
+		}
+		if b.Data.Purchased != n || b.Data.Failed != 0 || b.Data.LabelURL == nil || len(b.Data.Items) != n {
+			t.Errorf("batch %s: %d purchased, %d failed, label_url %v, %d items; want %d purchased", id, b.Data.Purchased,
+				b.Data.Failed, b.Data.LabelURL, len(b.Data.Items), n)
+		}
+		for i, it := range b.Data.Items {
+			if it.Index != i || it.Status != "PURCHASED" || it.ShipmentID == nil {
+				t.Errorf("batch %s item %d = %+v; want index %d PURCHASED with its shipment", id, i, it, i)
+			}
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	// The database: per batch item exactly one shipment (the item's decided id) and one label;
+	// no shipment or label beyond them.
+	db, err := store.OpenSQLite(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var items, shipments, labels, matched, perRef int
+	r := db.Reader()
+	for _, q := range []struct {
+		sql string
+		n   *int
+	}{
+		{`SELECT COUNT(*) FROM batch_items`, &items},
+		{`SELECT COUNT(*) FROM shipments`, &shipments},
+		{`SELECT COUNT(*) FROM shipping_labels`, &labels},
+		{`SELECT COUNT(*) FROM batch_items i JOIN shipments s ON s.id = i.shipment_id
+			JOIN shipping_labels l ON l.shipment_id = s.id WHERE s.custom_reference_1 = 'B-' || i.position`, &matched},
+		{`SELECT COALESCE(MAX(c), 0) FROM (SELECT COUNT(*) AS c FROM shipping_labels GROUP BY shipment_id) x`, &perRef},
+	} {
+		if err := r.QueryRowContext(context.Background(), q.sql).Scan(q.n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := n * len(batches)
+	if items != want || shipments != want || labels != want || matched != want || perRef != 1 {
+		t.Errorf("database: %d items, %d shipments, %d labels, %d items with their own shipment and label, at most %d labels per shipment; want %d, %d, %d, %d, 1",
+			items, shipments, labels, matched, perRef, want, want, want, want)
+	}
+}
