@@ -172,3 +172,43 @@ func TestTwoProcessesBatches(t *testing.T) {
 	}
 	a.stop(t)
 }
+
+// TestBatchOfAThousand times a batch of 1,000 shipments with purchase on one waybill-pg
+// process, from the POST to COMPLETED (docs/performance.md): seconds, not minutes.
+func TestBatchOfAThousand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	dbURL := freshSchema(t)
+	bin := filepath.Join(t.TempDir(), "waybill-pg")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	p := startProcs(t, bin, dbURL, "A")[0]
+	token := strings.TrimSpace(strings.TrimPrefix(p.out.String(), "token: "))
+	c := &loadClient{client: &http.Client{Timeout: 20 * time.Second}}
+	var res struct {
+		Data struct {
+			ID, Status        string
+			Purchased, Failed int
+		} `json:"data"`
+	}
+	start := time.Now()
+	if st, _ := c.do(p, token, "POST", "/batches", nil, batchItems("K", 1000), &res); st != http.StatusAccepted {
+		t.Fatalf("POST /batches: %d", st)
+	}
+	accepted, id := time.Since(start), res.Data.ID
+	if !waitFor(60*time.Second, func() bool {
+		c.do(p, token, "GET", "/batches/"+id, nil, nil, &res)
+		return res.Data.Status == "COMPLETED"
+	}) {
+		t.Fatalf("a batch of 1,000 not COMPLETED after 60 s: %d purchased", res.Data.Purchased)
+	}
+	took := time.Since(start)
+	if res.Data.Purchased != 1000 || len(c.bad) > 0 {
+		t.Fatalf("%d purchased, %d failed (%v); want 1000 purchased", res.Data.Purchased, res.Data.Failed, c.bad)
+	}
+	t.Logf("PostgreSQL: 1,000 shipments created and bought: 202 after %v, COMPLETED after %v (%.0f items/s)",
+		accepted.Round(time.Millisecond), took.Round(time.Millisecond), 1000/took.Seconds())
+	p.stop(t)
+}

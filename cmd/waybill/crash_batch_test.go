@@ -177,3 +177,87 @@ func TestCrashDuringBatch(t *testing.T) {
 			items, shipments, labels, matched, perRef, want, want, want, want)
 	}
 }
+
+// TestBatchOfAThousand times a batch of 1,000 shipments with purchase on the real binary, from
+// the POST to COMPLETED (docs/performance.md): it must take seconds, not minutes. Meanwhile
+// another account's small batch, posted after it, completes first, and that account's own
+// requests are answered as usual.
+func TestBatchOfAThousand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	dbPath := filepath.Join(t.TempDir(), "waybill.db")
+	_, token := createAccount(t, dbPath, "Thousand", "WRITE_SHIPMENTS,READ_SHIPMENTS")
+	_, other := createAccount(t, dbPath, "Other", "WRITE_SHIPMENTS,READ_SHIPMENTS")
+	base, cmd := startChild(t, dbPath)
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	body := batchBody(1000)
+	start := time.Now()
+	id := postBatch(t, base, token, body)
+	accepted := time.Since(start)
+
+	// The other account: a batch of 10 posted after the 1,000, and single creates meanwhile.
+	small := postBatch(t, base, other, batchBody(10))
+	var slowest time.Duration
+	one := batchBody(1)
+	shipment := one[bytes.Index(one, []byte("[{"))+1 : bytes.LastIndex(one, []byte("]"))]
+	for range 10 {
+		t0 := time.Now()
+		req, _ := http.NewRequest("POST", base+"/shipments", bytes.NewReader(shipment))
+		req.Header.Set("Authorization", "Bearer "+other)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusCreated {
+			t.Fatalf("POST /shipments beside the batch = %d", res.StatusCode)
+		}
+		slowest = max(slowest, time.Since(t0))
+	}
+	var s batchState
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		getJSON(t, base+"/batches/"+small, other, &s)
+		if s.Data.Status == "COMPLETED" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the other account's batch of 10 not COMPLETED after 30 s")
+		}
+	}
+	smallTook := time.Since(start)
+	var b batchState
+	getJSON(t, base+"/batches/"+id, token, &b)
+	if b.Data.Status == "COMPLETED" {
+		t.Errorf("the batch of 1,000 completed before the other account's batch of 10, posted after it: no fair share")
+	}
+	for deadline := start.Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		getJSON(t, base+"/batches/"+id, token, &b)
+		if b.Data.Status == "COMPLETED" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a batch of 1,000 not COMPLETED after 60 s: %d purchased", b.Data.Purchased)
+		}
+	}
+	took := time.Since(start)
+	if b.Data.Purchased != 1000 {
+		t.Fatalf("%d purchased, %d failed; want 1000 purchased", b.Data.Purchased, b.Data.Failed)
+	}
+	res, err := http.Get(*b.Data.LabelURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc bytes.Buffer
+	doc.ReadFrom(res.Body)
+	res.Body.Close()
+	docTook := time.Since(start) - took
+	if pages := bytes.Count(doc.Bytes(), []byte("/Type /Page /Parent")); res.StatusCode != http.StatusOK || pages != 1000 {
+		t.Fatalf("label_url = %d with %d pages; want 200 with 1000", res.StatusCode, pages)
+	}
+	t.Logf("1,000 shipments created and bought: 202 after %v, COMPLETED after %v (%.0f items/s); label_url: %d pages, %.1f MB in %v",
+		accepted.Round(time.Millisecond), took.Round(time.Millisecond), 1000/took.Seconds(), 1000, float64(doc.Len())/1e6, docTook.Round(time.Millisecond))
+	t.Logf("meanwhile another account: its batch of 10 COMPLETED after %v; its slowest of 10 POST /shipments took %v",
+		smallTook.Round(time.Millisecond), slowest.Round(time.Millisecond))
+}
