@@ -267,6 +267,11 @@ func (a *API) drainBatches(ctx context.Context, parallel int) error {
 		if err != nil || len(claims) == 0 {
 			return err
 		}
+		// Claimed items are worked to the end even when ctx ends meanwhile (a graceful
+		// shutdown), so that they need not wait for their leases after a restart; within
+		// half a lease, then they are left to their leases.
+		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		stop := context.AfterFunc(ctx, func() { time.AfterFunc(st.lease/2, cancel) })
 		next := make(chan store.BatchClaim)
 		var wg sync.WaitGroup
 		var mu sync.Mutex
@@ -274,7 +279,7 @@ func (a *API) drainBatches(ctx context.Context, parallel int) error {
 		for range min(parallel, len(claims)) {
 			wg.Go(func() {
 				for c := range next {
-					if err := a.workBatchClaim(ctx, c); err != nil {
+					if err := a.workBatchClaim(wctx, c); err != nil {
 						mu.Lock()
 						first = errors.Join(first, err)
 						mu.Unlock()
@@ -287,6 +292,8 @@ func (a *API) drainBatches(ctx context.Context, parallel int) error {
 		}
 		close(next)
 		wg.Wait()
+		stop()
+		cancel()
 		if first != nil {
 			// The failed items' leases expire and they are worked again; meanwhile the rest of
 			// the queue is not held up by them.
@@ -304,10 +311,7 @@ func (a *API) workBatchClaim(ctx context.Context, c store.BatchClaim) error {
 	if err != nil {
 		return err
 	}
-	// A claim already worked is completed even when ctx ends meanwhile (a graceful shutdown).
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.batches.lease/2)
-	defer cancel()
-	err = a.db.CompleteBatchItem(cctx, c, o, func(b *shipping.Batch) any { return a.batchView(b) })
+	err = a.db.CompleteBatchItem(ctx, c, o, func(b *shipping.Batch) any { return a.batchView(b) })
 	if errors.Is(err, store.ErrStaleClaim) {
 		return nil // claimed again after its lease expired: that claim completes it
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -261,4 +262,35 @@ func TestBatchOfAThousand(t *testing.T) {
 		accepted.Round(time.Millisecond), took.Round(time.Millisecond), 1000/took.Seconds(), 1000, float64(doc.Len())/1e6, docTook.Round(time.Millisecond))
 	t.Logf("meanwhile another account: its batch of 10 COMPLETED after %v; its slowest of 10 POST /shipments took %v",
 		smallTook.Round(time.Millisecond), slowest.Round(time.Millisecond))
+}
+
+// TestGracefulStopDuringBatch: on SIGTERM the worker finishes the items it has claimed, so
+// after a restart none waits for a lease to expire, and the server exits 0.
+func TestGracefulStopDuringBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and stops a server")
+	}
+	dbPath := filepath.Join(t.TempDir(), "waybill.db")
+	_, token := createAccount(t, dbPath, "Graceful", "WRITE_SHIPMENTS,READ_SHIPMENTS")
+	base, cmd := startChild(t, dbPath)
+	id := postBatch(t, base, token, batchBody(300))
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the worker did not get a tenth of the way through the batch in 30 s")
+		}
+		var b batchState
+		getJSON(t, base+"/batches/"+id, token, &b)
+		if b.Data.Created+b.Data.Purchased+b.Data.Failed >= 30 {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the server exited with %v after SIGTERM; want 0", err)
+	}
+	finished, claimed := finishedItems(t, dbPath, id)
+	t.Logf("stopped with %d of 300 items finished", finished)
+	if claimed > 0 {
+		t.Errorf("%d items still claimed after a graceful stop; want 0", claimed)
+	}
 }
