@@ -191,9 +191,16 @@ func (db *DB) ListBatches(ctx context.Context, accountID string, p Page) (List[*
 // then its queue in order, so one account's huge batch never holds back another's. Accounts
 // take turns being first (turn), for when there are more of them than limit.
 func (db *DB) ClaimBatchItems(ctx context.Context, lease time.Duration, limit, turn int) ([]BatchClaim, error) {
+	// Most polls find no batch in progress: a read says so without a write transaction.
+	var inProgress int
+	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM batches WHERE status = $1 LIMIT 1) b`,
+		shipping.BatchProcessing).Scan(&inProgress)
+	if err != nil || inProgress == 0 {
+		return nil, err
+	}
 	now := db.now()
 	var claims []BatchClaim
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		claims = claims[:0]
 		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT account_id FROM batches WHERE status = $1 ORDER BY account_id`,
 			shipping.BatchProcessing)
