@@ -126,23 +126,25 @@ func checkBatchItem(raw json.RawMessage, today time.Time) ([]shipping.FieldError
 		}
 		return nil, err
 	}
+	var fields []shipping.FieldError
 	var err error
-	switch {
-	case item.OrderID != nil:
+	if item.OrderID != nil {
 		if *item.OrderID == "" || len(*item.OrderID) > 255 {
-			return []shipping.FieldError{{Field: "order_id", Code: "invalid", Message: "must be an order's id"}}, nil
+			fields = append(fields, shipping.FieldError{Field: "order_id", Code: "invalid", Message: "must be an order's id"})
 		}
 		err = ingest.CheckShipmentFields(item.ShipmentRequest, today)
-	case item.FulfillmentOrderID != "":
-		return []shipping.FieldError{{Field: "fulfillment_order_id", Code: "not_allowed", Message: "is for an item with an order_id"}}, nil
-	default:
+	} else {
+		if item.FulfillmentOrderID != "" {
+			fields = append(fields, shipping.FieldError{Field: "fulfillment_order_id", Code: "not_allowed",
+				Message: "is for an item with an order_id"})
+		}
 		_, err = item.ShipmentRequest.Validate(today)
 	}
 	var v *shipping.ValidationError
 	if errors.As(err, &v) {
-		return v.Fields, nil
+		return append(fields, v.Fields...), nil
 	}
-	return nil, err
+	return fields, err
 }
 
 // prefixError is e with its fields (and the field its message names) at an item's path.
