@@ -36,9 +36,9 @@ type Config struct {
 	// WebhookRetrySchedule is the delay before each retry of a failed delivery; nil uses
 	// DefaultRetrySchedule.
 	WebhookRetrySchedule []time.Duration
-	// Carriers are the carriers rate shopping quotes and labels are bought from; nil uses
-	// shipping.BuiltinCarriers(). A host plugs in a real carrier by implementing
-	// shipping.Carrier.
+	// Carriers are the host's own carriers (implementations of shipping.Carrier), quoted and
+	// bought from beside the carriers stored in the database (DESIGN §11); a name used by both
+	// is an error. A carrier that also implements shipping.Tracker is polled for tracking.
 	Carriers []shipping.Carrier
 	// Issuer is the letterhead of invoice PDFs; the zero value prints billing.DefaultIssuer.
 	Issuer billing.Issuer
@@ -77,6 +77,7 @@ type API struct {
 	webhooks *webhookState
 	docs     *documentState
 	poll     *pollState
+	batches  *batchState
 }
 
 // worker is one background loop of the API.
@@ -138,7 +139,7 @@ func (a *API) Workers() []string {
 
 // setup builds each domain's state and registers its workers.
 func (a *API) setup() error {
-	for _, f := range []func() error{a.setupDocuments, a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks, a.setupSimulator, a.setupPolling} {
+	for _, f := range []func() error{a.setupDocuments, a.setupShipping, a.setupLabels, a.setupIngest, a.setupBilling, a.setupWebhooks, a.setupSimulator, a.setupPolling, a.setupBatches} {
 		if err := f(); err != nil {
 			return err
 		}

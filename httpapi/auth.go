@@ -17,6 +17,12 @@ type principalKey struct{}
 
 // handle registers h behind bearer authentication and the scope it needs.
 func (a *API) handle(pattern, scope string, h handlerFunc) {
+	a.handleScopes(pattern, []string{scope}, h)
+}
+
+// handleScopes is handle for a route that needs several scopes: a token lacking any is 403,
+// naming the first it lacks in the order given.
+func (a *API) handleScopes(pattern string, scopes []string, h handlerFunc) {
 	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		p, err := a.authenticate(r)
 		if err != nil {
@@ -28,10 +34,12 @@ func (a *API) handle(pattern, scope string, h handlerFunc) {
 			writeError(w, &Error{Status: http.StatusUnauthorized, Code: "unauthorized", Message: "missing, malformed, unknown or revoked bearer token"})
 			return
 		}
-		if !slices.Contains(p.Scopes, scope) {
-			writeError(w, &Error{Status: http.StatusForbidden, Code: "insufficient_scope",
-				Message: "token lacks scope " + scope, RequiredScope: scope})
-			return
+		for _, scope := range scopes {
+			if !slices.Contains(p.Scopes, scope) {
+				writeError(w, &Error{Status: http.StatusForbidden, Code: "insufficient_scope",
+					Message: "token lacks scope " + scope, RequiredScope: scope})
+				return
+			}
 		}
 		if err := h(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p))); err != nil {
 			a.fail(w, r, err)

@@ -83,13 +83,18 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func writeError(w http.ResponseWriter, e *Error) {
-	body := struct {
-		Errors struct {
-			Status string `json:"status"`
-			*Error
-		} `json:"errors"`
-	}{}
-	body.Errors.Status = http.StatusText(e.Status)
-	body.Errors.Error = e
-	writeJSON(w, e.Status, body)
+	writeJSON(w, e.Status, struct {
+		Errors errorObject `json:"errors"`
+	}{errorShape(e)})
+}
+
+// errorObject is an error as an answer's "errors" object shows it (DESIGN §3); a batch item's
+// errors are the same object.
+type errorObject struct {
+	Status string `json:"status"`
+	*Error
+}
+
+func errorShape(e *Error) errorObject {
+	return errorObject{Status: http.StatusText(e.Status), Error: e}
 }

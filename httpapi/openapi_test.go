@@ -46,9 +46,12 @@ func decodeJSONNumbers(b []byte) (any, error) {
 	return v, nil
 }
 
-// routeDecl is one route registered in routes.go: its pattern and the scope it needs ("" for
+// routeDecl is one route registered in routes.go: its pattern and the scopes it needs (none for
 // the routes registered without bearer authentication).
-type routeDecl struct{ pattern, scope string }
+type routeDecl struct {
+	pattern string
+	scopes  []string
+}
 
 // parseRoutes reads the patterns routes.go registers, from its source: every call whose first
 // argument is a string "METHOD /path"; a scope constant as its second argument is the scope
@@ -90,13 +93,22 @@ func parseRoutes(t *testing.T) []routeDecl {
 		if !routePattern.MatchString(pattern) {
 			return true
 		}
-		scope := ""
+		var scopes []string
 		if id, ok := call.Args[1].(*ast.Ident); ok && slices.Contains(AllScopes, consts[id.Name]) {
-			scope = consts[id.Name]
-		} else if sel.Sel.Name == "handle" {
+			scopes = []string{consts[id.Name]}
+		} else if lit, ok := call.Args[1].(*ast.CompositeLit); ok && sel.Sel.Name == "handleScopes" {
+			// a.handleScopes(pattern, []string{ScopeA, ScopeB}, h): every scope is needed.
+			for _, e := range lit.Elts {
+				if id, ok := e.(*ast.Ident); ok && slices.Contains(AllScopes, consts[id.Name]) {
+					scopes = append(scopes, consts[id.Name])
+				} else {
+					t.Fatalf("routes.go: %s: a.handleScopes with a scope that is not a constant", pattern)
+				}
+			}
+		} else if sel.Sel.Name == "handle" || sel.Sel.Name == "handleScopes" {
 			t.Fatalf("routes.go: %s: a.handle without a scope constant", pattern)
 		}
-		routes = append(routes, routeDecl{pattern, scope})
+		routes = append(routes, routeDecl{pattern, scopes})
 		return true
 	})
 	if len(routes) < 10 {
@@ -154,10 +166,14 @@ func TestOpenAPIRoutes(t *testing.T) {
 			t.Errorf("%s: no security of its own", r.pattern)
 			continue
 		}
-		if r.scope != "" {
-			want := []any{map[string]any{"bearer": []any{r.scope}}}
+		if len(r.scopes) > 0 {
+			var scopes []any
+			for _, s := range r.scopes {
+				scopes = append(scopes, s)
+			}
+			want := []any{map[string]any{"bearer": scopes}}
 			if !jsonEqual(sec, want) {
-				t.Errorf("%s: security %v; want bearer with scope %s", r.pattern, sec, r.scope)
+				t.Errorf("%s: security %v; want bearer with scopes %v", r.pattern, sec, r.scopes)
 			}
 		} else if len(sec) > 0 && r.pattern != "POST /webhook/custom-orders" && r.pattern != "POST /carrier_events/{carrier}" {
 			t.Errorf("%s: documented with security %v; routes.go registers it without authentication", r.pattern, sec)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -70,12 +71,31 @@ type orderImportView struct {
 // orderView is an order as GET /orders and GET /orders/{id} show it.
 type orderView struct {
 	ingest.Order
-	CreatedAt string `json:"created_at"`
-	UpdatedAt string `json:"updated_at"`
+	// ShipmentIDs are the shipments made for the order (orders to labels), oldest first.
+	ShipmentIDs []string `json:"shipment_ids"`
+	CreatedAt   string   `json:"created_at"`
+	UpdatedAt   string   `json:"updated_at"`
 }
 
-func newOrderView(o ingest.Order) orderView {
-	return orderView{Order: o, CreatedAt: shipping.FormatTime(o.CreatedAt), UpdatedAt: shipping.FormatTime(o.UpdatedAt)}
+// orderViews are the account's orders as shown, with their shipments' ids (one query).
+func (a *API) orderViews(ctx context.Context, acct string, orders ...ingest.Order) ([]orderView, error) {
+	ids := make([]string, len(orders))
+	for i, o := range orders {
+		ids[i] = o.ID
+	}
+	shipments, err := a.db.OrderShipmentIDs(ctx, acct, ids)
+	if err != nil {
+		return nil, err
+	}
+	views := make([]orderView, len(orders))
+	for i, o := range orders {
+		views[i] = orderView{Order: o, ShipmentIDs: shipments[o.ID], CreatedAt: shipping.FormatTime(o.CreatedAt),
+			UpdatedAt: shipping.FormatTime(o.UpdatedAt)}
+		if views[i].ShipmentIDs == nil {
+			views[i].ShipmentIDs = []string{}
+		}
+	}
+	return views, nil
 }
 
 // orderStamp formats a timestamp as RFC 3339 UTC with microseconds.
@@ -104,9 +124,9 @@ func (a *API) listOrders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	views := make([]orderView, len(l.Items))
-	for i, o := range l.Items {
-		views[i] = newOrderView(o)
+	views, err := a.orderViews(r.Context(), accountID(r), l.Items...)
+	if err != nil {
+		return err
 	}
 	writeList(w, views, offsetMeta(p, l))
 	return nil
@@ -115,20 +135,57 @@ func (a *API) listOrders(w http.ResponseWriter, r *http.Request) error {
 // getOrder: GET /orders/{id}, by waybill's order id or, when no order has that id, by the
 // sender's (order_id; percent-encoded, as it may hold slashes).
 func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	o, err := a.db.Order(r.Context(), accountID(r), id)
+	o, err := a.findOrder(r.Context(), accountID(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	views, err := a.orderViews(r.Context(), accountID(r), o)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, views[0])
+	return nil
+}
+
+// findOrder returns the account's order by waybill's id or, when no order has that id, by the
+// sender's; another account's order is store.ErrNotFound, like an unknown one.
+func (a *API) findOrder(ctx context.Context, acct, id string) (ingest.Order, error) {
+	o, err := a.db.Order(ctx, acct, id)
 	if errors.Is(err, store.ErrNotFound) && len(id) <= 255 {
-		l, lerr := a.db.ListOrders(r.Context(), accountID(r), id, store.Page{Number: 1, Size: 1})
+		l, lerr := a.db.ListOrders(ctx, acct, id, store.Page{Number: 1, Size: 1})
 		if lerr != nil {
-			return lerr
+			return ingest.Order{}, lerr
 		}
 		if len(l.Items) == 1 {
 			o, err = l.Items[0], nil
 		}
 	}
+	return o, err
+}
+
+// orderShipmentRequest is the body of POST /orders/{id}/shipments, and a batch item naming an
+// order: the shipment fields (DESIGN §4) and which fulfillment order to ship.
+type orderShipmentRequest struct {
+	shipping.ShipmentRequest
+	ingest.OrderShipment
+}
+
+// createOrderShipment: POST /orders/{id}/shipments creates a shipment for the order's
+// fulfillment order (ingest.ShipmentRequest) through the one create path, and answers as
+// POST /shipments does.
+func (a *API) createOrderShipment(w http.ResponseWriter, r *http.Request) error {
+	var body orderShipmentRequest
+	if err := readJSON(w, r, &body); err != nil {
+		return err
+	}
+	ctx, acct := r.Context(), accountID(r)
+	o, err := a.findOrder(ctx, acct, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	writeData(w, http.StatusOK, newOrderView(o))
-	return nil
+	req, err := ingest.ShipmentRequest(o, body.FulfillmentOrderID, body.ShipmentRequest)
+	if err != nil {
+		return err
+	}
+	return a.answerCreate(w, ctx, acct, o.ID, &req)
 }

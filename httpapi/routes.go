@@ -28,6 +28,10 @@ func (a *API) routes() {
 	a.handle("POST /shipments/{id}/rates/{rate_id}", ScopeWriteShipments, a.buyRate)
 	a.handle("PUT /shipments/{id}/cancel", ScopeWriteShipments, a.cancelShipment)
 
+	a.handle("POST /batches", ScopeWriteShipments, a.createBatch)
+	a.handle("GET /batches", ScopeReadShipments, a.listBatches)
+	a.handle("GET /batches/{id}", ScopeReadShipments, a.getBatch)
+
 	a.handle("GET /shipping_labels", ScopeReadShipments, a.listLabels)
 	a.handle("GET /shipping_labels/{id}", ScopeReadShipments, a.getLabel)
 	a.handle("GET /shipping_labels/{id}/label", ScopeReadShipments, a.getLabelDocument)
@@ -56,6 +60,8 @@ func (a *API) routes() {
 
 	a.handle("GET /orders", ScopeReadOrders, a.listOrders)
 	a.handle("GET /orders/{id}", ScopeReadOrders, a.getOrder)
+	// Orders to labels reads an order and writes a shipment: WRITE_SHIPMENTS is checked first.
+	a.handleScopes("POST /orders/{id}/shipments", []string{ScopeWriteShipments, ScopeReadOrders}, a.createOrderShipment)
 	a.handle("GET /order_imports", ScopeReadOrders, a.listOrderImports)
 	a.handle("GET /order_imports/{id}", ScopeReadOrders, a.getOrderImport)
 	// Order import authenticates by signature, not by bearer token.
@@ -66,6 +72,7 @@ func (a *API) routes() {
 	// Capability document URLs (label_url, pdf_url, csv_url): the signature in the path is the
 	// credential, no bearer token (documents.go).
 	a.public("GET /documents/shipping_labels/{id}/{sig}", a.capability(docLabel, a.labelDocumentOf))
+	a.public("GET /documents/batches/{id}/{sig}", a.capability(docBatchLabels, a.batchLabelsOf))
 	a.public("GET /documents/invoices/{id}/pdf/{sig}", a.capability(docInvoicePDF, a.invoicePDFOf))
 	a.public("GET /documents/invoices/{id}/csv/{sig}", a.capability(docInvoiceCSV, a.invoiceCSVOf))
 	a.public("GET /documents/manifests/{id}/pdf/{sig}", a.capability(docManifestPDF, a.manifestPDFOf))

@@ -80,49 +80,20 @@ func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &req); err != nil {
 		return err
 	}
-	ctx, acct := r.Context(), accountID(r)
-	now := a.db.Now().UTC()
-	shipDate, err := req.Validate(now)
-	if err != nil {
-		return err
-	}
-	profile, err := a.profile(ctx, req.RateShoppingProfile)
-	if errors.Is(err, store.ErrNotFound) {
-		return &shipping.RateError{Code: shipping.CodeUnknownProfile, Message: "no rate shopping profile " + req.RateShoppingProfile}
-	}
-	if err != nil {
-		return err
-	}
-	carriers, err := a.carriers(ctx)
-	if err != nil {
-		return err
-	}
-	rates, err := carriers.shopper.Shop(ctx, profile, &req, shipDate)
-	if err != nil {
-		return err
-	}
-	brand := ""
-	if req.Brand != nil {
-		brand = *req.Brand
-	} else {
-		if brand, err = a.db.AccountBrand(ctx, acct); err != nil {
-			return err
-		}
-	}
-	s := &shipping.Shipment{ID: a.db.NewID(), AccountID: acct, Status: shipping.StatusOpen, Brand: brand,
-		ShipDate: req.ShipDate, Origin: *req.Origin, Destination: *req.Destination, ReturnAddress: *req.ReturnAddress,
-		Parcel: *req.Parcel, RateShoppingProfile: profile.Key, RateShoppingStrategy: req.RateShoppingStrategy,
-		LabelFormat: req.LabelFormat, CustomReference1: req.CustomReference1, CustomReference2: req.CustomReference2,
-		CustomsInfo: req.CustomsInfo, ShippingRates: rates, CreatedAt: shipping.Timestamp{Time: now}, UpdatedAt: shipping.Timestamp{Time: now}}
-	for i := range s.ShippingRates {
-		s.ShippingRates[i].ID, s.ShippingRates[i].ShipmentID = a.db.NewID(), s.ID
-	}
-	rendered, err := a.db.CreateShipment(ctx, s)
+	return a.answerCreate(w, r.Context(), accountID(r), "", &req)
+}
+
+// answerCreate creates the shipment req asks for (for the order orderID, if not empty) and
+// answers 201 with it: POST /shipments, and POST /orders/{id}/shipments. With
+// buy_cheapest_rate the cheapest rate is bought in the same call and the answer is the
+// purchased shipment.
+func (a *API) answerCreate(w http.ResponseWriter, ctx context.Context, acct, orderID string, req *shipping.ShipmentRequest) error {
+	s, rendered, err := a.create(ctx, acct, "", orderID, req)
 	if err != nil {
 		return err
 	}
 	if req.BuyCheapestRate {
-		cheapest, _ := shipping.Cheapest(rates)
+		cheapest, _ := shipping.Cheapest(s.ShippingRates)
 		bought, err := a.purchaseRate(ctx, acct, s.ID, cheapest.ID, false, "")
 		if err != nil {
 			return err
@@ -133,6 +104,59 @@ func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
 	// The stored rendering is the answer: the shipment is encoded once.
 	a.writeStoredData(w, http.StatusCreated, rendered)
 	return nil
+}
+
+// create is the one path every shipment is created by (POST /shipments, orders to labels,
+// batch items): it validates req, quotes its route under its profile, and stores the OPEN
+// shipment with its rates, under id (a new id when empty), for the order orderID if not empty.
+// It returns the shipment and its stored rendering.
+func (a *API) create(ctx context.Context, acct, id, orderID string, req *shipping.ShipmentRequest) (*shipping.Shipment, string, error) {
+	now := a.db.Now().UTC()
+	shipDate, err := req.Validate(now)
+	if err != nil {
+		return nil, "", err
+	}
+	profile, err := a.profile(ctx, req.RateShoppingProfile)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, "", &shipping.RateError{Code: shipping.CodeUnknownProfile, Message: "no rate shopping profile " + req.RateShoppingProfile}
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	// A return is quoted for its route, from the destination back (Routed).
+	carriers, err := a.carriers(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	rates, err := carriers.shopper.Shop(ctx, profile, req.Routed(), shipDate)
+	if err != nil {
+		return nil, "", err
+	}
+	brand := ""
+	if req.Brand != nil {
+		brand = *req.Brand
+	} else {
+		if brand, err = a.db.AccountBrand(ctx, acct); err != nil {
+			return nil, "", err
+		}
+	}
+	if id == "" {
+		id = a.db.NewID()
+	}
+	s := &shipping.Shipment{ID: id, AccountID: acct, Status: shipping.StatusOpen, Brand: brand,
+		ShipDate: req.ShipDate, Origin: *req.Origin, Destination: *req.Destination, ReturnAddress: *req.ReturnAddress,
+		Parcel: *req.Parcel, RateShoppingProfile: profile.Key, RateShoppingStrategy: req.RateShoppingStrategy,
+		LabelFormat: req.LabelFormat, CustomReference1: req.CustomReference1, CustomReference2: req.CustomReference2,
+		CustomsInfo: req.CustomsInfo, IsReturn: req.IsReturn, OrderID: orderID, ShippingRates: rates,
+		CreatedAt: shipping.Timestamp{Time: now}, UpdatedAt: shipping.Timestamp{Time: now}}
+	for i := range s.ShippingRates {
+		s.ShippingRates[i].ID, s.ShippingRates[i].ShipmentID = a.db.NewID(), s.ID
+	}
+	rendered, err := a.db.CreateShipment(ctx, s)
+	if err != nil {
+		return nil, "", err
+	}
+	return s, rendered, nil
 }
 
 // maxFilterValues bounds how many values one list filter takes (DESIGN §3).

@@ -16,7 +16,7 @@ import (
 // is asked for, and the same data always gives the same bytes. It carries nothing internal:
 // no database identifiers are printed.
 type LabelDocument struct {
-	From, To     Address // From is the shipment's return address
+	From, To     Address // as Shipment.LabelRoute gives them
 	Carrier      string
 	Service      string // the service's name as people read it, e.g. "Ground Advantage"
 	ShipDate     string // YYYY-MM-DD
@@ -30,11 +30,15 @@ type LabelDocument struct {
 	Customs bool
 	// Void marks a voided label: VOID is drawn across its face.
 	Void bool
+	// Return marks a return label: RETURN in a black band in the header, and the recipient
+	// headed RETURN TO.
+	Return bool
 }
 
 // LabelDocumentFor is what the label l of shipment s shows.
 func LabelDocumentFor(s *Shipment, l *Label) LabelDocument {
-	d := LabelDocument{From: s.ReturnAddress, To: s.Destination, Carrier: l.Carrier, Service: ServiceName(l.Carrier, l.Service),
+	from, to := s.LabelRoute()
+	d := LabelDocument{From: from, To: to, Return: s.IsReturn, Carrier: l.Carrier, Service: ServiceName(l.Carrier, l.Service),
 		ShipDate: s.ShipDate, TrackingCode: l.TrackingCode, Weight: FormatWeight(s.Parcel), Dimensions: FormatDimensions(s.Parcel),
 		Customs: s.DeclaresCustoms(), Void: l.Status == LabelVoided}
 	if s.CustomReference1 != nil {
@@ -147,6 +151,11 @@ func (d LabelDocument) draw(c labelCanvas) error {
 		c.text(x+w/2, 56+i*34, w/2, 26, false, alignRight, false, f)
 	}
 
+	if d.Return {
+		c.fill(x, 104, 240, 46, false)
+		c.text(x, 142, 240, 38, true, alignCenter, true, "RETURN")
+	}
+
 	// The service, reversed out of a black band.
 	c.fill(left, 156, width, 76, false)
 	c.text(x, 214, w, 56, true, alignCenter, true, d.Service)
@@ -159,7 +168,11 @@ func (d LabelDocument) draw(c labelCanvas) error {
 
 	// Recipient, large.
 	c.fill(left, 446, width, frameWidth, false)
-	c.text(x, 490, w, 30, true, alignLeft, false, "SHIP TO:")
+	shipTo := "SHIP TO:"
+	if d.Return {
+		shipTo = "RETURN TO:"
+	}
+	c.text(x, 490, w, 30, true, alignLeft, false, shipTo)
 	for i, line := range addressLines(d.To) {
 		c.text(x+40, 544+i*48, w-40, 44, i == 0, alignLeft, false, line)
 	}

@@ -87,3 +87,14 @@ func fitText(font pdf.Font, size, width float64, s string) (float64, string) {
 	}
 	return size, s
 }
+
+// LabelsPDF draws labels as one PDF, one 4 × 6 in page each, in order (a batch's labels).
+func LabelsPDF(labels []LabelDocument) ([]byte, error) {
+	var doc pdf.Document
+	for _, d := range labels {
+		if err := d.draw(pdfCanvas{doc.AddPage(pdf.LabelWidth, pdf.LabelHeight)}); err != nil {
+			return nil, err
+		}
+	}
+	return doc.Bytes(), nil
+}

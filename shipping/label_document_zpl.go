@@ -87,3 +87,17 @@ func zplText(s string) string {
 		return r
 	}, s)
 }
+
+// LabelsZPL writes labels as one ZPL II stream: each label's program (^XA … ^XZ) in order, as
+// a printer prints them one after another.
+func LabelsZPL(labels []LabelDocument) ([]byte, error) {
+	var b []byte
+	for _, d := range labels {
+		z, err := d.ZPL()
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, z...)
+	}
+	return b, nil
+}

@@ -118,7 +118,7 @@ func quoteFor(quotes []Quote, service string) (Quote, bool) {
 	return Quote{}, false
 }
 
-func TestBuiltinCarriers(t *testing.T) {
+func TestSampleCarriers(t *testing.T) {
 	if n := len(SampleCarriers()); n < 4 {
 		t.Fatalf("len(SampleCarriers()) = %d; want at least 4", n)
 	}

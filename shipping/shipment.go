@@ -40,6 +40,12 @@ type Shipment struct {
 	Carrier string `json:"-"`
 	// CustomsInfo is the customs declaration sent on create; nil (null) without one.
 	CustomsInfo *CustomsInfo `json:"customs_info"`
+	// IsReturn marks a return shipment (DESIGN §14): Origin and Destination are the outbound
+	// shipment's, and the parcel travels back (Route). Absent unless true, so the renderings
+	// stored before returns existed read the same.
+	IsReturn bool `json:"is_return,omitempty"`
+	// OrderID is waybill's id of the imported order the shipment was made for, if any.
+	OrderID string `json:"-"`
 }
 
 // Address is a postal address (interface 2.4).
@@ -104,6 +110,40 @@ type ShipmentRequest struct {
 	BuyCheapestRate      bool     `json:"buy_cheapest_rate"`
 	// CustomsInfo is the shipment's customs declaration (compat), optional.
 	CustomsInfo *CustomsInfo `json:"customs_info"`
+	// IsReturn asks for a return label: from Destination back to ReturnAddress (Route).
+	IsReturn bool `json:"is_return"`
+}
+
+// Route is where the parcel travels, which the rates are quoted for and the label is printed
+// with: from the origin to the destination; for a return, from the destination back to the
+// return address (the origin unless one is given). A validated request's ReturnAddress is set.
+func (r *ShipmentRequest) Route() (from, to Address) {
+	ret := r.Origin
+	if r.ReturnAddress != nil {
+		ret = r.ReturnAddress
+	}
+	if r.IsReturn {
+		return *r.Destination, *ret
+	}
+	return *r.Origin, *r.Destination
+}
+
+// Routed is the request as rate shopping quotes it: its origin and destination those of its
+// Route, so a return is priced exactly as a shipment sent from its destination.
+func (r *ShipmentRequest) Routed() *ShipmentRequest {
+	c := *r
+	from, to := r.Route()
+	c.Origin, c.Destination = &from, &to
+	return &c
+}
+
+// LabelRoute is the label's sender and recipient: the return address to the destination; for
+// a return, the destination back to the return address.
+func (s *Shipment) LabelRoute() (from, to Address) {
+	if s.IsReturn {
+		return s.Destination, s.ReturnAddress
+	}
+	return s.ReturnAddress, s.Destination
 }
 
 // maxText is the longest accepted free-text field.

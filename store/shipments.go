@@ -21,13 +21,15 @@ type shipmentRequest struct {
 	// CustomsInfo is absent without one; billing copies the column into line items as
 	// shipment_request_parameters, so the declaration shows there too.
 	CustomsInfo *shipping.CustomsInfo `json:"customs_info,omitempty"`
+	// IsReturn is absent for an outbound shipment.
+	IsReturn bool `json:"is_return,omitempty"`
 }
 
 // CreateShipment stores a new shipment with its rates (shipments.rates, see storedRate) in
 // one row, with its rendering, which it returns (as ShipmentJSON would). The shipment's and
 // rates' IDs and timestamps must be set.
 func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string, error) {
-	req, err := json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo})
+	req, err := json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn})
 	if err != nil {
 		return "", err
 	}
@@ -45,9 +47,11 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string,
 	return rendered, db.write(ctx, func(ctx context.Context, w writer) error {
 		_, err := w.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
-			created_at, updated_at, rendered, rates) VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+			created_at, updated_at, rendered, rates, order_id)
+			VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 			s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,
-			s.CustomReference1, s.CustomReference2, string(req), Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), rendered, rates)
+			s.CustomReference1, s.CustomReference2, string(req), Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), rendered, rates,
+			sql.NullString{String: s.OrderID, Valid: s.OrderID != ""})
 		return err
 	})
 }
@@ -80,7 +84,7 @@ func scanShipment(row rowScanner, more ...any) (*shipping.Shipment, error) {
 	if err := json.Unmarshal([]byte(req), &r); err != nil {
 		return nil, err
 	}
-	s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo = r.Origin, r.Destination, r.ReturnAddress, r.Parcel, r.CustomsInfo
+	s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn = r.Origin, r.Destination, r.ReturnAddress, r.Parcel, r.CustomsInfo, r.IsReturn
 	s.Carrier = carrier.String
 	if ref1.Valid {
 		s.CustomReference1 = &ref1.String
@@ -342,4 +346,28 @@ func (db *DB) UpdateShipmentReferences(ctx context.Context, accountID, id string
 		return nil, err
 	}
 	return db.Shipment(ctx, accountID, id)
+}
+
+// OrderShipmentIDs returns, for each of the account's orders (waybill's ids), the ids of the
+// shipments made for it, oldest first, in one query; an order without any is absent.
+func (db *DB) OrderShipmentIDs(ctx context.Context, accountID string, orderIDs []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	if len(orderIDs) == 0 {
+		return out, nil
+	}
+	args := []any{accountID}
+	rows, err := db.r.QueryContext(ctx, `SELECT order_id, id FROM shipments
+		WHERE account_id = $1 AND order_id IN (`+placeholders(&args, orderIDs)+`) ORDER BY order_id, created_at, id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var order, id string
+		if err := rows.Scan(&order, &id); err != nil {
+			return nil, err
+		}
+		out[order] = append(out[order], id)
+	}
+	return out, rows.Err()
 }

@@ -25,11 +25,14 @@ const (
 	// TopicManifestCreated: a close-out created a manifest; the payload is the manifest as
 	// GET /manifests/{id} answers it (DESIGN §6, §12).
 	TopicManifestCreated = "MANIFEST_CREATED"
+	// TopicBatchCompleted: a batch finished its items; the payload is the batch as GET
+	// /batches/{id} answers it (DESIGN §14).
+	TopicBatchCompleted = "BATCH_COMPLETED"
 )
 
 // Topics lists every topic.
 var Topics = []string{TopicLabelPurchased, TopicLabelInTransit, TopicLabelVoided,
-	TopicLabelTrackingUpdated, TopicZIPCoverageUpdated, TopicManifestCreated}
+	TopicLabelTrackingUpdated, TopicZIPCoverageUpdated, TopicManifestCreated, TopicBatchCompleted}
 
 // ValidTopic reports whether topic is one of Topics.
 func ValidTopic(topic string) bool { return slices.Contains(Topics, topic) }

@@ -52,6 +52,7 @@ var tests = []struct {
 	{"BillingInvariants", testBillingInvariants},
 	{"InvoiceNumbersGapless", testInvoiceNumbersGapless},
 	{"ClaimImportsConcurrently", testClaimImportsConcurrently},
+	{"ClaimBatchItemsConcurrently", testClaimBatchItemsConcurrently},
 	{"CompleteImportsBatch", testCompleteImportsBatch},
 	{"InvoiceDocumentsRenderedOnce", testInvoiceDocumentsRenderedOnce},
 	{"InvoiceDocumentsBackfilled", testInvoiceDocumentsBackfilled},

@@ -1,0 +1,397 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/waybill/waybill/ingest"
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
+)
+
+// batchState is the batches' side of the API: the worker's settings and the channel on which
+// POST /batches wakes it.
+type batchState struct {
+	wake chan struct{}
+	// lease is how long a claimed item is held; an item whose worker died is claimed again
+	// after it. claim is how many items a pass claims, parallel how many are worked at once.
+	lease           time.Duration
+	claim, parallel int
+	// maxAttempts is how many claims an item gets before it fails: an item that keeps taking
+	// its process down must not take it down forever.
+	maxAttempts int
+	turn        atomic.Int64
+}
+
+// docBatchLabels is the kind of a batch's label document URL.
+const docBatchLabels = "batch_labels"
+
+func (a *API) setupBatches() error {
+	a.batches = &batchState{wake: make(chan struct{}, 1), lease: 10 * time.Second, claim: 32, parallel: a.batchParallel(),
+		maxAttempts: 10}
+	// The drain step works items one at a time, so the IDs they draw come in one order (the
+	// golden files); Run works several at once.
+	drain := func(ctx context.Context) error { return a.drainBatches(ctx, 1) }
+	a.workers = append(a.workers, worker{name: "batch", run: a.runBatches, drain: drain})
+	return nil
+}
+
+// batchParallel is how many items the worker works at once: on SQLite their transactions
+// share group commits (a 1,000-item batch took 5.8 s with 4, 2.5 to 4.5 s with 8; see
+// docs/performance.md), on PostgreSQL each is a connection of its own.
+func (a *API) batchParallel() int { return 8 }
+
+// batchRequest is the body of POST /batches.
+type batchRequest struct {
+	Shipments   []json.RawMessage `json:"shipments"`
+	Buy         string            `json:"buy"`
+	LabelFormat string            `json:"label_format"`
+}
+
+// batchItemRequest is one shipment of a batch: a POST /shipments body, or an order's
+// shipment (order_id beside the fields of POST /orders/{id}/shipments).
+type batchItemRequest struct {
+	OrderID *string `json:"order_id"`
+	orderShipmentRequest
+}
+
+// createBatch: POST /batches stores the batch and its items, every item checked first (its
+// index in each error's field), and answers 202 once they are durable; the worker does the rest.
+func (a *API) createBatch(w http.ResponseWriter, r *http.Request) error {
+	var req batchRequest
+	if err := readJSON(w, r, &req); err != nil {
+		return err
+	}
+	buy, err := shipping.ValidateBatch(len(req.Shipments), req.Buy, req.LabelFormat)
+	if err != nil {
+		return err
+	}
+	now := a.db.Now().UTC()
+	var fields []shipping.FieldError
+	for i, raw := range req.Shipments {
+		errs, err := checkBatchItem(raw, now)
+		if err != nil {
+			var e *Error
+			if errors.As(err, &e) {
+				// Decoding refused the item (an unknown field): said as for a whole body, at
+				// the item's path.
+				return prefixError(e, fmt.Sprintf("shipments[%d]", i))
+			}
+			return err
+		}
+		fields = append(fields, shipping.PrefixFields(fmt.Sprintf("shipments[%d]", i), errs)...)
+	}
+	if len(fields) > 0 {
+		return &shipping.ValidationError{Fields: fields}
+	}
+	acct := accountID(r)
+	b := &shipping.Batch{ID: a.db.NewID(), AccountID: acct, Status: shipping.BatchProcessing, Buy: buy,
+		LabelFormat: req.LabelFormat, Count: len(req.Shipments), CreatedAt: shipping.Timestamp{Time: now}}
+	ids, bodies := make([]string, len(req.Shipments)), make([]string, len(req.Shipments))
+	for i, raw := range req.Shipments {
+		ids[i], bodies[i] = a.db.NewID(), string(raw)
+	}
+	if err := a.db.CreateBatch(r.Context(), b, ids, bodies); err != nil {
+		return err
+	}
+	select {
+	case a.batches.wake <- struct{}{}:
+	default: // the worker is already due to look
+	}
+	writeData(w, http.StatusAccepted, a.batchView(b))
+	return nil
+}
+
+// checkBatchItem checks one item as far as it can be known before the worker reads its order:
+// its shape strictly (an unknown field is an *Error), then its fields (the returned errors, at
+// the item's own paths).
+func checkBatchItem(raw json.RawMessage, today time.Time) ([]shipping.FieldError, error) {
+	if t := strings.TrimSpace(string(raw)); !strings.HasPrefix(t, "{") {
+		return []shipping.FieldError{{Field: "", Code: "invalid_type", Message: "must be an object"}}, nil
+	}
+	var item batchItemRequest
+	if err := decodeStrict(raw, &item); err != nil {
+		var v *shipping.ValidationError
+		if errors.As(err, &v) {
+			return v.Fields, nil
+		}
+		return nil, err
+	}
+	var fields []shipping.FieldError
+	var err error
+	if item.OrderID != nil {
+		if *item.OrderID == "" || len(*item.OrderID) > 255 {
+			fields = append(fields, shipping.FieldError{Field: "order_id", Code: "invalid", Message: "must be an order's id"})
+		}
+		err = ingest.CheckShipmentFields(item.ShipmentRequest, today)
+	} else {
+		if item.FulfillmentOrderID != "" {
+			fields = append(fields, shipping.FieldError{Field: "fulfillment_order_id", Code: "not_allowed",
+				Message: "is for an item with an order_id"})
+		}
+		_, err = item.ShipmentRequest.Validate(today)
+	}
+	var v *shipping.ValidationError
+	if errors.As(err, &v) {
+		return append(fields, v.Fields...), nil
+	}
+	return fields, err
+}
+
+// prefixError is e with its fields (and the field its message names) at an item's path.
+func prefixError(e *Error, prefix string) *Error {
+	c := *e
+	c.Fields = shipping.PrefixFields(prefix, e.Fields)
+	for _, f := range e.Fields {
+		c.Message = strings.Replace(c.Message, f.Field, prefix+"."+f.Field, 1)
+	}
+	return &c
+}
+
+// batchView is a batch as the API shows it: with label_url once it is COMPLETED with a label.
+func (a *API) batchView(b *shipping.Batch) *shipping.Batch {
+	if b.Status == shipping.BatchCompleted && b.Purchased > 0 {
+		u := a.baseURL + "/documents/batches/" + b.ID + "/" + a.docs.sign(docBatchLabels, b.ID)
+		b.LabelURL = &u
+	}
+	return b
+}
+
+// getBatch: GET /batches/{id}, with every item in order.
+func (a *API) getBatch(w http.ResponseWriter, r *http.Request) error {
+	b, err := a.db.Batch(r.Context(), accountID(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, a.batchView(b))
+	return nil
+}
+
+// listBatches: GET /batches, newest first, each batch tallied but without its items.
+func (a *API) listBatches(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	l, err := a.db.ListBatches(r.Context(), accountID(r), p)
+	if err != nil {
+		return err
+	}
+	for _, b := range l.Items {
+		a.batchView(b)
+	}
+	writeList(w, l.Items, offsetMeta(p, l))
+	return nil
+}
+
+// batchLabelsOf serves a batch's label document through its capability URL: every purchased
+// label in the batch's order, one PDF page each, or one ZPL stream when every label is ZPL.
+func (a *API) batchLabelsOf(w http.ResponseWriter, r *http.Request, id string) error {
+	ctx := r.Context()
+	acct, err := a.db.BatchAccount(ctx, id)
+	if err != nil {
+		return err
+	}
+	b, err := a.db.Batch(ctx, acct, id)
+	if err != nil {
+		return err
+	}
+	if b.Status != shipping.BatchCompleted || b.Purchased == 0 {
+		return store.ErrNotFound // no document yet, or none to make
+	}
+	var ids []string
+	for _, it := range b.Items {
+		if it.Status == shipping.ItemPurchased {
+			ids = append(ids, *it.ShipmentID)
+		}
+	}
+	shipments, err := a.db.Shipments(ctx, acct, ids)
+	if err != nil {
+		return err
+	}
+	docs := make([]shipping.LabelDocument, 0, len(shipments))
+	formats := make([]string, 0, len(shipments))
+	for _, s := range shipments {
+		if s.ShippingLabel != nil {
+			docs = append(docs, shipping.LabelDocumentFor(s, s.ShippingLabel))
+			formats = append(formats, s.ShippingLabel.LabelFormat)
+		}
+	}
+	format := shipping.BatchDocumentFormat(formats)
+	var body []byte
+	contentType := shipping.ContentTypePDF
+	if format == shipping.LabelFormatZPL {
+		body, err = shipping.LabelsZPL(docs)
+		contentType = shipping.ContentTypeZPL
+	} else {
+		body, err = shipping.LabelsPDF(docs)
+	}
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(body)
+	serveDocument(w, r, document{body: body, contentType: contentType, etag: hex.EncodeToString(sum[:]),
+		filename: "batch-" + b.ID + shipping.LabelFileExtension(format), attachment: format == shipping.LabelFormatZPL})
+	return nil
+}
+
+// runBatches works batch items until ctx ends: whenever woken, and every poll.
+func (a *API) runBatches(ctx context.Context) error {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if err := a.drainBatches(ctx, a.batches.parallel); err != nil && ctx.Err() == nil {
+			a.workerLog("batch").Error("batch worker", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-a.batches.wake:
+		case <-t.C:
+		}
+	}
+}
+
+// drainBatches works every due item, parallel at once, then returns.
+func (a *API) drainBatches(ctx context.Context, parallel int) error {
+	st := a.batches
+	for ctx.Err() == nil {
+		claims, err := a.db.ClaimBatchItems(ctx, st.lease, st.claim, int(st.turn.Add(1)))
+		if err != nil || len(claims) == 0 {
+			return err
+		}
+		// Claimed items are worked to the end even when ctx ends meanwhile (a graceful
+		// shutdown), so that they need not wait for their leases after a restart; within
+		// half a lease, then they are left to their leases.
+		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		stop := context.AfterFunc(ctx, func() { time.AfterFunc(st.lease/2, cancel) })
+		next := make(chan store.BatchClaim)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var first error
+		for range min(parallel, len(claims)) {
+			wg.Go(func() {
+				for c := range next {
+					if err := a.workBatchClaim(wctx, c); err != nil {
+						mu.Lock()
+						first = errors.Join(first, err)
+						mu.Unlock()
+					}
+				}
+			})
+		}
+		for _, c := range claims {
+			next <- c
+		}
+		close(next)
+		wg.Wait()
+		stop()
+		cancel()
+		if first != nil {
+			// The failed items' leases expire and they are worked again; meanwhile the rest of
+			// the queue is not held up by them.
+			a.workerLog("batch").Error("batch items", "err", first)
+		}
+	}
+	return nil
+}
+
+// workBatchClaim works one claimed item and records its outcome. An error the item itself
+// causes (validation, rate shopping, an unknown order, a refused buy) is its FAILED outcome; any
+// other (the database) leaves it claimed, to be worked again when its lease expires.
+func (a *API) workBatchClaim(ctx context.Context, c store.BatchClaim) error {
+	o, err := a.workBatchItem(ctx, c)
+	if err != nil {
+		return err
+	}
+	err = a.db.CompleteBatchItem(ctx, c, o, func(b *shipping.Batch) any { return a.batchView(b) })
+	if errors.Is(err, store.ErrStaleClaim) {
+		return nil // claimed again after its lease expired: that claim completes it
+	}
+	return err
+}
+
+// workBatchItem creates the item's shipment under the id decided for it, unless a run before
+// this one did, and buys its rate under the item's own Idempotency-Key, unless it is bought:
+// through the one create path and the one buy path, so every rule of POST /shipments and of
+// the buy applies. Run again after a crash, it finds and reuses what was done.
+func (a *API) workBatchItem(ctx context.Context, c store.BatchClaim) (store.BatchItemOutcome, error) {
+	var item batchItemRequest
+	if err := json.Unmarshal([]byte(c.Body), &item); err != nil { // checked when posted: not expected
+		return a.itemFailed("", &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the item does not decode"})
+	}
+	s, err := a.db.Shipment(ctx, c.AccountID, c.ShipmentID)
+	if errors.Is(err, store.ErrNotFound) {
+		if c.Attempts > a.batches.maxAttempts {
+			return a.itemFailed("", &Error{Status: http.StatusInternalServerError, Code: "too_many_attempts",
+				Message: "processing the item was interrupted too many times"})
+		}
+		s, err = a.createBatchItem(ctx, c, &item)
+		if err != nil {
+			// A run of the item whose lease expired may have created it meanwhile.
+			if again, gerr := a.db.Shipment(ctx, c.AccountID, c.ShipmentID); gerr == nil {
+				s, err = again, nil
+			}
+		}
+	}
+	if err != nil {
+		return a.itemFailed("", err)
+	}
+	if s.Status == shipping.StatusPurchased {
+		return store.BatchItemOutcome{Status: shipping.ItemPurchased, ShipmentID: s.ID}, nil
+	}
+	rate, ok := shipping.BatchRate(s.ShippingRates, c.Buy, item.BuyCheapestRate)
+	if !ok {
+		return store.BatchItemOutcome{Status: shipping.ItemCreated, ShipmentID: s.ID}, nil
+	}
+	if _, _, _, err := a.buy(ctx, c.AccountID, s.ID, rate.ID, store.Purchase{}, false, store.BatchItemKey(c.BatchID, c.Index)); err != nil {
+		return a.itemFailed(s.ID, err)
+	}
+	return store.BatchItemOutcome{Status: shipping.ItemPurchased, ShipmentID: s.ID}, nil
+}
+
+// createBatchItem creates an item's shipment: from its order, if it names one (an unknown
+// order, or another account's, is not_found), with the batch's label format unless the item
+// gives one.
+func (a *API) createBatchItem(ctx context.Context, c store.BatchClaim, item *batchItemRequest) (*shipping.Shipment, error) {
+	req, orderID := item.ShipmentRequest, ""
+	if item.OrderID != nil {
+		o, err := a.findOrder(ctx, c.AccountID, *item.OrderID)
+		if err != nil {
+			return nil, err
+		}
+		if req, err = ingest.ShipmentRequest(o, item.FulfillmentOrderID, req); err != nil {
+			return nil, err
+		}
+		orderID = o.ID
+	}
+	if req.LabelFormat == "" {
+		req.LabelFormat = c.LabelFormat
+	}
+	s, _, err := a.create(ctx, c.AccountID, c.ShipmentID, orderID, &req)
+	return s, err
+}
+
+// itemFailed is the FAILED outcome of an item whose error is the item's own (a 4xx, or a
+// too_many_attempts), with its shipment if it made one; any other error is returned, and the
+// item is worked again.
+func (a *API) itemFailed(shipmentID string, err error) (store.BatchItemOutcome, error) {
+	e := errorFor(err)
+	if e.Status >= 500 && e.Code != "too_many_attempts" {
+		return store.BatchItemOutcome{}, err
+	}
+	body, merr := json.Marshal(errorShape(e))
+	if merr != nil {
+		return store.BatchItemOutcome{}, merr
+	}
+	return store.BatchItemOutcome{Status: shipping.ItemFailed, ShipmentID: shipmentID, Errors: body}, nil
+}

@@ -1,0 +1,166 @@
+package shipping
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// Batch statuses: a batch is PROCESSING from its creation until its every item is finished.
+const (
+	BatchProcessing = "PROCESSING"
+	BatchCompleted  = "COMPLETED"
+)
+
+// Batch item statuses: QUEUED until a worker claims it, PROCESSING while one holds it, then
+// CREATED (shipment created, nothing bought), PURCHASED or FAILED.
+const (
+	ItemQueued     = "QUEUED"
+	ItemProcessing = "PROCESSING"
+	ItemCreated    = "CREATED"
+	ItemPurchased  = "PURCHASED"
+	ItemFailed     = "FAILED"
+)
+
+// What a batch buys for each shipment it creates.
+const (
+	BatchBuyCheapest = "CHEAPEST"
+	BatchBuyFastest  = "FASTEST"
+	BatchBuyNone     = "NONE"
+)
+
+// MaxBatchItems is the most shipments one batch takes.
+const MaxBatchItems = 1000
+
+// Batch is a batch of shipments created (and bought) by the batch worker (DESIGN §14).
+type Batch struct {
+	ID          string `json:"id"`
+	AccountID   string `json:"-"`
+	Status      string `json:"status"`
+	Buy         string `json:"buy"`
+	LabelFormat string `json:"label_format,omitempty"`
+	Count       int    `json:"count"`
+	// Created, Purchased and Failed count the finished items by outcome (Tally).
+	Created   int `json:"created"`
+	Purchased int `json:"purchased"`
+	Failed    int `json:"failed"`
+	// LabelURL is the capability URL of the document of every purchased label, in order; set
+	// by the API once the batch is COMPLETED with at least one purchase.
+	LabelURL *string `json:"label_url"`
+	// Items are in the batch's order; nil where the batch is listed without them.
+	Items       []BatchItem `json:"items,omitempty"`
+	CreatedAt   Timestamp   `json:"created_at"`
+	CompletedAt *Timestamp  `json:"completed_at"`
+}
+
+// BatchItem is one shipment of a batch and its outcome.
+type BatchItem struct {
+	Index int `json:"index"`
+	// ShipmentID is the shipment the item made; nil until it exists (and for an item that
+	// failed before its shipment could be created).
+	ShipmentID *string `json:"shipment_id"`
+	Status     string  `json:"status"`
+	// Errors is a FAILED item's error, in the API's error shape (DESIGN §3).
+	Errors json.RawMessage `json:"errors,omitempty"`
+}
+
+// ItemFinished reports whether an item status is an outcome.
+func ItemFinished(status string) bool {
+	return status == ItemCreated || status == ItemPurchased || status == ItemFailed
+}
+
+// Tally counts the batch's items by outcome.
+func (b *Batch) Tally() {
+	b.Created, b.Purchased, b.Failed = 0, 0, 0
+	for _, it := range b.Items {
+		switch it.Status {
+		case ItemCreated:
+			b.Created++
+		case ItemPurchased:
+			b.Purchased++
+		case ItemFailed:
+			b.Failed++
+		}
+	}
+}
+
+// ValidateBatch checks a batch's shape before any item is looked at: 1 to MaxBatchItems
+// shipments, buy CHEAPEST, FASTEST or NONE (NONE when empty), label format PDF, ZPL or PNG
+// when given. It returns buy with its default.
+func ValidateBatch(n int, buy, labelFormat string) (string, error) {
+	var v ValidationError
+	switch {
+	case n == 0:
+		v.Add("shipments", "required", "must hold at least one shipment")
+	case n > MaxBatchItems:
+		v.Add("shipments", "too_many", "must hold at most "+strconv.Itoa(MaxBatchItems)+" shipments")
+	}
+	switch buy {
+	case "":
+		buy = BatchBuyNone
+	case BatchBuyCheapest, BatchBuyFastest, BatchBuyNone:
+	default:
+		v.Add("buy", "invalid", "must be CHEAPEST, FASTEST or NONE")
+	}
+	switch labelFormat {
+	case "", LabelFormatPDF, LabelFormatZPL, LabelFormatPNG:
+	default:
+		v.Add("label_format", "invalid", "must be PDF, ZPL or PNG")
+	}
+	return buy, v.Err()
+}
+
+// BatchRate is the rate a batch item buys among its shipment's rates: the cheapest (ties:
+// fewer days) for CHEAPEST, or for an item that asks buy_cheapest_rate itself; the fastest
+// (ties: cheaper) for FASTEST; none for NONE.
+func BatchRate(rates []Rate, buy string, itemBuysCheapest bool) (Rate, bool) {
+	if itemBuysCheapest {
+		buy = BatchBuyCheapest
+	}
+	if len(rates) == 0 {
+		return Rate{}, false
+	}
+	switch buy {
+	case BatchBuyCheapest:
+		return Cheapest(rates)
+	case BatchBuyFastest:
+		best := rates[0]
+		for _, r := range rates[1:] {
+			if r.EstimatedDeliveryDays < best.EstimatedDeliveryDays ||
+				r.EstimatedDeliveryDays == best.EstimatedDeliveryDays && r.TotalCents < best.TotalCents {
+				best = r
+			}
+		}
+		return best, true
+	}
+	return Rate{}, false
+}
+
+// PrefixFields puts prefix before every field of a validation error: the fields of a batch's
+// item i are shipments[i].<field>, and the item itself shipments[i].
+func PrefixFields(prefix string, fields []FieldError) []FieldError {
+	out := make([]FieldError, len(fields))
+	for i, f := range fields {
+		if f.Field == "" {
+			f.Field = prefix
+		} else {
+			f.Field = prefix + "." + f.Field
+		}
+		out[i] = f
+	}
+	return out
+}
+
+// BatchDocumentFormat is the format of a batch's label document: ZPL when every label is ZPL
+// (one stream a thermal printer prints), otherwise PDF, one 4 × 6 in page per label. PNG
+// labels go into the PDF: an image format has no pages.
+func BatchDocumentFormat(labelFormats []string) string {
+	if len(labelFormats) == 0 {
+		return LabelFormatPDF
+	}
+	for _, f := range labelFormats {
+		if f != LabelFormatZPL {
+			return LabelFormatPDF
+		}
+	}
+	return LabelFormatZPL
+}

@@ -1,0 +1,110 @@
+package shipping
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestValidateBatch(t *testing.T) {
+	tests := []struct {
+		n           int
+		buy, format string
+		wantBuy     string
+		wantFields  []string
+	}{
+		{1, "", "", "NONE", nil},
+		{1000, "CHEAPEST", "ZPL", "CHEAPEST", nil},
+		{3, "FASTEST", "PNG", "FASTEST", nil},
+		{0, "NONE", "", "", []string{"shipments"}},
+		{1001, "CHEAPEST", "", "", []string{"shipments"}},
+		{5, "cheapest", "PDF", "", []string{"buy"}},
+		{5, "ALL", "GIF", "", []string{"buy", "label_format"}},
+	}
+	for _, tt := range tests {
+		buy, err := ValidateBatch(tt.n, tt.buy, tt.format)
+		var v *ValidationError
+		if tt.wantFields == nil {
+			if err != nil || buy != tt.wantBuy {
+				t.Errorf("ValidateBatch(%d, %q, %q) = %q, %v; want %q", tt.n, tt.buy, tt.format, buy, err, tt.wantBuy)
+			}
+			continue
+		}
+		if !errors.As(err, &v) || len(v.Fields) != len(tt.wantFields) {
+			t.Errorf("ValidateBatch(%d, %q, %q) = %v; want errors on %v", tt.n, tt.buy, tt.format, err, tt.wantFields)
+			continue
+		}
+		for i, f := range tt.wantFields {
+			if v.Fields[i].Field != f {
+				t.Errorf("ValidateBatch(%d, %q, %q): error %d on %s; want %s", tt.n, tt.buy, tt.format, i, v.Fields[i].Field, f)
+			}
+		}
+	}
+}
+
+func TestBatchRate(t *testing.T) {
+	rates := []Rate{
+		{ID: "slow-cheap", TotalCents: 900, EstimatedDeliveryDays: 5},
+		{ID: "slow-cheap-faster", TotalCents: 900, EstimatedDeliveryDays: 4},
+		{ID: "fast-dear", TotalCents: 3000, EstimatedDeliveryDays: 1},
+		{ID: "fast-cheaper", TotalCents: 2500, EstimatedDeliveryDays: 1},
+	}
+	tests := []struct {
+		buy      string
+		itemBuys bool
+		want     string
+	}{
+		{"CHEAPEST", false, "slow-cheap-faster"},
+		{"FASTEST", false, "fast-cheaper"},
+		{"NONE", false, ""},
+		{"NONE", true, "slow-cheap-faster"},
+		{"FASTEST", true, "slow-cheap-faster"},
+	}
+	for _, tt := range tests {
+		r, ok := BatchRate(rates, tt.buy, tt.itemBuys)
+		if got := r.ID; got != tt.want || ok != (tt.want != "") {
+			t.Errorf("BatchRate(%s, item buys cheapest %v) = %q, %v; want %q", tt.buy, tt.itemBuys, got, ok, tt.want)
+		}
+	}
+	if _, ok := BatchRate(nil, "CHEAPEST", false); ok {
+		t.Error("BatchRate(no rates) found a rate")
+	}
+}
+
+func TestBatchTally(t *testing.T) {
+	b := Batch{Items: []BatchItem{{Status: ItemPurchased}, {Status: ItemFailed}, {Status: ItemCreated}, {Status: ItemPurchased}, {Status: ItemQueued}}}
+	b.Tally()
+	if b.Created != 1 || b.Purchased != 2 || b.Failed != 1 {
+		t.Errorf("Tally = created %d, purchased %d, failed %d; want 1, 2, 1", b.Created, b.Purchased, b.Failed)
+	}
+	for status, want := range map[string]bool{ItemQueued: false, ItemProcessing: false, ItemCreated: true, ItemPurchased: true, ItemFailed: true} {
+		if got := ItemFinished(status); got != want {
+			t.Errorf("ItemFinished(%s) = %v; want %v", status, got, want)
+		}
+	}
+}
+
+func TestBatchDocumentFormat(t *testing.T) {
+	tests := []struct {
+		formats []string
+		want    string
+	}{
+		{nil, "PDF"},
+		{[]string{"ZPL"}, "ZPL"},
+		{[]string{"ZPL", "ZPL"}, "ZPL"},
+		{[]string{"ZPL", "PDF"}, "PDF"},
+		{[]string{"PNG"}, "PDF"},
+		{[]string{"PDF", "PNG"}, "PDF"},
+	}
+	for _, tt := range tests {
+		if got := BatchDocumentFormat(tt.formats); got != tt.want {
+			t.Errorf("BatchDocumentFormat(%v) = %s; want %s", tt.formats, got, tt.want)
+		}
+	}
+}
+
+func TestPrefixFields(t *testing.T) {
+	got := PrefixFields("shipments[3]", []FieldError{{Field: "parcel.weight", Code: "not_positive"}})
+	if len(got) != 1 || got[0].Field != "shipments[3].parcel.weight" || got[0].Code != "not_positive" {
+		t.Errorf("PrefixFields = %+v", got)
+	}
+}

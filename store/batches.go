@@ -1,0 +1,424 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// Batches (DESIGN §14): POST /batches stores a batch and its items in one transaction before it
+// answers; the batch worker claims items with a lease (FOR UPDATE SKIP LOCKED on PostgreSQL),
+// fairly between accounts, and finishes each in a transaction of its own that also completes
+// the batch with its last item. An item's shipment id is decided when it is stored, and its
+// buy's Idempotency-Key derived from the batch and position (BatchItemKey), so an item worked
+// again after a crash or an expired lease finds what the first run created and bought.
+
+// BatchClaim is a batch item a worker holds the lease of, with what it needs from its batch.
+type BatchClaim struct {
+	BatchID     string
+	Index       int
+	AccountID   string
+	ShipmentID  string
+	Body        string
+	Buy         string
+	LabelFormat string
+	// Attempts counts claims including this one; it also fences the completion.
+	Attempts int
+}
+
+// BatchItemKey is the Idempotency-Key of a batch item's buy: derived from the item, so every
+// run of the item asks with the same key.
+func BatchItemKey(batchID string, index int) string {
+	return fmt.Sprintf("waybill-batch:%s:%d", batchID, index)
+}
+
+// CreateBatch stores a PROCESSING batch and its items (QUEUED, item i with shipmentIDs[i] and
+// bodies[i]) in one transaction. The batch's ID, AccountID, Buy, LabelFormat, Count and
+// CreatedAt must be set.
+func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, shipmentIDs, bodies []string) error {
+	created := Micros(b.CreatedAt.Time)
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO batches (id, account_id, status, buy, label_format, item_count, pending,
+			created_at) VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`, b.ID, b.AccountID, shipping.BatchProcessing, b.Buy,
+			sql.NullString{String: b.LabelFormat, Valid: b.LabelFormat != ""}, len(bodies), created)
+		if err != nil {
+			return err
+		}
+		next := 0
+		for _, size := range statementSizes(len(bodies)) {
+			var args []any
+			rows := make([]string, size)
+			for i := range size {
+				n := len(args)
+				rows[i] = fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, 0, 0, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7)
+				args = append(args, b.ID, next, b.AccountID, shipmentIDs[next], bodies[next], shipping.ItemQueued, created)
+				next++
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO batch_items (batch_id, position, account_id, shipment_id, body,
+				status, attempts, claimed_until, queued_at) VALUES `+strings.Join(rows, ", "), args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+const batchColumns = `id, account_id, status, buy, label_format, item_count, created_at, completed_at`
+
+func scanBatch(row rowScanner) (*shipping.Batch, error) {
+	var b shipping.Batch
+	var format sql.NullString
+	var created int64
+	var completed sql.NullInt64
+	if err := row.Scan(&b.ID, &b.AccountID, &b.Status, &b.Buy, &format, &b.Count, &created, &completed); err != nil {
+		return nil, err
+	}
+	b.LabelFormat, b.CreatedAt, b.CompletedAt = format.String, stamp(created), nullStamp(completed)
+	return &b, nil
+}
+
+// Batch returns one of the account's batches with its items in order, tallied.
+func (db *DB) Batch(ctx context.Context, accountID, id string) (*shipping.Batch, error) {
+	return batchIn(ctx, db.r, accountID, id)
+}
+
+// batchIn is Batch through q (a transaction, say).
+func batchIn(ctx context.Context, q querier, accountID, id string) (*shipping.Batch, error) {
+	b, err := scanBatch(q.QueryRowContext(ctx, `SELECT `+batchColumns+` FROM batches WHERE account_id = $1 AND id = $2`,
+		accountID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT position, shipment_id, status, errors FROM batch_items
+		WHERE account_id = $1 AND batch_id = $2 ORDER BY position`, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	b.Items = make([]shipping.BatchItem, 0, b.Count)
+	for rows.Next() {
+		var it shipping.BatchItem
+		var shipment string
+		var errs sql.NullString
+		if err := rows.Scan(&it.Index, &shipment, &it.Status, &errs); err != nil {
+			return nil, err
+		}
+		// The shipment id is decided up front, but shown only once the item made it (a failed
+		// item's, if it made one, is stored with its error).
+		if it.Status == shipping.ItemCreated || it.Status == shipping.ItemPurchased {
+			it.ShipmentID = &shipment
+		}
+		if errs.Valid {
+			var e struct {
+				ShipmentID *string         `json:"shipment_id"`
+				Errors     json.RawMessage `json:"errors"`
+			}
+			if err := json.Unmarshal([]byte(errs.String), &e); err != nil {
+				return nil, err
+			}
+			it.ShipmentID, it.Errors = e.ShipmentID, e.Errors
+		}
+		b.Items = append(b.Items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	b.Tally()
+	return b, nil
+}
+
+// BatchAccount returns the account of a batch (its label document's capability URL names the
+// batch only).
+func (db *DB) BatchAccount(ctx context.Context, id string) (string, error) {
+	var acct string
+	err := db.r.QueryRowContext(ctx, `SELECT account_id FROM batches WHERE id = $1`, id).Scan(&acct)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	return acct, err
+}
+
+// ListBatches lists the account's batches newest first, without their items but tallied.
+func (db *DB) ListBatches(ctx context.Context, accountID string, p Page) (List[*shipping.Batch], error) {
+	q := Query[*shipping.Batch]{Columns: batchColumns, From: "batches WHERE account_id = $1", Args: []any{accountID},
+		Scan: func(rows *sql.Rows) (*shipping.Batch, error) { return scanBatch(rows) }}
+	l, err := OffsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
+	if err != nil || len(l.Items) == 0 {
+		return l, err
+	}
+	byID := map[string]*shipping.Batch{}
+	args := []any{accountID}
+	ids := make([]string, len(l.Items))
+	for i, b := range l.Items {
+		byID[b.ID], ids[i] = b, b.ID
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT batch_id, status, COUNT(*) FROM batch_items
+		WHERE account_id = $1 AND batch_id IN (`+placeholders(&args, ids)+`) GROUP BY batch_id, status`, args...)
+	if err != nil {
+		return l, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, status string
+		var n int
+		if err := rows.Scan(&id, &status, &n); err != nil {
+			return l, err
+		}
+		switch b := byID[id]; status {
+		case shipping.ItemCreated:
+			b.Created = n
+		case shipping.ItemPurchased:
+			b.Purchased = n
+		case shipping.ItemFailed:
+			b.Failed = n
+		}
+	}
+	return l, rows.Err()
+}
+
+// ClaimBatchItems leases up to limit due batch items: each becomes PROCESSING with its
+// attempts counted up, held until now+lease. Accounts share the claim: each account with a
+// batch in progress gets an equal part of limit (at least one item), its expired leases first,
+// then its queue in order, so one account's huge batch never holds back another's. Accounts
+// take turns being first (turn), for when there are more of them than limit.
+func (db *DB) ClaimBatchItems(ctx context.Context, lease time.Duration, limit, turn int) ([]BatchClaim, error) {
+	// Most polls find no batch in progress: a read says so without a write transaction.
+	var inProgress int
+	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM batches WHERE status = $1 LIMIT 1) b`,
+		shipping.BatchProcessing).Scan(&inProgress)
+	if err != nil || inProgress == 0 {
+		return nil, err
+	}
+	now := db.now()
+	var claims []BatchClaim
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		claims = claims[:0]
+		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT account_id FROM batches WHERE status = $1 ORDER BY account_id`,
+			shipping.BatchProcessing)
+		if err != nil {
+			return err
+		}
+		var accounts []string
+		for rows.Next() {
+			var a string
+			if err := rows.Scan(&a); err != nil {
+				rows.Close()
+				return err
+			}
+			accounts = append(accounts, a)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || len(accounts) == 0 {
+			return err
+		}
+		per := max(1, (limit+len(accounts)-1)/len(accounts))
+		for i := range accounts {
+			acct := accounts[(i+turn)%len(accounts)]
+			if len(claims) >= limit {
+				break
+			}
+			for _, c := range []struct {
+				status string
+				until  int64
+			}{{shipping.ItemProcessing, now}, {shipping.ItemQueued, 0}} {
+				n := min(per, limit-len(claims)) - claimedOf(claims, acct)
+				if n <= 0 {
+					break
+				}
+				got, err := db.claimItems(ctx, tx, acct, c.status, c.until, n, now+lease.Microseconds())
+				if err != nil {
+					return err
+				}
+				claims = append(claims, got...)
+			}
+		}
+		return db.claimedBatches(ctx, tx, claims)
+	})
+	return claims, err
+}
+
+// claimedOf counts the claims of an account.
+func claimedOf(claims []BatchClaim, acct string) int {
+	n := 0
+	for _, c := range claims {
+		if c.AccountID == acct {
+			n++
+		}
+	}
+	return n
+}
+
+// claimItems leases up to limit of the account's items in status whose lease ended by until
+// (0 for queued items, which have none), in the batch's order. The CTE picks them by the
+// (account_id, status, queued_at, batch_id, position) index and on PostgreSQL locks them,
+// skipping rows another claimer holds; the UPDATE repeats the condition so a row claimed
+// meanwhile stays out.
+func (db *DB) claimItems(ctx context.Context, tx *sql.Tx, acct, status string, until int64, limit int, leaseEnd int64) ([]BatchClaim, error) {
+	rows, err := tx.QueryContext(ctx, `WITH picked AS (SELECT batch_id, position FROM batch_items
+			WHERE account_id = $1 AND status = $2 AND claimed_until <= $3
+			ORDER BY queued_at, batch_id, position LIMIT $4`+db.skipLocked()+`)
+		UPDATE batch_items SET status = $5, claimed_until = $6, attempts = attempts + 1
+		FROM picked WHERE batch_items.batch_id = picked.batch_id AND batch_items.position = picked.position
+			AND batch_items.account_id = $1 AND batch_items.status = $2 AND batch_items.claimed_until <= $3
+		RETURNING batch_items.batch_id, batch_items.position, batch_items.account_id, batch_items.shipment_id,
+			batch_items.body, batch_items.attempts`,
+		acct, status, until, limit, shipping.ItemProcessing, leaseEnd)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var claims []BatchClaim
+	for rows.Next() {
+		var c BatchClaim
+		if err := rows.Scan(&c.BatchID, &c.Index, &c.AccountID, &c.ShipmentID, &c.Body, &c.Attempts); err != nil {
+			return nil, err
+		}
+		claims = append(claims, c)
+	}
+	return claims, rows.Err()
+}
+
+// claimedBatches fills in the claims' batch settings (buy, label format), one query.
+func (db *DB) claimedBatches(ctx context.Context, tx *sql.Tx, claims []BatchClaim) error {
+	if len(claims) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var ids []string
+	for _, c := range claims {
+		if !seen[c.BatchID] {
+			seen[c.BatchID], ids = true, append(ids, c.BatchID)
+		}
+	}
+	var args []any
+	rows, err := tx.QueryContext(ctx, `SELECT id, buy, label_format FROM batches WHERE id IN (`+placeholders(&args, ids)+`)`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	type settings struct{ buy, format string }
+	byID := map[string]settings{}
+	for rows.Next() {
+		var id, buy string
+		var format sql.NullString
+		if err := rows.Scan(&id, &buy, &format); err != nil {
+			return err
+		}
+		byID[id] = settings{buy, format.String}
+	}
+	for i := range claims {
+		s := byID[claims[i].BatchID]
+		claims[i].Buy, claims[i].LabelFormat = s.buy, s.format
+	}
+	return rows.Err()
+}
+
+// BatchItemOutcome is how a claimed item ended: its status (CREATED, PURCHASED or FAILED), the
+// shipment it made (empty if none) and, for FAILED, its error in the API's shape.
+type BatchItemOutcome struct {
+	Status     string
+	ShipmentID string
+	Errors     json.RawMessage
+}
+
+// CompleteBatchItem ends a claimed item in one transaction and, when it is the batch's last,
+// completes the batch and emits BATCH_COMPLETED with payload(batch), the batch as read in the
+// transaction. The claim's attempts fence it: an item claimed again since (its lease expired)
+// is left alone, and the answer is ErrStaleClaim. Locks: the item, then its batch.
+func (db *DB) CompleteBatchItem(ctx context.Context, c BatchClaim, o BatchItemOutcome, payload func(*shipping.Batch) any) error {
+	var errs sql.NullString
+	if o.Status == shipping.ItemFailed {
+		// A failed item's shipment, if it made one, is kept with its error.
+		var shipment *string
+		if o.ShipmentID != "" {
+			shipment = &o.ShipmentID
+		}
+		b, err := json.Marshal(struct {
+			ShipmentID *string         `json:"shipment_id"`
+			Errors     json.RawMessage `json:"errors"`
+		}{shipment, o.Errors})
+		if err != nil {
+			return err
+		}
+		errs = sql.NullString{String: string(b), Valid: true}
+	}
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		now := db.now()
+		res, err := tx.ExecContext(ctx, `UPDATE batch_items SET status = $1, errors = $2, claimed_until = 0
+			WHERE account_id = $3 AND batch_id = $4 AND position = $5 AND attempts = $6 AND status = $7`,
+			o.Status, errs, c.AccountID, c.BatchID, c.Index, c.Attempts, shipping.ItemProcessing)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err != nil {
+				return err
+			}
+			return ErrStaleClaim
+		}
+		var pending int
+		if err := tx.QueryRowContext(ctx, `UPDATE batches SET pending = pending - 1 WHERE account_id = $1 AND id = $2
+			RETURNING pending`, c.AccountID, c.BatchID).Scan(&pending); err != nil {
+			return err
+		}
+		if pending > 0 {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE batches SET status = $1, completed_at = $2 WHERE account_id = $3 AND id = $4`,
+			shipping.BatchCompleted, now, c.AccountID, c.BatchID); err != nil {
+			return err
+		}
+		b, err := batchIn(ctx, tx, c.AccountID, c.BatchID)
+		if err != nil {
+			return err
+		}
+		return db.emitEvent(ctx, tx, c.AccountID, "BATCH_COMPLETED", payload(b))
+	})
+}
+
+// ErrStaleClaim reports a batch item claim that is no longer held: its lease expired and the
+// item was claimed again.
+var ErrStaleClaim = errors.New("batch item claim is stale")
+
+// Shipments returns the account's shipments with the given ids, with their rates and labels,
+// in the order of ids (missing ones left out).
+func (db *DB) Shipments(ctx context.Context, accountID string, ids []string) ([]*shipping.Shipment, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := []any{accountID}
+	rows, err := db.r.QueryContext(ctx, `SELECT `+shipmentColumns+` FROM shipments
+		WHERE account_id = $1 AND id IN (`+placeholders(&args, ids)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]*shipping.Shipment{}
+	for rows.Next() {
+		s, err := scanShipment(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		byID[s.ID] = s
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]*shipping.Shipment, 0, len(byID))
+	for _, id := range ids {
+		if s := byID[id]; s != nil {
+			out = append(out, s)
+		}
+	}
+	return out, db.completeShipments(ctx, accountID, out)
+}

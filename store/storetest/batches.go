@@ -1,0 +1,102 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
+)
+
+// testClaimBatchItemsConcurrently races claimers of two accounts' batches: every item is
+// claimed once and completed once, and each batch completes exactly when its last item does.
+func testClaimBatchItemsConcurrently(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	var accounts []store.Account
+	for _, name := range []string{"acme", "globex"} {
+		acct, err := db.CreateAccount(ctx, name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		accounts = append(accounts, acct)
+	}
+	const perBatch, workers = 90, 6
+	var batches []string
+	for i, acct := range append(accounts, accounts[0]) {
+		b := &shipping.Batch{ID: db.NewID(), AccountID: acct.ID, Buy: shipping.BatchBuyNone, Count: perBatch,
+			CreatedAt: shipping.Timestamp{Time: time.Now()}}
+		ids, bodies := make([]string, perBatch), make([]string, perBatch)
+		for j := range perBatch {
+			ids[j], bodies[j] = db.NewID(), fmt.Sprintf(`{"n": %d}`, j)
+		}
+		if err := db.CreateBatch(ctx, b, ids, bodies); err != nil {
+			t.Fatalf("CreateBatch %d: %v", i, err)
+		}
+		batches = append(batches, b.ID)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	claimed := map[string]int{}
+	completions := 0
+	for w := range workers {
+		wg.Go(func() {
+			for turn := w; ; turn++ {
+				claims, err := db.ClaimBatchItems(ctx, time.Hour, 8, turn)
+				if err != nil {
+					t.Errorf("ClaimBatchItems: %v", err)
+					return
+				}
+				if len(claims) == 0 {
+					return
+				}
+				for _, c := range claims {
+					o := store.BatchItemOutcome{Status: shipping.ItemCreated, ShipmentID: c.ShipmentID}
+					if err := db.CompleteBatchItem(ctx, c, o, func(b *shipping.Batch) any {
+						mu.Lock()
+						completions++
+						mu.Unlock()
+						return b
+					}); err != nil {
+						t.Errorf("CompleteBatchItem: %v", err)
+						return
+					}
+					mu.Lock()
+					claimed[fmt.Sprint(c.BatchID, "/", c.Index)]++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(claimed) != perBatch*len(batches) {
+		t.Errorf("%d items claimed; want %d", len(claimed), perBatch*len(batches))
+	}
+	for k, n := range claimed {
+		if n != 1 {
+			t.Errorf("item %s claimed %d times", k, n)
+		}
+	}
+	if completions != len(batches) {
+		t.Errorf("%d batch completions; want %d", completions, len(batches))
+	}
+	for i, id := range batches {
+		acct := accounts[0].ID
+		if i == 1 {
+			acct = accounts[1].ID
+		}
+		b, err := db.Batch(ctx, acct, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Status != shipping.BatchCompleted || b.Created != perBatch || b.CompletedAt == nil {
+			t.Errorf("batch %d = %s, %d created; want COMPLETED with %d", i, b.Status, b.Created, perBatch)
+		}
+		if _, err := db.Batch(ctx, accounts[1-min(i, 1)].ID, id); err != store.ErrNotFound && i != 2 {
+			t.Errorf("batch %d read by the other account: %v; want ErrNotFound", i, err)
+		}
+	}
+}
