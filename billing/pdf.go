@@ -54,10 +54,10 @@ func (r Renderer) PDF(st Statement) []byte {
 	// Letterhead, left; title and invoice facts, right.
 	issuer := r.issuer()
 	y := top
-	page.Text(margin, y, 14, pdf.HelveticaBold, fit(pdf.HelveticaBold, 14, 300, issuer.Name))
+	page.Text(margin, y, 14, pdf.HelveticaBold, pdf.Fit(pdf.HelveticaBold, 14, 300, issuer.Name))
 	for _, l := range issuer.Address {
 		y -= 12
-		page.Text(margin, y, 9, pdf.Helvetica, fit(pdf.Helvetica, 9, 300, l))
+		page.Text(margin, y, 9, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 9, 300, l))
 	}
 	leftY := y
 
@@ -90,7 +90,7 @@ func (r Renderer) PDF(st Statement) []byte {
 		if i == 0 {
 			font, size = pdf.HelveticaBold, 10.5
 		}
-		page.Text(margin, y, size, font, fit(font, size, 300, l))
+		page.Text(margin, y, size, font, pdf.Fit(font, size, 300, l))
 		y -= 13
 	}
 	page.FillGray(0.4)
@@ -166,7 +166,7 @@ func (r Renderer) PDF(st Statement) []byte {
 	// Footers go on last, once the page count is known.
 	for i, p := range pages {
 		p.FillGray(0.4)
-		p.Text(margin, margin-20, 7.5, pdf.Helvetica, fit(pdf.Helvetica, 7.5, 380, issuer.Name+" - Invoice "+inv.Number+" - "+terms+", due "+orDash(inv.DueDate)))
+		p.Text(margin, margin-20, 7.5, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 7.5, 380, issuer.Name+" - Invoice "+inv.Number+" - "+terms+", due "+orDash(inv.DueDate)))
 		p.TextRight(right, margin-20, 7.5, pdf.Helvetica, fmt.Sprintf("Page %d of %d", i+1, len(pages)))
 		p.FillGray(0)
 	}
@@ -223,7 +223,7 @@ func (r Renderer) describe(it LineItem) []string {
 		lines = append(lines[:maxDescriptionLines-1], last)
 	}
 	for i, l := range lines {
-		lines[i] = fit(pdf.Helvetica, tableFont, descWidth, l)
+		lines[i] = pdf.Fit(pdf.Helvetica, tableFont, descWidth, l)
 	}
 	return lines
 }
@@ -256,22 +256,6 @@ func Money(cents int64) string {
 func orDash(s string) string {
 	if s == "" {
 		return "-"
-	}
-	return s
-}
-
-// fit shortens s with an ellipsis so that it is at most width wide, in one pass over s.
-func fit(font pdf.Font, size, width float64, s string) string {
-	if pdf.TextWidth(font, size, s) <= width {
-		return s
-	}
-	room := width - pdf.TextWidth(font, size, "...")
-	used := 0.0
-	for i, c := range s {
-		used += pdf.TextWidth(font, size, string(c))
-		if used > room {
-			return s[:i] + "..."
-		}
 	}
 	return s
 }

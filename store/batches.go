@@ -139,12 +139,7 @@ func batchIn(ctx context.Context, q querier, accountID, id string) (*shipping.Ba
 // BatchAccount returns the account of a batch (its label document's capability URL names the
 // batch only).
 func (db *DB) BatchAccount(ctx context.Context, id string) (string, error) {
-	var acct string
-	err := db.r.QueryRowContext(ctx, `SELECT account_id FROM batches WHERE id = $1`, id).Scan(&acct)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
-	}
-	return acct, err
+	return db.accountOf(ctx, "batches", id)
 }
 
 // ListBatches lists the account's batches newest first, without their items but tallied.

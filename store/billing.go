@@ -163,22 +163,12 @@ func invoice(ctx context.Context, q billingQuerier, accountID, id string) (billi
 // InvoiceAccount returns the account an invoice belongs to. It serves the ADMIN endpoints, which
 // act on any account: they resolve the account first and then use the account-scoped methods.
 func (db *DB) InvoiceAccount(ctx context.Context, invoiceID string) (string, error) {
-	var acct string
-	err := db.r.QueryRowContext(ctx, `SELECT account_id FROM invoices WHERE id = $1`, invoiceID).Scan(&acct)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
-	}
-	return acct, err
+	return db.accountOf(ctx, "invoices", invoiceID)
 }
 
 // LineItemAccount returns the account a line item belongs to (for the ADMIN endpoints).
 func (db *DB) LineItemAccount(ctx context.Context, itemID string) (string, error) {
-	var acct string
-	err := db.r.QueryRowContext(ctx, `SELECT account_id FROM billing_line_items WHERE id = $1`, itemID).Scan(&acct)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
-	}
-	return acct, err
+	return db.accountOf(ctx, "billing_line_items", itemID)
 }
 
 // InvoiceFilter narrows the invoice list.

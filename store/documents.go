@@ -41,14 +41,21 @@ func (db *DB) ServerKey(ctx context.Context, name string) ([]byte, error) {
 	return key, nil
 }
 
-// LabelAccount returns the account a label belongs to. It serves the capability document URLs,
-// which name a label without an account (their signature vouches for the id); every later
-// query is scoped to that account.
-func (db *DB) LabelAccount(ctx context.Context, labelID string) (string, error) {
+// accountOf returns the account of the row id of table, one with id and account_id columns:
+// for the routes that name a resource without its account (capability URLs, ADMIN), whose
+// later queries are scoped to the account found. A missing row is ErrNotFound.
+func (db *DB) accountOf(ctx context.Context, table, id string) (string, error) {
 	var acct string
-	err := db.r.QueryRowContext(ctx, `SELECT account_id FROM shipping_labels WHERE id = $1`, labelID).Scan(&acct)
+	err := db.readRow(ctx, `SELECT account_id FROM `+table+` WHERE id = $1`, id).Scan(&acct)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", ErrNotFound
 	}
 	return acct, err
+}
+
+// LabelAccount returns the account a label belongs to. It serves the capability document URLs,
+// which name a label without an account (their signature vouches for the id); every later
+// query is scoped to that account.
+func (db *DB) LabelAccount(ctx context.Context, labelID string) (string, error) {
+	return db.accountOf(ctx, "shipping_labels", labelID)
 }

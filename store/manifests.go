@@ -237,10 +237,5 @@ func (db *DB) GetManifestDocument(ctx context.Context, accountID, id, kind strin
 // ManifestAccount returns the account of a manifest, whichever it is (a capability URL names
 // the manifest alone).
 func (db *DB) ManifestAccount(ctx context.Context, id string) (string, error) {
-	var account string
-	err := db.readRow(ctx, `SELECT account_id FROM manifests WHERE id = $1`, id).Scan(&account)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
-	}
-	return account, err
+	return db.accountOf(ctx, "manifests", id)
 }

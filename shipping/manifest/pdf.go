@@ -47,7 +47,7 @@ func PDF(m Manifest) []byte {
 
 	y := top
 	page.Text(margin, y, 18, pdf.HelveticaBold, "CARRIER MANIFEST")
-	page.TextRight(right, y, 18, pdf.HelveticaBold, fit(pdf.HelveticaBold, 18, 200, m.Carrier))
+	page.TextRight(right, y, 18, pdf.HelveticaBold, pdf.Fit(pdf.HelveticaBold, 18, 200, m.Carrier))
 	y -= 16
 	page.FillGray(0.4)
 	page.Text(margin, y, 9, pdf.Helvetica, "End-of-day close-out: the carrier takes these parcels into its network.")
@@ -59,10 +59,10 @@ func PDF(m Manifest) []byte {
 	page.Text(margin, y, 8, pdf.HelveticaBold, "SHIPPER")
 	page.FillGray(0)
 	left := y - 14
-	page.Text(margin, left, 10.5, pdf.HelveticaBold, fit(pdf.HelveticaBold, 10.5, 260, m.Shipper.Name))
+	page.Text(margin, left, 10.5, pdf.HelveticaBold, pdf.Fit(pdf.HelveticaBold, 10.5, 260, m.Shipper.Name))
 	for _, l := range m.Shipper.Address {
 		left -= 13
-		page.Text(margin, left, 9.5, pdf.Helvetica, fit(pdf.Helvetica, 9.5, 260, l))
+		page.Text(margin, left, 9.5, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 9.5, 260, l))
 	}
 	facts := [][2]string{
 		{"Carrier", m.Carrier},
@@ -74,7 +74,7 @@ func PDF(m Manifest) []byte {
 	factY := y
 	for _, f := range facts {
 		page.Text(right-250, factY, 9, pdf.HelveticaBold, f[0])
-		page.TextRight(right, factY, 9, pdf.Helvetica, fit(pdf.Helvetica, 9, 190, f[1]))
+		page.TextRight(right, factY, 9, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 9, 190, f[1]))
 		factY -= 13
 	}
 	y = min(left, factY) - 24
@@ -108,7 +108,7 @@ func PDF(m Manifest) []byte {
 	continued := func() {
 		page = newPage()
 		y = top
-		page.Text(margin, y, 10, pdf.HelveticaBold, fit(pdf.HelveticaBold, 10, right-margin,
+		page.Text(margin, y, 10, pdf.HelveticaBold, pdf.Fit(pdf.HelveticaBold, 10, right-margin,
 			"Manifest "+m.ID+" - "+m.Carrier+" - "+m.ShipDate+" (continued)"))
 		y -= 24
 	}
@@ -119,10 +119,10 @@ func PDF(m Manifest) []byte {
 			y = header(page, y)
 		}
 		page.Text(colIndex, y, tableFont, pdf.Helvetica, strconv.Itoa(i+1))
-		page.Text(colTracking, y, tableFont, pdf.Helvetica, fit(pdf.Helvetica, tableFont, colService-colTracking-8, l.TrackingCode))
-		page.Text(colService, y, tableFont, pdf.Helvetica, fit(pdf.Helvetica, tableFont, colWeight-colService-70, l.Service))
+		page.Text(colTracking, y, tableFont, pdf.Helvetica, pdf.Fit(pdf.Helvetica, tableFont, colService-colTracking-8, l.TrackingCode))
+		page.Text(colService, y, tableFont, pdf.Helvetica, pdf.Fit(pdf.Helvetica, tableFont, colWeight-colService-70, l.Service))
 		page.TextRight(colWeight, y, tableFont, pdf.Helvetica, number(l.WeightOz))
-		page.Text(colZip, y, tableFont, pdf.Helvetica, fit(pdf.Helvetica, tableFont, right-colZip, l.To.Zip))
+		page.Text(colZip, y, tableFont, pdf.Helvetica, pdf.Fit(pdf.Helvetica, tableFont, right-colZip, l.To.Zip))
 		y -= rowHeight
 	}
 
@@ -141,25 +141,9 @@ func PDF(m Manifest) []byte {
 
 	for i, p := range pages {
 		p.FillGray(0.4)
-		p.Text(margin, margin-20, 7.5, pdf.Helvetica, fit(pdf.Helvetica, 7.5, 380, "Manifest "+m.ID+" - "+m.Carrier+" - "+m.ShipDate))
+		p.Text(margin, margin-20, 7.5, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 7.5, 380, "Manifest "+m.ID+" - "+m.Carrier+" - "+m.ShipDate))
 		p.TextRight(right, margin-20, 7.5, pdf.Helvetica, fmt.Sprintf("Page %d of %d", i+1, len(pages)))
 		p.FillGray(0)
 	}
 	return doc.Bytes()
-}
-
-// fit shortens s with an ellipsis so that it is at most width wide.
-func fit(font pdf.Font, size, width float64, s string) string {
-	if pdf.TextWidth(font, size, s) <= width {
-		return s
-	}
-	room := width - pdf.TextWidth(font, size, "...")
-	used := 0.0
-	for i, c := range s {
-		used += pdf.TextWidth(font, size, string(c))
-		if used > room {
-			return s[:i] + "..."
-		}
-	}
-	return s
 }

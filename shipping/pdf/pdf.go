@@ -296,3 +296,20 @@ func WrapText(font Font, sizePt, width float64, s string) []string {
 	}
 	return lines
 }
+
+// Fit shortens s with an ellipsis so that it is at most width wide in font at size, in one
+// pass over s.
+func Fit(font Font, size, width float64, s string) string {
+	if TextWidth(font, size, s) <= width {
+		return s
+	}
+	room := width - TextWidth(font, size, "...")
+	used := 0.0
+	for i, c := range s {
+		used += TextWidth(font, size, string(c))
+		if used > room {
+			return s[:i] + "..."
+		}
+	}
+	return s
+}

@@ -26,7 +26,9 @@ func boughtLabels(t *testing.T, db *store.DB, accountID string, n int) []*shippi
 		}
 		code := "TRK-" + s.ID
 		bought, _, _, err := db.BuyLabel(ctx, accountID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil,
-			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) { return code, nil })
+			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
+				return code, nil
+			})
 		if err != nil {
 			t.Fatal(err)
 		}
