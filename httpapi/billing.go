@@ -329,7 +329,7 @@ func (a *API) invoiceAction(action string) handlerFunc {
 
 // serviceName is a carrier service's human name, when the carrier can tell it.
 func (a *API) serviceName(carrier, service string) string {
-	c, ok := a.carrier(context.Background(), carrier)
+	c, ok := a.carrier(carrier)
 	if !ok {
 		return ""
 	}

@@ -56,7 +56,10 @@ func (a *API) postCarrierEvents(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	carrier := r.PathValue("carrier")
-	if _, ok := a.carrier(r.Context(), carrier); !ok {
+	if _, err := a.carriers(r.Context()); err != nil {
+		return err
+	}
+	if _, ok := a.carrier(carrier); !ok {
 		return errInvalidSignature
 	}
 	secret, err := a.db.CarrierEventSecret(r.Context(), carrier)
@@ -155,7 +158,10 @@ func (a *API) rotateCarrierEventSecret(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	code := r.PathValue("code")
-	if _, ok := a.carrier(r.Context(), code); !ok {
+	if _, err := a.carriers(r.Context()); err != nil {
+		return err
+	}
+	if _, ok := a.carrier(code); !ok {
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no carrier has code " + code}
 	}
 	secret, err := a.db.RotateCarrierEventSecret(r.Context(), code)

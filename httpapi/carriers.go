@@ -117,14 +117,18 @@ func (a *API) setupCarriers(ctx context.Context) error {
 			}
 		}
 	}
-	return nil
+	_, err = a.carriers(ctx) // loaded before the first request
+	return err
 }
 
-// carrier returns the named carrier, deleted stored carriers included (for buying, voiding
-// and naming the services of labels).
-func (a *API) carrier(ctx context.Context, name string) (shipping.Carrier, bool) {
-	s, err := a.carriers(ctx)
-	if err != nil {
+// carrier returns the named carrier of the carriers last loaded, deleted stored carriers
+// included (for buying, voiding and naming the services of labels). It never reads the
+// database: buys and voids call it inside their transaction, which on PostgreSQL holds one
+// connection of a bounded pool, and a second one asked for there would, under load, wait for
+// ever. Callers bring the carriers up to date with a.carriers before the transaction.
+func (a *API) carrier(name string) (shipping.Carrier, bool) {
+	s := a.ship.carriers.set.Load()
+	if s == nil {
 		return nil, false
 	}
 	c, ok := s.all[name]

@@ -168,6 +168,11 @@ func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, p s
 		// The fingerprint is what the request asked for; the same key must ask the same.
 		idem = &store.Idempotency{Key: idempotencyKey, Fingerprint: buyFingerprint(shipmentID, rateID, p, inlineLabel)}
 	}
+	// The carriers are brought up to date here, before the purchase's transaction, which
+	// must not read the database again for them (API.carrier).
+	if _, err := a.carriers(ctx); err != nil {
+		return nil, "", false, err
+	}
 	s, rendered, replayed, err := a.db.BuyLabel(ctx, accountID, shipmentID, rateID, p, idem, a.purchaseFromCarrier)
 	if errors.Is(err, store.ErrIdempotencyKeyReused) {
 		return nil, "", false, &Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
@@ -268,7 +273,7 @@ func errCarrier(carrier, action string) *Error {
 
 // purchaseFromCarrier buys the label from the rate's carrier (store.PurchaseFunc).
 func (a *API) purchaseFromCarrier(ctx context.Context, s *shipping.Shipment, rate shipping.Rate, labelID string, serials shipping.SerialSource) (string, error) {
-	c, ok := a.carrier(ctx, rate.Carrier)
+	c, ok := a.carrier(rate.Carrier)
 	if !ok {
 		a.log.Error("buy: carrier not configured", "carrier", rate.Carrier, "shipment", s.ID)
 		return "", errCarrier(rate.Carrier, "buy")
@@ -306,8 +311,11 @@ func (a *API) cancelShipment(w http.ResponseWriter, r *http.Request) error {
 	if err := readOptionalEmpty(w, r); err != nil {
 		return err
 	}
+	if _, err := a.carriers(r.Context()); err != nil { // not in the void's transaction (API.carrier)
+		return err
+	}
 	s, err := a.db.CancelShipment(r.Context(), accountID(r), r.PathValue("id"), func(ctx context.Context, l *shipping.Label) error {
-		c, ok := a.carrier(ctx, l.Carrier)
+		c, ok := a.carrier(l.Carrier)
 		if !ok {
 			a.log.Error("void: carrier not configured", "carrier", l.Carrier, "label", l.ID)
 			return errCarrier(l.Carrier, "void")
