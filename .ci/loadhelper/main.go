@@ -149,14 +149,18 @@ func post(url, token, body string) (*http.Response, error) {
 	return http.DefaultClient.Do(req)
 }
 
-// parallel calls f(0) … f(n-1), 64 at a time, and fails on the last error.
+// parallel calls f(0) … f(n-1), 64 at a time (or $PAR), and fails on the last error.
 func parallel(n int, f func(i int) error) {
-	http.DefaultTransport.(*http.Transport).MaxIdleConnsPerHost = 64
+	par := 64
+	if p, err := strconv.Atoi(os.Getenv("PAR")); err == nil && p > 0 {
+		par = p
+	}
+	http.DefaultTransport.(*http.Transport).MaxIdleConnsPerHost = par
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var failed error
 	work := make(chan int)
-	for range 64 {
+	for range par {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
