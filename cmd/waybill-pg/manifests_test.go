@@ -1,12 +1,9 @@
 package main
 
 import (
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -24,15 +21,8 @@ func TestTwoProcessManifests(t *testing.T) {
 		t.Skip("starts two processes")
 	}
 	dbURL := freshSchema(t)
-	bin := filepath.Join(t.TempDir(), "waybill-pg")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	db, err := sql.Open("pgx", dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	bin := buildBinary(t)
+	db := openSQL(t, dbURL)
 	procs := startProcs(t, bin, dbURL, "A", "B")
 	token := strings.TrimSpace(strings.TrimPrefix(procs[0].out.String()+procs[1].out.String(), "token: "))
 	c := &loadClient{client: &http.Client{Timeout: 30 * time.Second}}

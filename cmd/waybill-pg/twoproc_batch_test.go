@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -35,15 +32,8 @@ func TestTwoProcessesBatches(t *testing.T) {
 		t.Skip("starts two processes")
 	}
 	dbURL := freshSchema(t)
-	bin := filepath.Join(t.TempDir(), "waybill-pg")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	db, err := sql.Open("pgx", dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	bin := buildBinary(t)
+	db := openSQL(t, dbURL)
 	procs := startProcs(t, bin, dbURL, "A", "B")
 	a, b := procs[0], procs[1]
 	admin := strings.TrimSpace(strings.TrimPrefix(a.out.String()+b.out.String(), "token: "))
@@ -180,10 +170,7 @@ func TestBatchOfAThousand(t *testing.T) {
 		t.Skip("starts a process")
 	}
 	dbURL := freshSchema(t)
-	bin := filepath.Join(t.TempDir(), "waybill-pg")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	p := startProcs(t, bin, dbURL, "A")[0]
 	token := strings.TrimSpace(strings.TrimPrefix(p.out.String(), "token: "))
 	c := &loadClient{client: &http.Client{Timeout: 20 * time.Second}}

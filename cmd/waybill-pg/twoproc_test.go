@@ -39,6 +39,28 @@ var listening = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
 
 // startProcs starts one process per name together on one database and waits until all listen.
 // Each process's connections carry application_name waybill-<name>, so the test tells their
+// buildBinary builds waybill-pg into the test's temporary directory and returns its path.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "waybill-pg")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// openSQL opens a plain pool on the database at url, closed when the test ends, for checking
+// what the processes stored.
+func openSQL(t *testing.T, url string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // backends apart in pg_stat_activity.
 func startProcs(t *testing.T, bin, dbURL string, names ...string) []*proc {
 	t.Helper()
@@ -290,15 +312,8 @@ func TestTwoProcesses(t *testing.T) {
 	}
 	start := time.Now()
 	dbURL := freshSchema(t)
-	bin := filepath.Join(t.TempDir(), "waybill-pg")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	db, err := sql.Open("pgx", dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	bin := buildBinary(t)
+	db := openSQL(t, dbURL)
 	ctx := context.Background()
 
 	procs := startProcs(t, bin, dbURL, "A", "B")
