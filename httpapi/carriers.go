@@ -161,16 +161,7 @@ type versionView struct {
 
 // viewOf shows c on today's date: the version in force, or before any is, the first to come.
 func viewOf(c *store.StoredCarrier, today string) carrierView {
-	v := shipping.InForce(c.Versions, today)
-	if v == nil {
-		v = c.Versions[0]
-		for _, o := range c.Versions {
-			if o.Card.EffectiveFrom < v.Card.EffectiveFrom {
-				v = o
-			}
-		}
-	}
-	return versionOf(c, v)
+	return versionOf(c, shipping.Shown(c.Versions, today))
 }
 
 // versionOf shows c at version v.

@@ -201,6 +201,14 @@ func TestInForce(t *testing.T) {
 			t.Errorf("InForce(%s) = version %d; want %d", tt.date, got, tt.want)
 		}
 	}
+	// Before any is in force, a carrier is shown at the first to come (the last stored of
+	// that date); after, at the one in force.
+	if v := Shown(versions, "2025-12-31"); v.Version != 3 {
+		t.Errorf("Shown(2025-12-31) = version %d; want 3", v.Version)
+	}
+	if v := Shown(versions, "2027-06-01"); v.Version != 4 {
+		t.Errorf("Shown(2027-06-01) = version %d; want 4", v.Version)
+	}
 }
 
 func TestCardRates(t *testing.T) {

@@ -67,6 +67,19 @@ func InForce(versions []*CarrierVersion, date string) *CarrierVersion {
 	return best
 }
 
+// Shown is the version a carrier is shown at on date: the one in force, or before any is, the
+// first to come into force.
+func Shown(versions []*CarrierVersion, date string) *CarrierVersion {
+	if v := InForce(versions, date); v != nil || len(versions) == 0 {
+		return v
+	}
+	first := versions[0].Card.EffectiveFrom
+	for _, v := range versions {
+		first = min(first, v.Card.EffectiveFrom)
+	}
+	return InForce(versions, first)
+}
+
 // cardIndex is a card compiled for quoting: coverage, area surcharge ZIPs and the zone chart.
 type cardIndex struct {
 	coverage *[1000]bool // nil: everywhere

@@ -190,10 +190,7 @@ type carrierLine struct {
 }
 
 func carrierLineOf(c *store.StoredCarrier, today time.Time) carrierLine {
-	v := shipping.InForce(c.Versions, today.UTC().Format(time.DateOnly))
-	if v == nil { // none in force yet: the latest stored
-		v = c.Versions[len(c.Versions)-1]
-	}
+	v := shipping.Shown(c.Versions, today.UTC().Format(time.DateOnly))
 	l := carrierLine{Code: c.Code, Name: v.Card.Name, Version: v.Version, EffectiveFrom: v.Card.EffectiveFrom, Services: []string{}}
 	for _, s := range v.Card.Services {
 		l.Services = append(l.Services, s.Code)
