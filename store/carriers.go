@@ -93,8 +93,11 @@ func carriersWhere(ctx context.Context, q querier, code string) ([]*StoredCarrie
 	if err := rows.Close(); err != nil {
 		return nil, err
 	}
-	vrows, err := q.QueryContext(ctx, `SELECT carrier, version, created_at, card FROM carrier_versions`+
-		map[bool]string{true: " WHERE carrier = $1", false: ""}[code != ""]+` ORDER BY carrier, version`, args...)
+	if code != "" {
+		where = " WHERE carrier = $1"
+	}
+	vrows, err := q.QueryContext(ctx, `SELECT carrier, version, created_at, card FROM carrier_versions`+where+
+		` ORDER BY carrier, version`, args...)
 	if err != nil {
 		return nil, err
 	}
