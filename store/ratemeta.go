@@ -149,6 +149,9 @@ func (p *metaParser) rateMetadata(m *shipping.RateMetadata) bool {
 		}
 		out.SurchargesMetadata = append(out.SurchargesMetadata, sc)
 	}
+	if p.take(`,"carrier_version":`) && !p.int64(&out.CarrierVersion, "}") {
+		return false
+	}
 	if !p.take("}") {
 		return false
 	}

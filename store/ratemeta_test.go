@@ -55,7 +55,7 @@ func TestDecodeRateMetadataFastPath(t *testing.T) {
 	m := shipping.RateMetadata{USPSZone: 5, BillableWeight: 31,
 		WeightMetadata: shipping.WeightMetadata{ActualOzWeight: 20.25, BillableOzWeight: 31, DimFactor: 166, DimThreshold: 1728, Volume: 320.5},
 		SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.USD(19)},
-			{SurchargeType: "DAS", Surcharge: shipping.USD(395)}}}
+			{SurchargeType: "DAS", Surcharge: shipping.USD(395)}}, CarrierVersion: 3}
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
