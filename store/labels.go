@@ -269,14 +269,14 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		}
 		// The claim: the shipment must still be OPEN. On PostgreSQL its row stays locked until
 		// the commit, so of two concurrent buyers the second waits, then finds it no longer OPEN.
-		var current sql.NullString
-		err := tx.QueryRowContext(ctx, `SELECT rendered FROM shipments WHERE account_id = $1 AND id = $2 AND status = $3`+
+		var current []byte
+		err := tx.QueryRowContext(ctx, `SELECT packed FROM shipments WHERE account_id = $1 AND id = $2 AND status = $3`+
 			db.forUpdate(), accountID, shipmentID, shipping.StatusOpen).Scan(&current)
 		open := err == nil
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		asRead := open && preShipment.before != nil && current == stored
+		asRead := open && preShipment.before != nil && bytes.Equal(current, stored)
 		if s = read; !asRead {
 			if s, err = db.shipmentIn(ctx, tx, accountID, shipmentID); err != nil {
 				return err
@@ -318,15 +318,20 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		insured := sql.NullInt64{Int64: p.InsuredCents, Valid: p.InsuredCents > 0}
 		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
 			service, tracking_code, status, substatus, label_format, created_at, updated_at, insured_cents, insurance_cents,
-			rendered)
+			packed)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12, $13)`,
 			labelID, accountID, shipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, now,
-			insured, insurance, string(labelJSON))
+			insured, insurance, pack(labelJSON))
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, rendered = $4
-			WHERE account_id = $5 AND id = $6`, shipping.StatusPurchased, rate.Carrier, now, string(shipmentJSON), accountID, shipmentID)
+		packed, err := packShipment(shipmentJSON, s)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4,
+			rendered = NULL, rates = NULL, request = '' WHERE account_id = $5 AND id = $6`,
+			shipping.StatusPurchased, rate.Carrier, now, packed, accountID, shipmentID)
 		if err != nil {
 			return err
 		}
@@ -351,19 +356,18 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	return s, rendered, replayed, nil
 }
 
-// shipmentToBuy reads a shipment with its rates, without its label, and its stored rendering,
-// in one query off the writer; nil when it cannot (a missing shipment, one stored before
-// renderings existed, an error: the purchase's transaction reads it again). Without its label:
-// the read is used only if the shipment is OPEN, and an OPEN shipment has none (a label moves
-// its shipment on, and no shipment moves back).
-func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (*shipping.Shipment, sql.NullString) {
-	var rendered sql.NullString
-	s, err := scanShipment(db.readRow(ctx, `SELECT `+shipmentColumns+`, rendered FROM shipments
-		WHERE account_id = $1 AND id = $2`, accountID, id), &rendered)
-	if err != nil || !rendered.Valid || rowRates(ctx, db.r, accountID, []*shipping.Shipment{s}) != nil {
-		return nil, sql.NullString{}
+// shipmentToBuy reads a shipment with its rates, without its label, and its packed value, in
+// one query off the writer; nil when it cannot (a missing shipment, one stored before
+// migration 024, an error: the purchase's transaction reads it again). Without its label: the
+// read is used only if the shipment is OPEN, and an OPEN shipment has none (a label moves its
+// shipment on, and no shipment moves back).
+func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (*shipping.Shipment, []byte) {
+	s, packed, err := scanPackedShipment(db.readRow(ctx, `SELECT `+shipmentColumns+` FROM shipments
+		WHERE account_id = $1 AND id = $2`, accountID, id))
+	if err != nil || packed == nil {
+		return nil, nil
 	}
-	return s, rendered
+	return s, packed
 }
 
 // trackingCodeMark stands for the tracking code in a rendering made before the carrier gave it;

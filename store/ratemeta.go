@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/waybill/waybill/shipping"
 )
@@ -159,41 +160,44 @@ func (p *metaParser) rateMetadata(m *shipping.RateMetadata) bool {
 	return true
 }
 
-// fastRates parses the array encodeRates writes,
+// fastQuotes parses the quotes at the start of s, as a shipment's rendering has them,
 //
-//	[{"id":"S","carrier":"S","service":"S","currency":"S","postage_cents":N,"surcharges_cents":N,
-//	  "total_cents":N,"retail_cents":N,"estimated_delivery_days":N,"estimated_delivery_date":"S",
-//	  "rate_metadata":{…}},…]
+//	[{"id":"S","shipment_id":"S","carrier":"S","service":"S","price":{"amount":F,"currency":"S"},
+//	  "estimated_delivery_date":"T","estimated_delivery_days":N,"rate_metadata":{…}},…]
 //
-// (rate_metadata as fastRateMetadata reads it), and reports whether s had exactly that shape.
-func fastRates(s string) ([]storedRate, bool) {
+// (rate_metadata as fastRateMetadata reads it, T in shipping.TimeLayout), and reports whether
+// s started with exactly that shape; what follows the array is not read.
+func fastQuotes(s string) ([]shipping.Rate, bool) {
 	p := &metaParser{s: s}
 	if !p.take("[") {
 		return nil, false
 	}
-	out := []storedRate{}
+	out := []shipping.Rate{}
 	for !p.take("]") {
 		if len(out) > 0 && !p.take(",") {
 			return nil, false
 		}
-		var r storedRate
+		var r shipping.Rate
+		var date string
 		ok := p.take(`{"id":"`) && p.string(&r.ID) &&
+			p.take(`","shipment_id":"`) && p.string(&r.ShipmentID) &&
 			p.take(`","carrier":"`) && p.string(&r.Carrier) &&
 			p.take(`","service":"`) && p.string(&r.Service) &&
-			p.take(`","currency":"`) && p.string(&r.Currency) &&
-			p.take(`","postage_cents":`) && p.int64(&r.PostageCents, ",") &&
-			p.take(`,"surcharges_cents":`) && p.int64(&r.SurchargesCents, ",") &&
-			p.take(`,"total_cents":`) && p.int64(&r.TotalCents, ",") &&
-			p.take(`,"retail_cents":`) && p.int64(&r.RetailCents, ",") &&
-			p.take(`,"estimated_delivery_days":`) && p.int(&r.EstimatedDeliveryDays, ",") &&
-			p.take(`,"estimated_delivery_date":"`) && p.string(&r.EstimatedDeliveryDate) &&
-			p.take(`","rate_metadata":`) && p.rateMetadata(&r.RateMetadata) && p.take("}")
+			p.take(`","price":{"amount":`) && p.float(&r.Price.Amount, ",") &&
+			p.take(`,"currency":"`) && p.string(&r.Price.Currency) &&
+			p.take(`"},"estimated_delivery_date":"`) && p.string(&date) &&
+			p.take(`","estimated_delivery_days":`) && p.int(&r.EstimatedDeliveryDays, ",") &&
+			p.take(`,"rate_metadata":`) && p.rateMetadata(&r.RateMetadata) && p.take("}")
 		if !ok {
+			return nil, false
+		}
+		var err error
+		if r.EstimatedDeliveryDate.Time, err = time.Parse(shipping.TimeLayout, date); err != nil {
 			return nil, false
 		}
 		out = append(out, r)
 	}
-	return out, p.s == ""
+	return out, true
 }
 
 // jsonInt reports whether s is a JSON integer: -?(0|[1-9][0-9]*).

@@ -124,60 +124,66 @@ func BenchmarkDecodeRateMetadata(b *testing.B) {
 
 // TestDecodeRatesFastPath: what encodeRates writes is read back by the hand-written parser,
 // and anything else by encoding/json, to the same rates.
-func TestDecodeRatesFastPath(t *testing.T) {
+func TestFastQuotes(t *testing.T) {
 	edd := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
 	rates := []shipping.Rate{
-		{ID: "r1", ShipmentID: "s1", Carrier: "USPS", Service: "GroundAdvantage", Price: shipping.USD(745), PostageCents: 700,
-			SurchargesCents: 45, TotalCents: 745, RetailCents: 912, EstimatedDeliveryDays: 3,
+		{ID: "r1", ShipmentID: "s1", Carrier: "USPS", Service: "GroundAdvantage", Price: shipping.USD(745), EstimatedDeliveryDays: 3,
 			EstimatedDeliveryDate: shipping.Timestamp{Time: edd}, RateMetadata: shipping.RateMetadata{USPSZone: 5, BillableWeight: 31,
 				WeightMetadata:     shipping.WeightMetadata{ActualOzWeight: 20.25, BillableOzWeight: 31, DimFactor: 166, DimThreshold: 1728, Volume: 320.5},
-				SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.USD(45)}}}},
-		{ID: "r2", ShipmentID: "s1", Carrier: "UPS", Service: "Ground", Price: shipping.USD(1299), PostageCents: 1299,
-			TotalCents: 1299, RetailCents: 1500, EstimatedDeliveryDays: 5, EstimatedDeliveryDate: shipping.Timestamp{Time: edd},
-			RateMetadata: shipping.RateMetadata{USPSZone: 8, SurchargesMetadata: []shipping.SurchargeMetadata{}}},
+				SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.USD(45)}}, CarrierVersion: 2}},
+		{ID: "r2", ShipmentID: "s1", Carrier: "UPS", Service: "Ground", Price: shipping.USD(1299), EstimatedDeliveryDays: 5,
+			EstimatedDeliveryDate: shipping.Timestamp{Time: edd}, RateMetadata: shipping.RateMetadata{USPSZone: 8, SurchargesMetadata: []shipping.SurchargeMetadata{}}},
 	}
-	s, err := encodeRates(rates)
+	b, err := json.Marshal(rates)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := fastRates(s); !ok {
-		t.Errorf("fastRates(%s) did not read what encodeRates wrote", s)
-	}
-	for _, s := range []string{s, strings.Replace(s, `{"id"`, `{ "id"`, 1), `[]`} {
-		got, err := decodeRates(s, "s1")
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, s := range []string{string(b), string(b) + `,"shipping_label":null}`, `[]`} {
+		got, ok := fastQuotes(s)
 		want := rates
 		if s == `[]` {
 			want = []shipping.Rate{}
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("decodeRates(%s) =\n %+v; want\n %+v", s, got, want)
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("fastQuotes(%s) =\n %+v, %v; want\n %+v", s, got, ok, want)
 		}
+	}
+	if _, ok := fastQuotes(strings.Replace(string(b), `{"id"`, `{ "id"`, 1)); ok {
+		t.Error("fastQuotes read a shape it does not know")
+	}
+}
+
+func TestDecodeRates(t *testing.T) {
+	// shipments.rates as written between migrations 017 and 024.
+	s := `[{"id":"r1","carrier":"USPS","service":"Ground","currency":"USD","postage_cents":700,"surcharges_cents":45,` +
+		`"total_cents":745,"retail_cents":912,"estimated_delivery_days":3,"estimated_delivery_date":"2026-11-25T00:00:00Z",` +
+		`"rate_metadata":` + metaOneSurcharge + `}]`
+	got, err := decodeRates(s, "s1")
+	if err != nil || len(got) != 1 || got[0].TotalCents != 745 || got[0].PostageCents != 700 || got[0].RetailCents != 912 ||
+		got[0].Price != shipping.USD(745) || got[0].ShipmentID != "s1" {
+		t.Errorf("decodeRates(%s) = %+v, %v", s, got, err)
 	}
 	if _, err := decodeRates(`[{"id":1}]`, "s1"); err == nil {
 		t.Error("decodeRates of a malformed value: no error")
 	}
 }
 
-// FuzzFastRates: whatever the hand-written parser accepts, encoding/json reads the same.
-func FuzzFastRates(f *testing.F) {
-	f.Add(`[{"id":"r1","carrier":"USPS","service":"Ground","currency":"USD","postage_cents":700,"surcharges_cents":45,` +
-		`"total_cents":745,"retail_cents":912,"estimated_delivery_days":3,"estimated_delivery_date":"2026-11-25T00:00:00Z",` +
-		`"rate_metadata":` + metaOneSurcharge + `}]`)
+// FuzzFastQuotes: whatever the hand-written parser accepts, encoding/json reads the same.
+func FuzzFastQuotes(f *testing.F) {
+	f.Add(`[{"id":"r1","shipment_id":"s1","carrier":"USPS","service":"Ground","price":{"amount":7.45,"currency":"USD"},` +
+		`"estimated_delivery_date":"2026-11-25T00:00:00.000000Z","estimated_delivery_days":3,"rate_metadata":` + metaOneSurcharge + `}]`)
 	f.Add(`[]`)
 	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := fastRates(s)
+		got, ok := fastQuotes(s)
 		if !ok {
 			return
 		}
-		var want []storedRate
-		if err := json.Unmarshal([]byte(s), &want); err != nil {
-			t.Fatalf("fastRates(%q) accepted what encoding/json refuses: %v", s, err)
+		var want []shipping.Rate
+		if err := json.NewDecoder(strings.NewReader(s)).Decode(&want); err != nil {
+			t.Fatalf("fastQuotes(%q) accepted what encoding/json refuses: %v", s, err)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("fastRates(%q) = %+v; encoding/json reads %+v", s, got, want)
+			t.Errorf("fastQuotes(%q) = %+v; encoding/json reads %+v", s, got, want)
 		}
 	})
 }

@@ -55,15 +55,20 @@ func renderings(s *shipping.Shipment) (shipment, label []byte, err error) {
 	return shipment, label, err
 }
 
-// storeRenderings stores the renderings of s and its label, made by renderings.
+// storeRenderings stores the renderings of s and its label, made by renderings, packed (rows
+// stored before migration 024 drop their unpacked columns then).
 func storeRenderings(ctx context.Context, tx *sql.Tx, s *shipping.Shipment, shipment, label []byte) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE shipments SET rendered = $1 WHERE account_id = $2 AND id = $3`,
-		string(shipment), s.AccountID, s.ID); err != nil {
+	packed, err := packShipment(shipment, s)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1, rendered = NULL, rates = NULL, request = ''
+		WHERE account_id = $2 AND id = $3`, packed, s.AccountID, s.ID); err != nil {
 		return err
 	}
 	if l := s.ShippingLabel; l != nil {
-		if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET rendered = $1 WHERE account_id = $2 AND id = $3`,
-			string(label), s.AccountID, l.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET packed = $1, rendered = NULL WHERE account_id = $2 AND id = $3`,
+			pack(label), s.AccountID, l.ID); err != nil {
 			return err
 		}
 	}
@@ -90,10 +95,9 @@ func renderLabel(l *shipping.Label) ([]byte, error) {
 }
 
 // ShipmentJSON returns one of the account's shipments as rendered JSON (label_url marked, see
-// LabelURLMark). A shipment stored before renderings existed is rendered now. The JSON is a
-// string, as the driver reads it, so that it is copied only into the answer.
+// LabelURLMark). A shipment stored before renderings existed is rendered now.
 func (db *DB) ShipmentJSON(ctx context.Context, accountID, id string) (string, error) {
-	return db.storedJSON(ctx, `SELECT rendered FROM shipments WHERE account_id = $1 AND id = $2`, accountID, id,
+	return db.storedJSON(ctx, `SELECT packed, rendered FROM shipments WHERE account_id = $1 AND id = $2`, accountID, id, 3,
 		func() ([]byte, error) {
 			s, err := db.shipmentIn(ctx, db.r, accountID, id)
 			if err != nil {
@@ -105,7 +109,7 @@ func (db *DB) ShipmentJSON(ctx context.Context, accountID, id string) (string, e
 
 // LabelJSON returns one of the account's labels as rendered JSON (label_url marked).
 func (db *DB) LabelJSON(ctx context.Context, accountID, id string) (string, error) {
-	return db.storedJSON(ctx, `SELECT rendered FROM shipping_labels WHERE account_id = $1 AND id = $2`, accountID, id,
+	return db.storedJSON(ctx, `SELECT packed, rendered FROM shipping_labels WHERE account_id = $1 AND id = $2`, accountID, id, 1,
 		func() ([]byte, error) {
 			l, err := db.Label(ctx, accountID, id)
 			if err != nil {
@@ -115,29 +119,45 @@ func (db *DB) LabelJSON(ctx context.Context, accountID, id string) (string, erro
 		})
 }
 
-// storedJSON reads one row's rendering with query, or renders it now (render) for a row stored
-// before renderings existed.
-func (db *DB) storedJSON(ctx context.Context, query, accountID, id string, render func() ([]byte, error)) (string, error) {
-	var body sql.NullString
-	err := db.readRow(ctx, query, accountID, id).Scan(&body)
+// storedJSON reads one row's rendering with query (its packed value of parts parts, else its
+// rendering stored before migration 024), or renders it now (render) for a row stored before
+// renderings existed.
+func (db *DB) storedJSON(ctx context.Context, query, accountID, id string, parts int, render func() ([]byte, error)) (string, error) {
+	var r storedRendering
+	err := db.readRow(ctx, query, accountID, id).Scan(&r.packed, &r.rendered)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", ErrNotFound
 	}
 	if err != nil {
 		return "", err
 	}
-	if body.Valid {
-		return body.String, nil
+	if b, ok, err := r.json(parts); ok || err != nil {
+		return b, err
 	}
 	b, err := render()
 	return string(b), err
+}
+
+// storedRendering is a row's packed value and the rendering stored before migration 024.
+type storedRendering struct {
+	packed   []byte
+	rendered sql.NullString
+}
+
+// json is the stored rendering, if the row has one; parts is what the packed value holds.
+func (r storedRendering) json(parts int) (string, bool, error) {
+	if r.packed != nil {
+		b, err := renderingOf(r.packed, parts)
+		return string(b), err == nil, err
+	}
+	return r.rendered.String, r.rendered.Valid, nil
 }
 
 // renderedRow is one row of a list of stored renderings.
 type renderedRow struct {
 	id   string
 	key  Key
-	body sql.NullString
+	body storedRendering
 }
 
 // ListShipmentsJSON is ListShipments answering each shipment's rendered JSON (label_url
@@ -145,12 +165,12 @@ type renderedRow struct {
 func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[string], error) {
 	from, args := shipmentWhere(accountID, f)
 	q := Query[renderedRow]{
-		Columns: "id, created_at, rendered",
+		Columns: "id, created_at, packed, rendered",
 		From:    from,
 		Args:    args,
 		Scan: func(rows *sql.Rows) (renderedRow, error) {
 			var r renderedRow
-			err := rows.Scan(&r.id, &r.key.CreatedAt, &r.body)
+			err := rows.Scan(&r.id, &r.key.CreatedAt, &r.body.packed, &r.body.rendered)
 			r.key.ID = r.id
 			return r, err
 		},
@@ -168,19 +188,23 @@ func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f Shipmen
 		return out, err
 	}
 	for i, r := range l.Items {
-		if r.body.Valid {
-			out.Items[i] = r.body.String
+		b, ok, err := r.body.json(3)
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			out.Items[i] = b
 			continue
 		}
 		s, err := db.shipmentIn(ctx, db.r, accountID, r.id)
 		if err != nil {
 			return out, err
 		}
-		b, err := renderShipment(s)
+		rendered, err := renderShipment(s)
 		if err != nil {
 			return out, err
 		}
-		out.Items[i] = string(b)
+		out.Items[i] = string(rendered)
 	}
 	return out, nil
 }

@@ -25,66 +25,65 @@ type shipmentRequest struct {
 	IsReturn bool `json:"is_return,omitempty"`
 }
 
-// CreateShipment stores a new shipment with its rates (shipments.rates, see storedRate) in
-// one row, with its rendering, which it returns (as ShipmentJSON would). The shipment's and
-// rates' IDs and timestamps must be set.
+// CreateShipment stores a new shipment with its rates in one row, with its rendering, which it
+// returns (as ShipmentJSON would), all packed in shipments.packed (packShipment). The
+// shipment's and rates' IDs and timestamps must be set.
 func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string, error) {
-	req, err := json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn})
-	if err != nil {
-		return "", err
-	}
-	rates, err := encodeRates(s.ShippingRates)
-	if err != nil {
-		return "", err
-	}
 	// Everything is encoded before the transaction, so the single writer only writes: the
 	// shipment is stored as given, so its rendering is the given shipment's.
 	body, err := renderShipment(s)
 	if err != nil {
 		return "", err
 	}
-	rendered := string(body)
-	return rendered, db.write(ctx, func(ctx context.Context, w writer) error {
+	packed, err := packShipment(body, s)
+	if err != nil {
+		return "", err
+	}
+	return string(body), db.write(ctx, func(ctx context.Context, w writer) error {
 		_, err := w.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
-			created_at, updated_at, rendered, rates, order_id)
-			VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+			created_at, updated_at, packed, order_id)
+			VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, '', $11, $12, $13, $14)`,
 			s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,
-			s.CustomReference1, s.CustomReference2, string(req), Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), rendered, rates,
+			s.CustomReference1, s.CustomReference2, Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), packed,
 			sql.NullString{String: s.OrderID, Valid: s.OrderID != ""})
 		return err
 	})
 }
 
 const shipmentColumns = `id, account_id, status, brand, carrier, ship_date, rate_shopping_profile, rate_shopping_strategy,
-	label_format, custom_reference_1, custom_reference_2, request, created_at, updated_at, rates`
+	label_format, custom_reference_1, custom_reference_2, created_at, updated_at, packed, request, rates`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
 // scanShipment reads a row selected as shipmentColumns, followed by any columns scanned into
 // more.
 func scanShipment(row rowScanner, more ...any) (*shipping.Shipment, error) {
+	s, _, err := scanPackedShipment(row, more...)
+	return s, err
+}
+
+// scanPackedShipment is scanShipment, also returning the row's packed value (nil for a row
+// stored before migration 024).
+func scanPackedShipment(row rowScanner, more ...any) (*shipping.Shipment, []byte, error) {
 	var s shipping.Shipment
 	var carrier, ref1, ref2, rates sql.NullString
 	var req string
+	var packed []byte
 	var created, updated int64
 	err := row.Scan(append([]any{&s.ID, &s.AccountID, &s.Status, &s.Brand, &carrier, &s.ShipDate, &s.RateShoppingProfile,
-		&s.RateShoppingStrategy, &s.LabelFormat, &ref1, &ref2, &req, &created, &updated, &rates}, more...)...)
+		&s.RateShoppingStrategy, &s.LabelFormat, &ref1, &ref2, &created, &updated, &packed, &req, &rates}, more...)...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// Without the rates column (a shipment created before migration 017), ShippingRates stays
-	// nil until rowRates reads them from shipping_rates.
-	if rates.Valid {
-		if s.ShippingRates, err = decodeRates(rates.String, s.ID); err != nil {
-			return nil, err
-		}
+	if packed != nil {
+		_, err = unpackShipment(packed, &s)
+	} else {
+		err = legacyShipment(&s, req, rates)
 	}
-	var r shipmentRequest
-	if err := json.Unmarshal([]byte(req), &r); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, nil, err
 	}
-	s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn = r.Origin, r.Destination, r.ReturnAddress, r.Parcel, r.CustomsInfo, r.IsReturn
 	s.Carrier = carrier.String
 	if ref1.Valid {
 		s.CustomReference1 = &ref1.String
@@ -93,7 +92,30 @@ func scanShipment(row rowScanner, more ...any) (*shipping.Shipment, error) {
 		s.CustomReference2 = &ref2.String
 	}
 	s.CreatedAt, s.UpdatedAt = stamp(created), stamp(updated)
-	return &s, nil
+	return &s, packed, nil
+}
+
+// legacyShipment reads the request and rates columns of a row stored before migration 024.
+// Without the rates column (a shipment created before migration 017), ShippingRates stays nil
+// until rowRates reads them from shipping_rates.
+func legacyShipment(s *shipping.Shipment, req string, rates sql.NullString) error {
+	if rates.Valid {
+		var err error
+		if s.ShippingRates, err = decodeRates(rates.String, s.ID); err != nil {
+			return err
+		}
+	}
+	return setRequest(s, []byte(req))
+}
+
+// setRequest sets the fields of s that a shipmentRequest holds from its JSON.
+func setRequest(s *shipping.Shipment, req []byte) error {
+	var r shipmentRequest
+	if err := json.Unmarshal(req, &r); err != nil {
+		return err
+	}
+	s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn = r.Origin, r.Destination, r.ReturnAddress, r.Parcel, r.CustomsInfo, r.IsReturn
+	return nil
 }
 
 // Shipment returns one of the account's shipments with its rates and label.
@@ -164,10 +186,10 @@ func rowRates(ctx context.Context, q querier, accountID string, shipments []*shi
 	return rows.Err()
 }
 
-// storedRate is one rate as stored: an element of shipments.rates (a JSON array in the
-// shipment's order, written once with the shipment: one row per shipment rather than one per
-// quote) and a row of shipping_rates (the rates bought, which labels and invoice lines refer
-// to, and every quote of a shipment created before migration 017).
+// storedRate is one rate as stored in a row of shipping_rates (the rates bought, which labels
+// and invoice lines refer to, and every quote of a shipment created before migration 017), and
+// as an element of shipments.rates (every quote of a shipment created between migrations 017
+// and 024).
 type storedRate struct {
 	ID                    string                `json:"id"`
 	Carrier               string                `json:"carrier"`
@@ -202,24 +224,11 @@ func (sr storedRate) rate(shipmentID string) (shipping.Rate, error) {
 	return r, err
 }
 
-// encodeRates is the shipments.rates value of rates.
-func encodeRates(rates []shipping.Rate) (string, error) {
-	stored := make([]storedRate, len(rates))
-	for i, r := range rates {
-		stored[i] = storeRate(r)
-	}
-	b, err := json.Marshal(stored)
-	return string(b), err
-}
-
-// decodeRates reads a shipments.rates value: what encodeRates wrote by hand (fastRates; a buy
-// reads every quote of its shipment), anything else with encoding/json.
+// decodeRates reads a shipments.rates value.
 func decodeRates(s, shipmentID string) ([]shipping.Rate, error) {
-	stored, ok := fastRates(s)
-	if !ok {
-		if err := json.Unmarshal([]byte(s), &stored); err != nil {
-			return nil, err
-		}
+	var stored []storedRate
+	if err := json.Unmarshal([]byte(s), &stored); err != nil {
+		return nil, err
 	}
 	rates := make([]shipping.Rate, len(stored))
 	for i, sr := range stored {

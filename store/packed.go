@@ -1,0 +1,154 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store/internal/lz"
+)
+
+// The stored form of shipments and labels (issue 24). A shipment is one value,
+// shipments.packed: its rendering (the answer of GET /shipments/{id}, label_url marked), its
+// request (shipmentRequest) and the cents of its quotes that the rendering does not show,
+// packed together by lz, so that the quotes are kept once, in the rendering, and the request
+// costs little beside the addresses it repeats. A label's packed value is its rendering.
+// rerender (and the create and the buy, which render what they write) own them.
+
+// packVersion starts every packed value; it names packDict, which therefore never changes.
+const packVersion = 1
+
+// packDict is what a packed value is packed against: the shape of a bought shipment's
+// rendering, which holds its label's.
+const packDict = `{"id":"","status":"","brand":"","ship_date":"","origin":{"name":"","street1":"","city":"","state":"","zip":"","country":"US"},"destination":{"name":"","street1":"","city":"","state":"","zip":"","country":"US"},"return_address":{"name":"","street1":"","city":"","state":"","zip":"","country":"US"},"parcel":{"length":0,"width":0,"height":0,"length_unit":"IN","weight":0,"weight_unit":"OZ"},"rate_shopping_profile":"default","rate_shopping_strategy":"ALL","label_format":"PDF","custom_reference_1":null,"custom_reference_2":null,"shipping_rates":[{"id":"","shipment_id":"","carrier":"","service":"","price":{"amount":0,"currency":"USD"},"estimated_delivery_date":"","estimated_delivery_days":0,"rate_metadata":{"usps_zone":0,"billable_weight":0,"weight_metadata":{"actual_oz_weight":0,"billable_oz_weight":0,"dim_factor":0,"dim_threshold":0,"volume":0},"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":{"amount":0,"currency":"USD"}}],"carrier_version":0}}],"shipping_label":{"id":"","shipment_id":"","status":"PRE_TRANSIT","substatus":null,"label_url":"","label_format":"PDF","tracking_code":"","carrier":"","service":"","shipping_rate_id":"","shipping_rate":{"id":"","shipment_id":"","carrier":"","service":"","price":{"amount":0,"currency":"USD"},"estimated_delivery_date":"","estimated_delivery_days":0,"rate_metadata":{"usps_zone":0,"billable_weight":0,"weight_metadata":{"actual_oz_weight":0,"billable_oz_weight":0,"dim_factor":0,"dim_threshold":0,"volume":0},"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":{"amount":0,"currency":"USD"}}],"carrier_version":0}},"insurance_amount":null,"manifest_id":null,"delivered_at":null,"first_carrier_scan_at":null,"created_at":"2026-01-01T00:00:00.000000Z","updated_at":""},"created_at":"","updated_at":"","customs_info":null}`
+
+// packer packs against packDict; it is read-only once made.
+var packer = lz.NewDict([]byte(packDict))
+
+// maxUnpacked bounds what a packed value may unpack to (a rendering is some kilobytes).
+const maxUnpacked = 16 << 20
+
+var errPacked = errors.New("store: malformed packed value")
+
+// pack joins parts into one packed value: packVersion, the length of every part but the last
+// (uvarints), then the parts packed as one, so that each copies from those before it.
+func pack(parts ...[]byte) []byte {
+	out, n := []byte{packVersion}, 0
+	for _, p := range parts[:len(parts)-1] {
+		out = binary.AppendUvarint(out, uint64(len(p)))
+		n += len(p)
+	}
+	raw := make([]byte, 0, n+len(parts[len(parts)-1]))
+	for _, p := range parts {
+		raw = append(raw, p...)
+	}
+	return packer.Pack(out, raw)
+}
+
+// unpack reads a value pack made of n parts. With head, only the first part is unpacked (the
+// others are nil).
+func unpack(b []byte, n int, head bool) ([][]byte, error) {
+	if len(b) == 0 || b[0] != packVersion {
+		return nil, errPacked
+	}
+	b = b[1:]
+	lens := make([]int, n-1)
+	total := 0
+	for i := range lens {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > maxUnpacked {
+			return nil, errPacked
+		}
+		lens[i], total, b = int(l), total+int(l), b[k:]
+	}
+	limit := maxUnpacked
+	if head && n > 1 {
+		limit = lens[0]
+	}
+	raw, err := packer.Unpack(nil, b, limit)
+	if err != nil || len(raw) < min(total, limit) {
+		return nil, errPacked
+	}
+	parts := make([][]byte, n)
+	for i, l := range lens {
+		if head && i > 0 {
+			return parts, nil
+		}
+		parts[i], raw = raw[:l], raw[l:]
+	}
+	parts[n-1] = raw
+	return parts, nil
+}
+
+// packShipment is the packed value of s, whose rendering is rendering: the rendering, the
+// request, and each quote's postage, surcharges, total and retail cents (varints).
+func packShipment(rendering []byte, s *shipping.Shipment) ([]byte, error) {
+	req, err := json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn})
+	if err != nil {
+		return nil, err
+	}
+	cents := make([]byte, 0, 12*len(s.ShippingRates))
+	for _, r := range s.ShippingRates {
+		for _, c := range []int64{r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents} {
+			cents = binary.AppendVarint(cents, c)
+		}
+	}
+	return pack(rendering, req, cents), nil
+}
+
+// renderingOf is the rendering a shipment's or label's packed value holds.
+func renderingOf(b []byte, parts int) ([]byte, error) {
+	p, err := unpack(b, parts, true)
+	if err != nil {
+		return nil, err
+	}
+	return p[0], nil
+}
+
+// unpackShipment reads into s what a packed value holds beside its columns: the request and
+// the quotes, and returns the rendering.
+func unpackShipment(b []byte, s *shipping.Shipment) ([]byte, error) {
+	p, err := unpack(b, 3, false)
+	if err != nil {
+		return nil, err
+	}
+	rendering, req, cents := p[0], p[1], p[2]
+	if err := setRequest(s, req); err != nil {
+		return nil, err
+	}
+	if s.ShippingRates, err = quotesOf(rendering, cents); err != nil {
+		return nil, fmt.Errorf("shipment %s: %w", s.ID, err)
+	}
+	return rendering, nil
+}
+
+// quotesOf reads the quotes of a shipment's rendering, with the cents packShipment stored.
+func quotesOf(rendering, cents []byte) ([]shipping.Rate, error) {
+	_, rest, ok := strings.Cut(string(rendering), `"shipping_rates":`)
+	if !ok {
+		return nil, errors.New("no shipping_rates in the rendering")
+	}
+	rates, ok := fastQuotes(rest)
+	if !ok {
+		if err := json.NewDecoder(strings.NewReader(rest)).Decode(&rates); err != nil {
+			return nil, err
+		}
+	}
+	for i := range rates {
+		r := &rates[i]
+		for _, c := range []*int64{&r.PostageCents, &r.SurchargesCents, &r.TotalCents, &r.RetailCents} {
+			v, k := binary.Varint(cents)
+			if k <= 0 {
+				return nil, errPacked
+			}
+			*c, cents = v, cents[k:]
+		}
+	}
+	if len(cents) > 0 {
+		return nil, errPacked
+	}
+	return rates, nil
+}
