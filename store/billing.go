@@ -451,7 +451,7 @@ func (db *DB) billFinishedLabel(ctx context.Context, tx *sql.Tx, labelID string,
 		return err
 	}
 	if packed != nil {
-		p, err := unpack(packed, 3, false)
+		p, err := unpack(packed, 3)
 		if err != nil {
 			return fmt.Errorf("label %s: shipment: %w", labelID, err)
 		}

@@ -28,59 +28,78 @@ const packDict = `{"id":"","status":"","brand":"","ship_date":"","origin":{"name
 // packer packs against packDict; it is read-only once made.
 var packer = lz.NewDict([]byte(packDict))
 
-// maxUnpacked bounds what a packed value may unpack to (a rendering is some kilobytes).
-const maxUnpacked = 16 << 20
+// maxUnpacked bounds what a packed value may unpack to (a shipment's rendering with its nine
+// quotes is 7 kB).
+const maxUnpacked = 4 << 20
 
 var errPacked = errors.New("store: malformed packed value")
 
-// pack joins parts into one packed value: packVersion, the length of every part but the last
-// (uvarints), then the parts packed as one, so that each copies from those before it.
+// pack joins parts into one packed value: packVersion, the length of every part (uvarints),
+// then the parts packed as one, so that each copies from those before it.
 func pack(parts ...[]byte) []byte {
 	out, n := []byte{packVersion}, 0
-	for _, p := range parts[:len(parts)-1] {
+	for _, p := range parts {
 		out = binary.AppendUvarint(out, uint64(len(p)))
 		n += len(p)
 	}
-	raw := make([]byte, 0, n+len(parts[len(parts)-1]))
+	raw := make([]byte, 0, n)
 	for _, p := range parts {
 		raw = append(raw, p...)
 	}
 	return packer.Pack(out, raw)
 }
 
-// unpack reads a value pack made of n parts. With head, only the first part is unpacked (the
-// others are nil).
-func unpack(b []byte, n int, head bool) ([][]byte, error) {
-	if len(b) == 0 || b[0] != packVersion {
-		return nil, errPacked
+// unpack reads a value pack made of n parts.
+func unpack(b []byte, n int) ([][]byte, error) {
+	lens, body, err := header(b, n)
+	if err != nil {
+		return nil, err
 	}
-	b = b[1:]
-	lens := make([]int, n-1)
 	total := 0
-	for i := range lens {
-		l, k := binary.Uvarint(b)
-		if k <= 0 || l > maxUnpacked {
-			return nil, errPacked
-		}
-		lens[i], total, b = int(l), total+int(l), b[k:]
+	for _, l := range lens {
+		total += l
 	}
-	limit := maxUnpacked
-	if head && n > 1 {
-		limit = lens[0]
-	}
-	raw, err := packer.Unpack(nil, b, limit)
-	if err != nil || len(raw) < min(total, limit) {
+	raw, err := packer.Unpack(nil, body, total)
+	if err != nil || len(raw) != total {
 		return nil, errPacked
 	}
 	parts := make([][]byte, n)
 	for i, l := range lens {
-		if head && i > 0 {
-			return parts, nil
-		}
 		parts[i], raw = raw[:l], raw[l:]
 	}
-	parts[n-1] = raw
 	return parts, nil
+}
+
+// appendRendering appends to dst the first part of a value pack made of n parts: the
+// rendering, unpacked alone.
+func appendRendering(dst, b []byte, n int) ([]byte, error) {
+	lens, body, err := header(b, n)
+	if err != nil {
+		return nil, err
+	}
+	start := len(dst)
+	if dst, err = packer.Unpack(dst, body, lens[0]); err != nil || len(dst)-start != lens[0] {
+		return nil, errPacked
+	}
+	return dst, nil
+}
+
+// header reads the lengths of a packed value's n parts, and returns what follows them.
+func header(b []byte, n int) ([]int, []byte, error) {
+	if len(b) == 0 || b[0] != packVersion {
+		return nil, nil, errPacked
+	}
+	b = b[1:]
+	lens := make([]int, n)
+	total := 0
+	for i := range lens {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(maxUnpacked-total) {
+			return nil, nil, errPacked
+		}
+		lens[i], total, b = int(l), total+int(l), b[k:]
+	}
+	return lens, b, nil
 }
 
 // packShipment is the packed value of s, whose rendering is rendering: the rendering, the
@@ -99,19 +118,10 @@ func packShipment(rendering []byte, s *shipping.Shipment) ([]byte, error) {
 	return pack(rendering, req, cents), nil
 }
 
-// renderingOf is the rendering a shipment's or label's packed value holds.
-func renderingOf(b []byte, parts int) ([]byte, error) {
-	p, err := unpack(b, parts, true)
-	if err != nil {
-		return nil, err
-	}
-	return p[0], nil
-}
-
 // unpackShipment reads into s what a packed value holds beside its columns: the request and
 // the quotes, and returns the rendering.
 func unpackShipment(b []byte, s *shipping.Shipment) ([]byte, error) {
-	p, err := unpack(b, 3, false)
+	p, err := unpack(b, 3)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/waybill/waybill/shipping"
 )
@@ -144,13 +145,22 @@ type storedRendering struct {
 	rendered sql.NullString
 }
 
-// json is the stored rendering, if the row has one; parts is what the packed value holds.
+// unpackBuffers hold renderings on their way from a packed value to a string.
+var unpackBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// json is the stored rendering, if the row has one; parts is what its packed value holds.
 func (r storedRendering) json(parts int) (string, bool, error) {
-	if r.packed != nil {
-		b, err := renderingOf(r.packed, parts)
-		return string(b), err == nil, err
+	if r.packed == nil {
+		return r.rendered.String, r.rendered.Valid, nil
 	}
-	return r.rendered.String, r.rendered.Valid, nil
+	buf := unpackBuffers.Get().(*[]byte)
+	defer unpackBuffers.Put(buf)
+	b, err := appendRendering((*buf)[:0], r.packed, parts)
+	if err != nil {
+		return "", false, err
+	}
+	*buf = b
+	return string(b), true, nil
 }
 
 // renderedRow is one row of a list of stored renderings.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -141,6 +142,47 @@ func testShipmentRates(t *testing.T) {
 	buy(old, old.ShippingRates[2])
 	if ids := rateRows(old.ID); len(ids) != 3 {
 		t.Errorf("rows of the older shipment after the buy: %v; want its 3 quotes", ids)
+	}
+
+	// As created between migrations 017 and 024: its rendering, quotes and request unpacked in
+	// their own columns. It reads the same, answers its rendering, and is packed by its buy.
+	mid := newShipment()
+	if _, err := db.CreateShipment(ctx, mid); err != nil {
+		t.Fatal(err)
+	}
+	rendering, err := db.ShipmentJSON(ctx, acct.ID, mid.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var quotes []string
+	for _, r := range mid.ShippingRates {
+		quotes = append(quotes, fmt.Sprintf(`{"id":%q,"carrier":%q,"service":%q,"currency":"USD","postage_cents":%d,`+
+			`"surcharges_cents":%d,"total_cents":%d,"retail_cents":%d,"estimated_delivery_days":%d,"estimated_delivery_date":%q,"rate_metadata":%s}`,
+			r.ID, r.Carrier, r.Service, r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents, r.EstimatedDeliveryDays,
+			r.EstimatedDeliveryDate.Format(time.RFC3339), oldMeta))
+	}
+	request, err := json.Marshal(map[string]any{"origin": mid.Origin, "destination": mid.Destination,
+		"return_address": mid.ReturnAddress, "parcel": mid.Parcel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = NULL, rendered = $1, rates = $2, request = $3
+			WHERE id = $4`, rendering, "["+strings.Join(quotes, ",")+"]", string(request), mid.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(mid)
+	if got, err := db.ShipmentJSON(ctx, acct.ID, mid.ID); err != nil || got != rendering {
+		t.Errorf("ShipmentJSON of an unpacked row = %.60s…, %v; want its rendering column", got, err)
+	}
+	buy(mid, mid.ShippingRates[0])
+	var unpacked int
+	if err := db.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM shipments WHERE id = $1 AND (packed IS NULL
+		OR rendered IS NOT NULL OR rates IS NOT NULL OR request <> '')`, mid.ID).Scan(&unpacked); err != nil || unpacked != 0 {
+		t.Errorf("the row after its buy: unpacked columns left (%d, %v); want it packed", unpacked, err)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"slices"
 )
 
 const (
@@ -110,10 +111,11 @@ func matchLen(win []byte, c, i int) int {
 var ErrCorrupt = errors.New("lz: corrupt input")
 
 // Unpack appends to dst the first limit bytes that src unpacks to (all of them if fewer). It
-// stops there: a caller that wants the head of a long form unpacks only that.
+// stops there: a caller that wants the head of a long form unpacks only that. It makes room for
+// limit bytes at once, so limit should be what the caller expects.
 func (d *Dict) Unpack(dst, src []byte, limit int) ([]byte, error) {
 	start := len(dst)
-	dst = append(dst, d.b...)
+	dst = append(slices.Grow(dst, len(d.b)+limit), d.b...)
 	end := len(dst) + limit
 	for len(src) > 0 && len(dst) < end {
 		h, k := binary.Uvarint(src)
