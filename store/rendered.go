@@ -19,9 +19,9 @@ import (
 // field.
 const LabelURLMark = "\x00"
 
-// Stored responses (issue 13): every shipment and label keeps its rendered JSON in a rendered
-// column, so GET /shipments/{id}, GET /shipments and GET /shipping_labels/{id} read one column
-// instead of decoding the stored request and re-encoding the rates. rerender is the copy's one
+// Stored responses (issue 13): every shipment and label keeps its rendered JSON, packed since
+// migration 024 (packed.go), so GET /shipments/{id}, GET /shipments and GET /shipping_labels/{id}
+// read one column instead of decoding the stored request and re-encoding the rates. rerender is the copy's one
 // owner: every transaction that changes a shipment, its rates or its label calls it last. The
 // buy alone writes renderings it made itself (with renderings, from the shipment it writes) in
 // the statements that write the shipment and the label; TestStoredResponsesMatchFreshRender

@@ -36,7 +36,7 @@ func testShipment(db *store.DB, accountID string, now time.Time) *shipping.Shipm
 	return s
 }
 
-// A shipment's quotes are stored with it (shipments.rates) and read back as given; buying one
+// A shipment's quotes are stored with it (in its packed value) and read back as given; buying one
 // makes it, and only it, a shipping_rates row. A shipment created before migration 017 (rates
 // NULL, its quotes rows of shipping_rates) reads and buys the same.
 func testShipmentRates(t *testing.T) {
