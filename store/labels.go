@@ -232,19 +232,13 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	}
 	now, labelID := db.now(), ""
 	insurance := shipping.InsuranceCents(p.InsuredCents)
-	var preShipment, preLabel marked // set (before non-nil) only with both marks found
+	var pre *prebought
 	if read != nil && read.Status == shipping.StatusOpen && rateOf(read) != nil {
-		pre := *read
+		s := *read
 		labelID = db.NewID()
-		purchased(&pre, *rateOf(&pre), labelID, trackingCodeMark, now, p.InsuredCents, insurance)
-		shipmentJSON, labelJSON, err := renderings(&pre)
-		if err != nil {
+		purchased(&s, *rateOf(&s), labelID, trackingCodeMark, now, p.InsuredCents, insurance)
+		if pre, err = prebuy(&s); err != nil {
 			return nil, "", false, err
-		}
-		if ms, ok := markedAt(shipmentJSON); ok {
-			if ml, ok := markedAt(labelJSON); ok {
-				preShipment, preLabel = ms, ml
-			}
 		}
 	}
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -276,7 +270,7 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		asRead := open && preShipment.before != nil && bytes.Equal(current, stored)
+		asRead := open && pre != nil && bytes.Equal(current, stored)
 		if s = read; !asRead {
 			if s, err = db.shipmentIn(ctx, tx, accountID, shipmentID); err != nil {
 				return err
@@ -305,15 +299,23 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		// The answer is what is written here; no need to read it back.
 		purchased(s, *rate, labelID, code, now, p.InsuredCents, insurance)
 		s.AccountID = accountID
-		var shipmentJSON, labelJSON []byte
+		var shipmentJSON, packedShipment, packedLabel []byte
 		if asRead {
 			codeJSON, err := json.Marshal(code)
 			if err != nil {
 				return err
 			}
-			shipmentJSON, labelJSON = preShipment.with(codeJSON), preLabel.with(codeJSON)
-		} else if shipmentJSON, labelJSON, err = renderings(s); err != nil {
-			return err
+			shipmentJSON = pre.shipment.with(codeJSON)
+			packedShipment, packedLabel = pre.packedShipment.fill(codeJSON), pre.packedLabel.fill(codeJSON)
+		} else {
+			var labelJSON []byte
+			if shipmentJSON, labelJSON, err = renderings(s); err != nil {
+				return err
+			}
+			if packedShipment, err = packShipment(shipmentJSON, s); err != nil {
+				return err
+			}
+			packedLabel = pack(labelJSON)
 		}
 		insured := sql.NullInt64{Int64: p.InsuredCents, Valid: p.InsuredCents > 0}
 		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
@@ -321,17 +323,13 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 			packed)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12, $13)`,
 			labelID, accountID, shipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, now,
-			insured, insurance, pack(labelJSON))
-		if err != nil {
-			return err
-		}
-		packed, err := packShipment(shipmentJSON, s)
+			insured, insurance, packedLabel)
 		if err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4,
 			rendered = NULL, rates = NULL, request = '' WHERE account_id = $5 AND id = $6`,
-			shipping.StatusPurchased, rate.Carrier, now, packed, accountID, shipmentID)
+			shipping.StatusPurchased, rate.Carrier, now, packedShipment, accountID, shipmentID)
 		if err != nil {
 			return err
 		}
@@ -379,6 +377,35 @@ var trackingCodeMarkJSON = []byte(`"\u0000tracking code\u0000"`)
 // marked is a rendering made before the carrier gave the tracking code, split around the mark:
 // cut once, outside the transaction, it is joined with the code inside it without a search.
 type marked struct{ before, after []byte }
+
+// prebought is a purchase made before its transaction, which fills in the tracking code: the
+// bought shipment's rendering, and its packed value and its label's with a hole for the code.
+type prebought struct {
+	shipment                    marked
+	packedShipment, packedLabel holed
+}
+
+// prebuy makes the prebought of s, bought with trackingCodeMark for its tracking code; nil
+// when a rendering does not hold the mark once.
+func prebuy(s *shipping.Shipment) (*prebought, error) {
+	shipmentJSON, labelJSON, err := renderings(s)
+	if err != nil {
+		return nil, err
+	}
+	ms, ok1 := markedAt(shipmentJSON)
+	ml, ok2 := markedAt(labelJSON)
+	if !ok1 || !ok2 {
+		return nil, nil
+	}
+	req, cents, err := shipmentParts(s)
+	if err != nil {
+		return nil, err
+	}
+	return &prebought{ms, packHoled(len(ms.before), ms.join(), req, cents), packHoled(len(ml.before), ml.join())}, nil
+}
+
+// join is the rendering without the mark.
+func (m marked) join() []byte { return m.with(nil) }
 
 func markedAt(b []byte) (marked, bool) {
 	before, after, ok := bytes.Cut(b, trackingCodeMarkJSON)

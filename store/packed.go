@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/waybill/waybill/shipping"
@@ -19,7 +20,11 @@ import (
 // rerender (and the create and the buy, which render what they write) own them.
 
 // packVersion starts every packed value; it names packDict, which therefore never changes.
-const packVersion = 1
+// packVersionHoled starts a value whose first part has a hole (holed).
+const (
+	packVersion      = 1
+	packVersionHoled = 2
+)
 
 // packDict is what a packed value is packed against: the shape of a bought shipment's
 // rendering, which holds its label's.
@@ -36,35 +41,61 @@ var errPacked = errors.New("store: malformed packed value")
 
 // pack joins parts into one packed value: packVersion, the length of every part (uvarints),
 // then the parts packed as one, so that each copies from those before it.
-func pack(parts ...[]byte) []byte {
-	out, n := []byte{packVersion}, 0
+func pack(parts ...[]byte) []byte { return packed([]byte{packVersion}, parts) }
+
+// packed appends to dst the length of every part, then the parts packed as one.
+func packed(dst []byte, parts [][]byte) []byte {
+	n := 0
 	for _, p := range parts {
-		out = binary.AppendUvarint(out, uint64(len(p)))
+		dst = binary.AppendUvarint(dst, uint64(len(p)))
 		n += len(p)
 	}
 	raw := make([]byte, 0, n)
 	for _, p := range parts {
 		raw = append(raw, p...)
 	}
-	return packer.Pack(out, raw)
+	return packer.Pack(dst, raw)
+}
+
+// holed is a value packed before some bytes of its first part are known: the buy packs its
+// renderings outside its transaction, where the carrier has not yet given the tracking code,
+// and fills the hole with the code inside it, without packing. A filled value is
+// packVersionHoled, the hole's offset in the first part and the filling (uvarints, then the
+// filling's bytes, unpacked), then what a packVersion value holds after its version, the first
+// part without the filling.
+type holed struct {
+	at   int
+	rest []byte
+}
+
+// packHoled packs parts, the first with a hole at offset at.
+func packHoled(at int, parts ...[]byte) holed { return holed{at, packed(nil, parts)} }
+
+// fill is the packed value with fill in its hole.
+func (h holed) fill(fill []byte) []byte {
+	out := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(fill)+len(h.rest))
+	out = binary.AppendUvarint(binary.AppendUvarint(append(out, packVersionHoled), uint64(h.at)), uint64(len(fill)))
+	return append(append(out, fill...), h.rest...)
 }
 
 // unpack reads a value pack made of n parts.
 func unpack(b []byte, n int) ([][]byte, error) {
-	lens, body, err := header(b, n)
+	v, err := header(b, n)
 	if err != nil {
 		return nil, err
 	}
-	total := 0
-	for _, l := range lens {
+	total := len(v.fill)
+	for _, l := range v.lens {
 		total += l
 	}
-	raw, err := packer.Unpack(nil, body, total)
-	if err != nil || len(raw) != total {
+	raw, err := packer.Unpack(make([]byte, 0, total), v.body, total-len(v.fill))
+	if err != nil || len(raw) != total-len(v.fill) {
 		return nil, errPacked
 	}
+	raw = slices.Insert(raw, v.at, v.fill...)
+	v.lens[0] += len(v.fill)
 	parts := make([][]byte, n)
-	for i, l := range lens {
+	for i, l := range v.lens {
 		parts[i], raw = raw[:l], raw[l:]
 	}
 	return parts, nil
@@ -73,49 +104,89 @@ func unpack(b []byte, n int) ([][]byte, error) {
 // appendRendering appends to dst the first part of a value pack made of n parts: the
 // rendering, unpacked alone.
 func appendRendering(dst, b []byte, n int) ([]byte, error) {
-	lens, body, err := header(b, n)
+	v, err := header(b, n)
 	if err != nil {
 		return nil, err
 	}
 	start := len(dst)
-	if dst, err = packer.Unpack(dst, body, lens[0]); err != nil || len(dst)-start != lens[0] {
+	if dst, err = packer.Unpack(dst, v.body, v.lens[0]); err != nil || len(dst)-start != v.lens[0] {
 		return nil, errPacked
 	}
-	return dst, nil
+	return slices.Insert(dst, start+v.at, v.fill...), nil
 }
 
-// header reads the lengths of a packed value's n parts, and returns what follows them.
-func header(b []byte, n int) ([]int, []byte, error) {
-	if len(b) == 0 || b[0] != packVersion {
-		return nil, nil, errPacked
+// packedValue is a packed value's header read: its parts' lengths as packed (the first
+// without the filling), its hole's offset and filling (none in a packVersion value), and the
+// packed parts.
+type packedValue struct {
+	lens []int
+	at   int
+	fill []byte
+	body []byte
+}
+
+// header reads the header of a packed value of n parts.
+func header(b []byte, n int) (packedValue, error) {
+	var v packedValue
+	if len(b) == 0 || (b[0] != packVersion && b[0] != packVersionHoled) {
+		return v, errPacked
 	}
+	holed, total := b[0] == packVersionHoled, 0
 	b = b[1:]
-	lens := make([]int, n)
-	total := 0
-	for i := range lens {
+	next := func() (int, bool) { // a uvarint that keeps the total unpacked within maxUnpacked
 		l, k := binary.Uvarint(b)
 		if k <= 0 || l > uint64(maxUnpacked-total) {
-			return nil, nil, errPacked
+			return 0, false
 		}
-		lens[i], total, b = int(l), total+int(l), b[k:]
+		b = b[k:]
+		return int(l), true
 	}
-	return lens, b, nil
+	if holed {
+		at, ok1 := next()
+		l, ok2 := next()
+		if !ok1 || !ok2 || l > len(b) {
+			return v, errPacked
+		}
+		v.at, v.fill, b, total = at, b[:l], b[l:], l
+	}
+	v.lens = make([]int, n)
+	for i := range v.lens {
+		l, ok := next()
+		if !ok {
+			return v, errPacked
+		}
+		v.lens[i], total = l, total+l
+	}
+	if v.at > v.lens[0] {
+		return v, errPacked
+	}
+	v.body = b
+	return v, nil
 }
 
 // packShipment is the packed value of s, whose rendering is rendering: the rendering, the
 // request, and each quote's postage, surcharges, total and retail cents (varints).
 func packShipment(rendering []byte, s *shipping.Shipment) ([]byte, error) {
-	req, err := json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn})
+	req, cents, err := shipmentParts(s)
 	if err != nil {
 		return nil, err
 	}
-	cents := make([]byte, 0, 12*len(s.ShippingRates))
+	return pack(rendering, req, cents), nil
+}
+
+// shipmentParts are the parts of s's packed value after its rendering.
+func shipmentParts(s *shipping.Shipment) (req, cents []byte, err error) {
+	req, err = json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn})
+	if err != nil {
+		return nil, nil, err
+	}
+	cents = make([]byte, 0, 12*len(s.ShippingRates))
 	for _, r := range s.ShippingRates {
 		for _, c := range []int64{r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents} {
 			cents = binary.AppendVarint(cents, c)
 		}
 	}
-	return pack(rendering, req, cents), nil
+	return req, cents, nil
 }
 
 // unpackShipment reads into s what a packed value holds beside its columns: the request and

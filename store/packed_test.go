@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -78,3 +79,37 @@ func TestPackShipment(t *testing.T) {
 		}
 	}
 }
+
+// A holed value, filled, reads as the value packed with the filling in place: whole, as its
+// rendering alone, and as it was stored the day it was made.
+func TestPackHoled(t *testing.T) {
+	rendering, req := []byte(`{"id":"s1","tracking_code":,"status":"X"}`), []byte(`{"parcel":{}}`)
+	at := bytes.IndexByte(rendering, ',') + len(`,"tracking_code":`)
+	want := [][]byte{slices.Concat(rendering[:at], []byte(`"1Z999"`), rendering[at:]), req}
+	filled := packHoled(at, rendering, req).fill([]byte(`"1Z999"`))
+	if got, err := unpack(filled, 2); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("unpack(filled) = %q, %v; want %q", got, err, want)
+	}
+	if got, err := appendRendering([]byte("x"), filled, 2); err != nil || string(got) != "x"+string(want[0]) {
+		t.Errorf("appendRendering(filled) = %q, %v; want x%s", got, err, want[0])
+	}
+	if got, err := unpack(mustHex(t, holedToday), 2); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("unpack(%s) = %q, %v; want %q", holedToday, got, err, want)
+	}
+	if h := hex.EncodeToString(filled); h != holedToday {
+		t.Logf("packHoled now gives %s (fine if the old value still reads)", h)
+	}
+	for _, bad := range [][]byte{
+		{2},
+		{2, 0x7f, 0},           // the hole past the first part
+		{2, 0, 0x7f, '"'},      // a filling longer than the value
+		filled[:len(filled)-3], // cut short
+		append([]byte{2, 0, 0xff, 0xff, 0xff, 0x7f}, filled[1:]...), // a filling past maxUnpacked
+	} {
+		if got, err := unpack(bad, 2); err == nil {
+			t.Errorf("unpack(%x) = %q: no error", bad, got)
+		}
+	}
+}
+
+const holedToday = "021b0722315a39393922290d07f0040473311dce050fab060858227d7b0d810c047d7d"
