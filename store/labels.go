@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
@@ -241,8 +243,9 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 			return nil, "", false, err
 		}
 	}
+	var codeJSON []byte // the tracking code, when the purchase was made as prebought
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		rendered = ""
+		rendered, codeJSON = "", nil
 		if idem != nil {
 			// Claiming the key first serializes retries: on PostgreSQL a concurrent insert of
 			// the same key waits for this transaction and then finds the stored answer.
@@ -293,25 +296,30 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		if err != nil {
 			return err
 		}
-		if err := insertBoughtRate(ctx, tx, s, rate.ID); err != nil {
+		var row boughtRate
+		if asRead {
+			row = pre.rate
+		} else if row, err = boughtRateOf(s, rate.ID); err != nil {
+			return err
+		}
+		if err := row.insert(ctx, tx); err != nil {
 			return err
 		}
 		// The answer is what is written here; no need to read it back.
 		purchased(s, *rate, labelID, code, now, p.InsuredCents, insurance)
 		s.AccountID = accountID
-		var shipmentJSON, packedShipment, packedLabel []byte
+		var packedShipment, packedLabel []byte
 		if asRead {
-			codeJSON, err := json.Marshal(code)
+			if codeJSON, err = json.Marshal(code); err != nil {
+				return err
+			}
+			packedShipment, packedLabel = pre.packedShipment.fill(codeJSON), pre.packedLabel.fill(codeJSON)
+		} else {
+			shipmentJSON, labelJSON, err := renderings(s)
 			if err != nil {
 				return err
 			}
-			shipmentJSON = pre.shipment.with(codeJSON)
-			packedShipment, packedLabel = pre.packedShipment.fill(codeJSON), pre.packedLabel.fill(codeJSON)
-		} else {
-			var labelJSON []byte
-			if shipmentJSON, labelJSON, err = renderings(s); err != nil {
-				return err
-			}
+			rendered = string(shipmentJSON)
 			if packedShipment, err = packShipment(shipmentJSON, s); err != nil {
 				return err
 			}
@@ -336,7 +344,6 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		if err := db.emitEvent(ctx, tx, accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
 			return err
 		}
-		rendered = string(shipmentJSON)
 		if idem != nil {
 			answer, err := json.Marshal(s)
 			if err != nil {
@@ -350,6 +357,9 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	})
 	if err != nil {
 		return nil, "", false, err
+	}
+	if codeJSON != nil && !replayed {
+		rendered = pre.shipment.with(codeJSON)
 	}
 	return s, rendered, replayed, nil
 }
@@ -383,10 +393,11 @@ type marked struct{ before, after []byte }
 type prebought struct {
 	shipment                    marked
 	packedShipment, packedLabel holed
+	rate                        boughtRate
 }
 
 // prebuy makes the prebought of s, bought with trackingCodeMark for its tracking code; nil
-// when a rendering does not hold the mark once.
+// when a rendering does not hold the mark.
 func prebuy(s *shipping.Shipment) (*prebought, error) {
 	shipmentJSON, labelJSON, err := renderings(s)
 	if err != nil {
@@ -401,11 +412,15 @@ func prebuy(s *shipping.Shipment) (*prebought, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &prebought{ms, packHoled(len(ms.before), ms.join(), req, cents), packHoled(len(ml.before), ml.join())}, nil
+	rate, err := boughtRateOf(s, s.ShippingLabel.ShippingRateID)
+	if err != nil {
+		return nil, err
+	}
+	return &prebought{ms, packHoled(len(ms.before), ms.join(), req, cents), packHoled(len(ml.before), ml.join()), rate}, nil
 }
 
 // join is the rendering without the mark.
-func (m marked) join() []byte { return m.with(nil) }
+func (m marked) join() []byte { return slices.Concat(m.before, m.after) }
 
 func markedAt(b []byte) (marked, bool) {
 	before, after, ok := bytes.Cut(b, trackingCodeMarkJSON)
@@ -413,8 +428,13 @@ func markedAt(b []byte) (marked, bool) {
 }
 
 // with is the rendering with codeJSON, the code as JSON, in place of the mark.
-func (m marked) with(codeJSON []byte) []byte {
-	return append(append(append(make([]byte, 0, len(m.before)+len(codeJSON)+len(m.after)), m.before...), codeJSON...), m.after...)
+func (m marked) with(codeJSON []byte) string {
+	var b strings.Builder
+	b.Grow(len(m.before) + len(codeJSON) + len(m.after))
+	b.Write(m.before)
+	b.Write(codeJSON)
+	b.Write(m.after)
+	return b.String()
 }
 
 // purchased makes s, as read before its purchase, what the purchase of rate wrote: the

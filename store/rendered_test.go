@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"sync"
 	"testing"
@@ -91,15 +90,11 @@ func TestBuyAfterConcurrentPatchStoresFreshRendering(t *testing.T) {
 	}
 }
 
-// insertBoughtRate refuses a rate that is not the shipment's (BuyLabel checks first, so this
-// is the store's own guard) and writes nothing.
-func TestInsertBoughtRateRefusesAnotherShipmentsRate(t *testing.T) {
-	db := openGroup(t)
+// boughtRateOf refuses a rate that is not the shipment's (BuyLabel checks first, so this is
+// the store's own guard).
+func TestBoughtRateRefusesAnotherShipmentsRate(t *testing.T) {
 	s := &shipping.Shipment{ID: "s1", AccountID: "a1", ShippingRates: []shipping.Rate{{ID: "r1"}}}
-	err := db.Tx(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
-		return insertBoughtRate(ctx, tx, s, "r2")
-	})
-	if !errors.Is(err, ErrNotFound) {
-		t.Errorf("insertBoughtRate of another rate = %v; want ErrNotFound", err)
+	if row, err := boughtRateOf(s, "r2"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("boughtRateOf another rate = %v, %v; want ErrNotFound", row, err)
 	}
 }

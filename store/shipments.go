@@ -240,9 +240,12 @@ func decodeRates(s, shipmentID string) ([]shipping.Rate, error) {
 	return rates, nil
 }
 
-// insertBoughtRate makes the shipment's bought rate a row of shipping_rates, which its label
-// refers to (a shipment created before migration 017 has the row already).
-func insertBoughtRate(ctx context.Context, tx *sql.Tx, s *shipping.Shipment, rateID string) error {
+// boughtRate is the shipping_rates row of a shipment's bought rate, which its label refers to (a
+// shipment created before migration 017 has the row already), made before the transaction
+// that inserts it.
+type boughtRate []any
+
+func boughtRateOf(s *shipping.Shipment, rateID string) (boughtRate, error) {
 	for i, r := range s.ShippingRates {
 		if r.ID != rateID {
 			continue
@@ -250,18 +253,21 @@ func insertBoughtRate(ctx context.Context, tx *sql.Tx, s *shipping.Shipment, rat
 		sr := storeRate(r)
 		meta, err := json.Marshal(sr.RateMetadata)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service,
-			currency, postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days,
-			estimated_delivery_date, rate_metadata, position, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (id) DO NOTHING`,
-			sr.ID, s.AccountID, s.ID, sr.Carrier, sr.Service, sr.Currency, sr.PostageCents, sr.SurchargesCents,
+		return boughtRate{sr.ID, s.AccountID, s.ID, sr.Carrier, sr.Service, sr.Currency, sr.PostageCents, sr.SurchargesCents,
 			sr.TotalCents, sr.RetailCents, sr.EstimatedDeliveryDays, sr.EstimatedDeliveryDate, string(meta), i,
-			Micros(s.CreatedAt.Time))
-		return err
+			Micros(s.CreatedAt.Time)}, nil
 	}
-	return ErrNotFound
+	return nil, ErrNotFound
+}
+
+func (r boughtRate) insert(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service,
+		currency, postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days,
+		estimated_delivery_date, rate_metadata, position, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (id) DO NOTHING`, r...)
+	return err
 }
 
 // rateColumns are the shipping_rates columns ScanRate reads, in its order.
