@@ -16,6 +16,7 @@ import (
 	"errors"
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 const (
@@ -53,11 +54,22 @@ func NewDict(b []byte) *Dict {
 	return d
 }
 
+// window is the scratch space of a Pack: the dictionary and input, and the table of both,
+// kept for the next Pack (a table is 32 kB, which a fresh one would allocate and clear).
+type window struct {
+	b     []byte
+	table table
+}
+
+var windows = sync.Pool{New: func() any { return new(window) }}
+
 // Pack appends the packed form of src to dst.
 func (d *Dict) Pack(dst, src []byte) []byte {
-	win := make([]byte, 0, len(d.b)+len(src))
-	win = append(append(win, d.b...), src...)
-	t := new(table)
+	w := windows.Get().(*window)
+	defer windows.Put(w)
+	win := append(append(w.b[:0], d.b...), src...)
+	w.b = win
+	t := &w.table
 	*t = d.table
 	lit, i := len(d.b), len(d.b)
 	for i+8 <= len(win) {
