@@ -223,7 +223,7 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	// writer, which then only checks that the shipment is still as read (by its stored
 	// rendering, which every change rewrites) and splices in the tracking code the carrier
 	// gives. If it changed meanwhile, it is read and rendered again in the transaction.
-	read, stored := db.shipmentToBuy(ctx, accountID, shipmentID)
+	read, stored, open := db.shipmentToBuy(ctx, accountID, shipmentID)
 	rateOf := func(s *shipping.Shipment) *shipping.Rate {
 		for i := range s.ShippingRates {
 			if s.ShippingRates[i].ID == rateID {
@@ -239,7 +239,7 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		s := *read
 		labelID = db.NewID()
 		purchased(&s, *rateOf(&s), labelID, trackingCodeMark, now, p.InsuredCents, insurance)
-		if pre, err = prebuy(&s); err != nil {
+		if pre, err = prebuy(&s, open, read.UpdatedAt); err != nil {
 			return nil, "", false, err
 		}
 	}
@@ -364,18 +364,18 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	return s, rendered, replayed, nil
 }
 
-// shipmentToBuy reads a shipment with its rates, without its label, and its packed value, in
-// one query off the writer; nil when it cannot (a missing shipment, one stored before
+// shipmentToBuy reads a shipment with its rates, without its label, its packed value and its
+// rendering, in one query off the writer; nil when it cannot (a missing shipment, one stored before
 // migration 024, an error: the purchase's transaction reads it again). Without its label: the
 // read is used only if the shipment is OPEN, and an OPEN shipment has none (a label moves its
 // shipment on, and no shipment moves back).
-func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (*shipping.Shipment, []byte) {
-	s, packed, err := scanPackedShipment(db.readRow(ctx, `SELECT `+shipmentColumns+` FROM shipments
+func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (s *shipping.Shipment, packed, rendering []byte) {
+	s, packed, rendering, err := scanPackedShipment(db.readRow(ctx, `SELECT `+shipmentColumns+` FROM shipments
 		WHERE account_id = $1 AND id = $2`, accountID, id))
 	if err != nil || packed == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return s, packed
+	return s, packed, rendering
 }
 
 // trackingCodeMark stands for the tracking code in a rendering made before the carrier gave it;
@@ -396,12 +396,19 @@ type prebought struct {
 	rate                        boughtRate
 }
 
-// prebuy makes the prebought of s, bought with trackingCodeMark for its tracking code; nil
-// when a rendering does not hold the mark.
-func prebuy(s *shipping.Shipment) (*prebought, error) {
-	shipmentJSON, labelJSON, err := renderings(s)
+// prebuy makes the prebought of s, bought with trackingCodeMark for its tracking code, from
+// open, its rendering before (when its updated_at was then); nil when a rendering does not
+// hold the mark.
+func prebuy(s *shipping.Shipment, open []byte, then shipping.Timestamp) (*prebought, error) {
+	labelJSON, err := renderLabel(s.ShippingLabel)
 	if err != nil {
 		return nil, err
+	}
+	shipmentJSON := boughtRendering(open, s, then, labelJSON)
+	if shipmentJSON == nil {
+		if shipmentJSON, err = renderShipment(s); err != nil {
+			return nil, err
+		}
 	}
 	ms, ok1 := markedAt(shipmentJSON)
 	ml, ok2 := markedAt(labelJSON)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -86,6 +87,32 @@ func renderShipment(s *shipping.Shipment) ([]byte, error) {
 		s = &cs
 	}
 	return json.Marshal(s)
+}
+
+// boughtRendering is renderShipment of s, just bought, made from open, its rendering while it
+// was OPEN with updated_at then, and label, renderLabel of its label, without encoding the
+// rest again: a purchase changes only the status, the label and updated_at. It is nil when
+// open is not that rendering. (TestBoughtRendering holds it to renderShipment.)
+func boughtRendering(open []byte, s *shipping.Shipment, then shipping.Timestamp, label []byte) []byte {
+	id, err := json.Marshal(s.ID)
+	if err != nil || s.ShippingLabel == nil {
+		return nil
+	}
+	created, _ := s.CreatedAt.MarshalJSON()
+	was, _ := then.MarshalJSON()
+	now, _ := s.UpdatedAt.MarshalJSON()
+	head := `{"id":` + string(id) + `,"status":"` + shipping.StatusOpen + `",`
+	tail := `],"created_at":` + string(created) + `,"updated_at":` + string(was) + `,"customs_info":`
+	i := bytes.LastIndex(open, []byte(tail))
+	if !bytes.HasPrefix(open, []byte(head)) || i < len(head) {
+		return nil
+	}
+	out := make([]byte, 0, len(open)+len(label)+64)
+	out = append(append(append(out, `{"id":`...), id...), `,"status":"`+s.Status+`",`...)
+	out = append(append(out, open[len(head):i+1]...), `,"shipping_label":`...)
+	out = append(append(out, label...), `,"created_at":`...)
+	out = append(append(append(append(out, created...), `,"updated_at":`...), now...), `,"customs_info":`...)
+	return append(out, open[i+len(tail):]...)
 }
 
 // renderLabel is a label's JSON as stored, its label_url marked.

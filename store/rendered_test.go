@@ -98,3 +98,60 @@ func TestBoughtRateRefusesAnotherShipmentsRate(t *testing.T) {
 		t.Errorf("boughtRateOf another rate = %v, %v; want ErrNotFound", row, err)
 	}
 }
+
+// boughtRendering, the buy's shortcut, is renderShipment of the bought shipment, byte for
+// byte, whatever the shipment holds; given any other rendering it declines.
+func TestBoughtRendering(t *testing.T) {
+	ref, incoterm := `a "quoted" <ref> & é`, "DDP"
+	cases := map[string]func(s *shipping.Shipment){
+		"plain":      func(s *shipping.Shipment) {},
+		"references": func(s *shipping.Shipment) { s.CustomReference1, s.CustomReference2 = &ref, &ref },
+		"return":     func(s *shipping.Shipment) { s.IsReturn = true },
+		"no quotes":  func(s *shipping.Shipment) { s.ShippingRates = s.ShippingRates[:0] },
+		"hostile id": func(s *shipping.Shipment) { s.ID = `shp_"],"created_at":<&>` },
+		"insured":    func(s *shipping.Shipment) {},
+		"customs": func(s *shipping.Shipment) {
+			s.CustomsInfo = &shipping.CustomsInfo{CustomsSigner: `x"],"created_at":"`, Incoterm: &incoterm,
+				CustomsItems: []shipping.CustomsItem{{Description: `],"updated_at":`, OriginCountry: "US", Quantity: 1}}}
+		},
+	}
+	for name, change := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := boughtShipment()
+			s.Status, s.ShippingLabel = shipping.StatusOpen, nil
+			change(s)
+			open, err := renderShipment(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			then := s.UpdatedAt
+			rate := shipping.Rate{ID: "rate_x", Carrier: "POSTLINE", Service: "GROUND", Price: shipping.USD(947)}
+			if len(s.ShippingRates) > 0 {
+				rate = s.ShippingRates[len(s.ShippingRates)-1]
+			}
+			insured := int64(0)
+			if name == "insured" {
+				insured = 10000
+			}
+			purchased(s, rate, "lbl_1", trackingCodeMark, then.UnixMicro()+1, insured, shipping.InsuranceCents(insured))
+			label, err := renderLabel(s.ShippingLabel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := renderShipment(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := boughtRendering(open, s, then, label); string(got) != string(want) {
+				t.Errorf("boughtRendering =\n %s\nwant\n %s", got, want)
+			}
+			other := s.UpdatedAt // a rendering of another time
+			if got := boughtRendering(open, s, other, label); got != nil {
+				t.Errorf("boughtRendering of a stale rendering = %.60s…; want nil", got)
+			}
+			if got := boughtRendering(want, s, then, label); got != nil {
+				t.Errorf("boughtRendering of a bought rendering = %.60s…; want nil", got)
+			}
+		})
+	}
+}

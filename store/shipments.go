@@ -59,30 +59,29 @@ type rowScanner interface{ Scan(dest ...any) error }
 // scanShipment reads a row selected as shipmentColumns, followed by any columns scanned into
 // more.
 func scanShipment(row rowScanner, more ...any) (*shipping.Shipment, error) {
-	s, _, err := scanPackedShipment(row, more...)
+	s, _, _, err := scanPackedShipment(row, more...)
 	return s, err
 }
 
-// scanPackedShipment is scanShipment, also returning the row's packed value (nil for a row
-// stored before migration 024).
-func scanPackedShipment(row rowScanner, more ...any) (*shipping.Shipment, []byte, error) {
-	var s shipping.Shipment
+// scanPackedShipment is scanShipment, also returning the row's packed value and the rendering
+// it holds (both nil for a row stored before migration 024).
+func scanPackedShipment(row rowScanner, more ...any) (s *shipping.Shipment, packed, rendering []byte, err error) {
+	s = new(shipping.Shipment)
 	var carrier, ref1, ref2, rates sql.NullString
 	var req string
-	var packed []byte
 	var created, updated int64
-	err := row.Scan(append([]any{&s.ID, &s.AccountID, &s.Status, &s.Brand, &carrier, &s.ShipDate, &s.RateShoppingProfile,
+	err = row.Scan(append([]any{&s.ID, &s.AccountID, &s.Status, &s.Brand, &carrier, &s.ShipDate, &s.RateShoppingProfile,
 		&s.RateShoppingStrategy, &s.LabelFormat, &ref1, &ref2, &created, &updated, &packed, &req, &rates}, more...)...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if packed != nil {
-		_, err = unpackShipment(packed, &s)
+		rendering, err = unpackShipment(packed, s)
 	} else {
-		err = legacyShipment(&s, req, rates)
+		err = legacyShipment(s, req, rates)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	s.Carrier = carrier.String
 	if ref1.Valid {
@@ -92,7 +91,7 @@ func scanPackedShipment(row rowScanner, more ...any) (*shipping.Shipment, []byte
 		s.CustomReference2 = &ref2.String
 	}
 	s.CreatedAt, s.UpdatedAt = stamp(created), stamp(updated)
-	return &s, packed, nil
+	return s, packed, rendering, nil
 }
 
 // legacyShipment reads the request and rates columns of a row stored before migration 024.
