@@ -236,10 +236,10 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	insurance := shipping.InsuranceCents(p.InsuredCents)
 	var pre *prebought
 	if read != nil && read.Status == shipping.StatusOpen && rateOf(read) != nil {
-		s := *read
+		bought := *read
 		labelID = db.NewID()
-		purchased(&s, *rateOf(&s), labelID, trackingCodeMark, now, p.InsuredCents, insurance)
-		if pre, err = prebuy(&s, open, read.UpdatedAt); err != nil {
+		purchased(&bought, *rateOf(&bought), labelID, trackingCodeMark, now, p.InsuredCents, insurance)
+		if pre, err = prebuy(&bought, open, read.UpdatedAt); err != nil {
 			return nil, "", false, err
 		}
 	}

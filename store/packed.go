@@ -41,10 +41,10 @@ var errPacked = errors.New("store: malformed packed value")
 
 // pack joins parts into one packed value: packVersion, the length of every part (uvarints),
 // then the parts packed as one, so that each copies from those before it.
-func pack(parts ...[]byte) []byte { return packed([]byte{packVersion}, parts) }
+func pack(parts ...[]byte) []byte { return packParts([]byte{packVersion}, parts) }
 
-// packed appends to dst the length of every part, then the parts packed as one.
-func packed(dst []byte, parts [][]byte) []byte {
+// packParts appends to dst the length of every part, then the parts packed as one.
+func packParts(dst []byte, parts [][]byte) []byte {
 	n := 0
 	for _, p := range parts {
 		dst = binary.AppendUvarint(dst, uint64(len(p)))
@@ -69,7 +69,7 @@ type holed struct {
 }
 
 // packHoled packs parts, the first with a hole at offset at.
-func packHoled(at int, parts ...[]byte) holed { return holed{at, packed(nil, parts)} }
+func packHoled(at int, parts ...[]byte) holed { return holed{at, packParts(nil, parts)} }
 
 // fill is the packed value with fill in its hole.
 func (h holed) fill(fill []byte) []byte {
@@ -131,7 +131,7 @@ func header(b []byte, n int) (packedValue, error) {
 	if len(b) == 0 || (b[0] != packVersion && b[0] != packVersionHoled) {
 		return v, errPacked
 	}
-	holed, total := b[0] == packVersionHoled, 0
+	hasHole, total := b[0] == packVersionHoled, 0
 	b = b[1:]
 	next := func() (int, bool) { // a uvarint that keeps the total unpacked within maxUnpacked
 		l, k := binary.Uvarint(b)
@@ -141,7 +141,7 @@ func header(b []byte, n int) (packedValue, error) {
 		b = b[k:]
 		return int(l), true
 	}
-	if holed {
+	if hasHole {
 		at, ok1 := next()
 		l, ok2 := next()
 		if !ok1 || !ok2 || l > len(b) {

@@ -102,7 +102,7 @@ func TestPackHoled(t *testing.T) {
 	}
 	for _, bad := range [][]byte{
 		{2},
-		{2, 0x7f, 0},           // the hole past the first part
+		{2, 5, 0, 0, 0},        // the hole past its first part, of 0 bytes
 		{2, 0, 0x7f, '"'},      // a filling longer than the value
 		filled[:len(filled)-3], // cut short
 		append([]byte{2, 0, 0xff, 0xff, 0xff, 0x7f}, filled[1:]...), // a filling past maxUnpacked
