@@ -1,6 +1,7 @@
 package shipping
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"io"
@@ -12,9 +13,10 @@ import (
 // ParsePriceGrid reads one service's price grid from CSV (DESIGN §11): a header row
 // "weight_oz,zone_1,…,zone_8" (or weight_lb), then one row per weight break with eight prices
 // in dollars and cents ("7.45"), parsed exactly into cents. Errors name the row (data rows
-// counted from 1 after the header) and the column by its header name.
+// counted from 1 after the header) and the column by its header name. A UTF-8 byte-order mark
+// and CRLF line ends, as spreadsheets save CSV, are accepted (DESIGN §16).
 func ParsePriceGrid(r io.Reader) (breaksOz []int64, pricesCents [][]int64, err error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(skipBOM(r))
 	cr.FieldsPerRecord = -1 // counted here, to name the row
 	cr.ReuseRecord = true
 	var v ValidationError
@@ -77,6 +79,18 @@ func ParsePriceGrid(r io.Reader) (breaksOz []int64, pricesCents [][]int64, err e
 		return nil, nil, err
 	}
 	return breaksOz, pricesCents, nil
+}
+
+// utf8BOM is the byte-order mark Excel's "CSV UTF-8" writes at the start of a file.
+const utf8BOM = "\ufeff"
+
+// skipBOM is r without a UTF-8 byte-order mark at its start.
+func skipBOM(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && string(b) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
+	return br
 }
 
 // parseBreak reads a weight break: whole ounces, or pounds that make whole ounces.

@@ -328,6 +328,38 @@ func TestParsePriceGrid(t *testing.T) {
 	}
 }
 
+// TestParsePriceGridSpreadsheet: a grid as spreadsheets save it — a UTF-8 byte-order mark,
+// CRLF line ends, no newline after the last row — reads as the plain one does.
+func TestParsePriceGridSpreadsheet(t *testing.T) {
+	rows := []string{"weight_oz,zone_1,zone_2,zone_3,zone_4,zone_5,zone_6,zone_7,zone_8",
+		"16,7.45,7.95,8.45,8.95,9.45,9.95,10.45,10.95", "32,8.00,8.50,9.00,9.50,10.00,10.50,11.00,11.50"}
+	wantBreaks := []int64{16, 32}
+	wantPrices := [][]int64{{745, 795, 845, 895, 945, 995, 1045, 1095}, {800, 850, 900, 950, 1000, 1050, 1100, 1150}}
+	for _, tt := range []struct {
+		name, csv string
+	}{
+		{"LF", strings.Join(rows, "\n") + "\n"},
+		{"CRLF", strings.Join(rows, "\r\n") + "\r\n"},
+		{"CRLF without a last line end", strings.Join(rows, "\r\n")},
+		{"BOM and LF", "\ufeff" + strings.Join(rows, "\n") + "\n"},
+		{"BOM and CRLF", "\ufeff" + strings.Join(rows, "\r\n") + "\r\n"},
+		{"BOM, CRLF, pounds", "\ufeffweight_lb,zone_1,zone_2,zone_3,zone_4,zone_5,zone_6,zone_7,zone_8\r\n" +
+			"1,7.45,7.95,8.45,8.95,9.45,9.95,10.45,10.95\r\n2,8.00,8.50,9.00,9.50,10.00,10.50,11.00,11.50\r\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			breaks, prices, err := ParsePriceGrid(strings.NewReader(tt.csv))
+			if err != nil || !slices.Equal(breaks, wantBreaks) || !slices.EqualFunc(prices, wantPrices, slices.Equal) {
+				t.Errorf("ParsePriceGrid(%q) = %v, %v, %v; want %v, %v", tt.csv, breaks, prices, err, wantBreaks, wantPrices)
+			}
+		})
+	}
+	// Only a mark at the very start is one: elsewhere it is a character of a cell.
+	bad := strings.Join(rows, "\n") + "\n\ufeff48,1,1,1,1,1,1,1,1\n"
+	if _, _, err := ParsePriceGrid(strings.NewReader(bad)); !slices.Equal(fieldsOf(err), []string{"row 3, weight_oz"}) {
+		t.Errorf("ParsePriceGrid(%q) fields = %q; want [row 3, weight_oz]", bad, fieldsOf(err))
+	}
+}
+
 func TestPriceChanges(t *testing.T) {
 	prev := testCard()
 	next := prev.WithGrid("GROUND", []int64{16, 48}, [][]int64{{100, 200, 300, 400, 500, 600, 700, 899}, {1, 2, 3, 4, 5, 6, 7, 8}}, "2027-01-01")
