@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
 )
 
@@ -61,5 +63,60 @@ func TestCarrierSeenByAnotherProcess(t *testing.T) {
 	}
 	if name := other.serviceName("ACMEX", "GROUND"); name != "Acme Ground" {
 		t.Errorf("serviceName(ACMEX, GROUND) = %q; want the card's Acme Ground", name)
+	}
+}
+
+// TestBuyTrackingNumberTaken: two stored carriers whose ranges meet (loaded around PUT's
+// check, as seeding does) — once the second reaches a number the first issued, its buy is 422
+// tracking_number_taken, not a 500, and buys nothing; the serial is passed over, so the buy
+// tried again gets the next number.
+func TestBuyTrackingNumberTaken(t *testing.T) {
+	db, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "waybill.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cards []shipping.Card
+	for code, start := range map[string]int64{"ACMEX": 2345678, "BETAX": 2345679} {
+		var c shipping.Card
+		if err := json.Unmarshal([]byte(acmeCard), &c); err != nil {
+			t.Fatal(err)
+		}
+		c.Normalize(code, testStart)
+		c.Tracking.RangeStart = start
+		cards = append(cards, c)
+	}
+	if err := db.SeedCarriers(context.Background(), cards); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, db)
+	decode[any](t, e.do("PUT", "/admin/rate_shopping_profiles/both", "admin", `{"name": "Both", "carriers": ["ACMEX", "BETAX"]}`), http.StatusCreated)
+	buy := func(carrier string) (shipmentID, path string) {
+		t.Helper()
+		s := decode[shipmentAnswer](t, e.do("POST", "/shipments", "all",
+			strings.Replace(shipmentBody("ALL", "PDF"), "{", `{"rate_shopping_profile": "both", `, 1)), http.StatusCreated)
+		for _, r := range s.Data.ShippingRates {
+			if r.Carrier == carrier {
+				return s.Data.ID, "/shipments/" + s.Data.ID + "/rates/" + r.ID
+			}
+		}
+		t.Fatalf("no rate of %s in %+v", carrier, s.Data.ShippingRates)
+		return "", ""
+	}
+	for _, want := range []string{"1Z999AA10123456784", "1Z999AA10123456793"} {
+		_, path := buy("ACMEX")
+		if b := decode[shipmentAnswer](t, e.do("POST", path, "all", nil), http.StatusOK); b.Data.ShippingLabel.TrackingCode != want {
+			t.Fatalf("ACMEX bought %s; want %s", b.Data.ShippingLabel.TrackingCode, want)
+		}
+	}
+	id, path := buy("BETAX") // its first serial, 2345679, made ACMEX's second number
+	w := e.do("POST", path, "all", nil)
+	if w.Code != http.StatusUnprocessableEntity || !strings.Contains(w.Body.String(), `"code":"tracking_number_taken"`) {
+		t.Fatalf("buy of a taken number = %d %s; want 422 tracking_number_taken", w.Code, w.Body)
+	}
+	if s := decode[shipmentAnswer](t, e.do("GET", "/shipments/"+id, "all", nil), http.StatusOK); s.Data.Status != shipping.StatusOpen {
+		t.Fatalf("after the refused buy the shipment is %s; want OPEN", s.Data.Status)
+	}
+	if b := decode[shipmentAnswer](t, e.do("POST", path, "all", nil), http.StatusOK); b.Data.ShippingLabel.TrackingCode != "1Z999AA10123456800" {
+		t.Errorf("BETAX bought %s on the second try; want its next serial's 1Z999AA10123456800", b.Data.ShippingLabel.TrackingCode)
 	}
 }

@@ -44,6 +44,7 @@ func errorFor(err error) *Error {
 	var e *Error
 	var ve *shipping.ValidationError
 	var re *shipping.RateError
+	var oe *shipping.TrackingOverlapError
 	switch {
 	case errors.As(err, &e):
 		return e
@@ -63,6 +64,11 @@ func errorFor(err error) *Error {
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "carrier_in_use", Message: "a rate shopping profile names the carrier; remove it from every profile first"}
 	case errors.Is(err, shipping.ErrTrackingNumbersExhausted):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "tracking_numbers_exhausted", Message: err.Error()}
+	case errors.As(err, &oe):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "tracking_range_overlap", Message: oe.Summary(), Fields: oe.Fields}
+	case errors.Is(err, shipping.ErrTrackingNumberTaken):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "tracking_number_taken",
+			Message: "the tracking number the carrier issued is already another label's; nothing was bought, try again"}
 	case errors.Is(err, manifest.ErrNothingToManifest):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "nothing_to_manifest", Message: err.Error()}
 	case errors.Is(err, shipping.ErrLabelManifested):

@@ -201,6 +201,20 @@ func TestInForce(t *testing.T) {
 			t.Errorf("InForce(%s) = version %d; want %d", tt.date, got, tt.want)
 		}
 	}
+	// The versions in force on a date or after it: the one in force then and those to come,
+	// never one that a later-stored version of the same date replaced.
+	for _, tt := range []struct {
+		date string
+		want []int64
+	}{{"2025-12-31", []int64{3, 4}}, {"2026-06-01", []int64{3, 4}}, {"2027-01-01", []int64{4}}, {"2030-01-01", []int64{4}}} {
+		var got []int64
+		for _, v := range InForceFrom(versions, tt.date) {
+			got = append(got, v.Version)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("InForceFrom(%s) = versions %v; want %v", tt.date, got, tt.want)
+		}
+	}
 	// Before any is in force, a carrier is shown at the first to come (the last stored of
 	// that date); after, at the one in force.
 	if v := Shown(versions, "2025-12-31"); v.Version != 3 {

@@ -67,6 +67,18 @@ func InForce(versions []*CarrierVersion, date string) *CarrierVersion {
 	return best
 }
 
+// InForceFrom returns the versions in force on date or on some day after it, oldest first:
+// the one in force on date and every later one that will be in force on its effective_from.
+func InForceFrom(versions []*CarrierVersion, date string) []*CarrierVersion {
+	var out []*CarrierVersion
+	for _, v := range versions {
+		if InForce(versions, max(date, v.Card.EffectiveFrom)) == v {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // Shown is the version a carrier is shown at on date: the one in force, or before any is, the
 // first to come into force.
 func Shown(versions []*CarrierVersion, date string) *CarrierVersion {

@@ -11,6 +11,11 @@ import (
 // nothing can be bought from it until an operator loads a new range.
 var ErrTrackingNumbersExhausted = errors.New("the carrier's range of tracking numbers is used up")
 
+// ErrTrackingNumberTaken reports that the tracking number a buy would issue is already another
+// label's (a host's Go carrier issued it twice, or ranges loaded around the overlap check
+// meet): the buy is refused and nothing is bought (DESIGN §16).
+var ErrTrackingNumberTaken = errors.New("the tracking number the carrier issued is already another label's")
+
 // Tracking number schemes (DESIGN §11).
 const (
 	SchemeLuhn     = "luhn"      // prefix + serial + Luhn check digit over the serial

@@ -208,6 +208,19 @@ func (db *DB) putVersion(ctx context.Context, code, effectiveFrom string, dryRun
 		if err != nil {
 			return err
 		}
+		// Carrier puts take the one row of carrier_changes, which each of them updates in the
+		// end anyway, before comparing ranges: two carriers loaded at once compare with each
+		// other, one after the other, on PostgreSQL too.
+		if err := db.lock(ctx, tx, `SELECT id FROM carrier_changes`); err != nil {
+			return err
+		}
+		others, err := db.othersTracking(ctx, tx, code)
+		if err != nil {
+			return err
+		}
+		if err := card.CheckTrackingOverlap(others); err != nil {
+			return err
+		}
 		put.Changes, put.Created = shipping.PriceChanges(inForce, card), !live
 		if dryRun {
 			put.Carrier = dryRunCarrier(cs, card, db.Now())
@@ -223,6 +236,53 @@ func (db *DB) putVersion(ctx context.Context, code, effectiveFrom string, dryRun
 		err = nil
 	}
 	return put, err
+}
+
+// othersTracking returns the tracking schemes that a card of carrier code must not overlap:
+// those of every other carrier's versions in force today or later, a deleted carrier's too (a
+// rate it quoted before its deletion can still be bought). A version no longer in force issues
+// no more numbers. Only the chosen versions' schemes are read, not their whole cards.
+func (db *DB) othersTracking(ctx context.Context, tx *sql.Tx, code string) ([]shipping.CarrierTracking, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT carrier, version, effective_from FROM carrier_versions WHERE carrier <> $1
+		ORDER BY carrier, version`, code)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byCarrier := map[string][]*shipping.CarrierVersion{}
+	var carriers []string
+	for rows.Next() {
+		var carrier, from string
+		v := &shipping.CarrierVersion{Card: &shipping.Card{}}
+		if err := rows.Scan(&carrier, &v.Version, &from); err != nil {
+			return nil, err
+		}
+		v.Card.EffectiveFrom = from
+		if byCarrier[carrier] == nil {
+			carriers = append(carriers, carrier)
+		}
+		byCarrier[carrier] = append(byCarrier[carrier], v)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	today := db.Now().UTC().Format(time.DateOnly)
+	var out []shipping.CarrierTracking
+	for _, carrier := range carriers {
+		for _, v := range shipping.InForceFrom(byCarrier[carrier], today) {
+			var tracking string
+			if err := tx.QueryRowContext(ctx, `SELECT `+db.jsonMember("card", "tracking")+` FROM carrier_versions
+				WHERE carrier = $1 AND version = $2`, carrier, v.Version).Scan(&tracking); err != nil {
+				return nil, err
+			}
+			t := shipping.CarrierTracking{Carrier: carrier, Version: v.Version}
+			if err := json.Unmarshal([]byte(tracking), &t.Tracking); err != nil {
+				return nil, fmt.Errorf("carrier %s version %d: tracking: %w", carrier, v.Version, err)
+			}
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }
 
 // errDryRun rolls back a dry run's transaction.
@@ -316,15 +376,34 @@ func (db *DB) DeleteCarrier(ctx context.Context, code string) error {
 
 // txSerials hands out tracking serials in a purchase's transaction (shipping.SerialSource):
 // the carrier's row stays locked until the commit on PostgreSQL, so concurrent purchases get
-// one serial each, and a purchase that fails rolls its serial back.
-type txSerials struct{ tx *sql.Tx }
+// one serial each, and a purchase that fails rolls its serial back. It remembers the last
+// serial it handed out, which passOver needs.
+type txSerials struct {
+	tx      *sql.Tx
+	carrier string
+	serial  int64
+}
 
-func (s txSerials) NextSerial(ctx context.Context, carrier string, from int64) (int64, error) {
+func (s *txSerials) NextSerial(ctx context.Context, carrier string, from int64) (int64, error) {
 	var n int64
 	err := s.tx.QueryRowContext(ctx, `UPDATE carriers SET next_serial = CASE WHEN next_serial < $1 THEN $1 + 1 ELSE next_serial + 1 END
 		WHERE code = $2 RETURNING next_serial - 1`, from, carrier).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("carrier %s is not stored: it has no tracking serials", carrier)
 	}
+	if err == nil {
+		s.carrier, s.serial = carrier, n
+	}
 	return n, err
+}
+
+// passOver makes carrier hand out serials after serial from now on, in a transaction of its
+// own: a serial whose number turned out to be taken would, given back by the purchase's
+// rollback, be handed out again and be taken again, for ever. Serials may have gaps; no
+// serial is ever reused.
+func (db *DB) passOver(ctx context.Context, carrier string, serial int64) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE carriers SET next_serial = $1 WHERE code = $2 AND next_serial < $1`, serial+1, carrier)
+		return err
+	})
 }

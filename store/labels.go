@@ -244,8 +244,10 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		}
 	}
 	var codeJSON []byte // the tracking code, when the purchase was made as prebought
+	serials := &txSerials{}
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		rendered, codeJSON = "", nil
+		*serials = txSerials{tx: tx}
 		if idem != nil {
 			// Claiming the key first serializes retries: on PostgreSQL a concurrent insert of
 			// the same key waits for this transaction and then finds the stored answer.
@@ -292,7 +294,7 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		if labelID == "" {
 			labelID = db.NewID()
 		}
-		code, err := buy(ctx, s, *rate, labelID, txSerials{tx})
+		code, err := buy(ctx, s, *rate, labelID, serials)
 		if err != nil {
 			return err
 		}
@@ -332,6 +334,9 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12, $13)`,
 			labelID, accountID, shipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, now,
 			insured, insurance, packedLabel)
+		if trackingCodeTaken(err) {
+			return shipping.ErrTrackingNumberTaken
+		}
 		if err != nil {
 			return err
 		}
@@ -355,6 +360,11 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		}
 		return nil
 	})
+	if errors.Is(err, shipping.ErrTrackingNumberTaken) && serials.carrier != "" {
+		if perr := db.passOver(ctx, serials.carrier, serials.serial); perr != nil {
+			return nil, "", false, perr
+		}
+	}
 	if err != nil {
 		return nil, "", false, err
 	}
@@ -362,6 +372,18 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		rendered = pre.shipment.with(codeJSON)
 	}
 	return s, rendered, replayed, nil
+}
+
+// trackingCodeTaken reports whether err is the violation of shipping_labels' UNIQUE
+// tracking_code, as SQLite (by column) or PostgreSQL (by constraint name) words it: the store
+// names no driver, so their messages are what it can tell the violation by.
+func trackingCodeTaken(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "UNIQUE constraint failed: shipping_labels.tracking_code") ||
+		strings.Contains(msg, "23505") && strings.Contains(msg, `"shipping_labels_tracking_code_key"`)
 }
 
 // shipmentToBuy reads a shipment with its rates, without its label, its packed value and its

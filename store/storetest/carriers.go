@@ -193,3 +193,133 @@ func SerialsAcrossHandles(t *testing.T, here, there *store.DB) {
 		t.Errorf("next serial = %d, %v; want 41", c.NextSerial, err)
 	}
 }
+
+// A buy whose tracking number is already a label's is refused with
+// shipping.ErrTrackingNumberTaken, whether a host's carrier issued it twice or two stored
+// ranges meet (loaded around PUT's check, as seeding does); nothing is bought, and the serial
+// that made the number is passed over, so the next buy issues the next number instead of
+// meeting the same one for ever.
+func testTrackingNumberTaken(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	acct := newAccount(t, db)
+	acme, beta := testCard(100), testCard(100)
+	acme.Code, beta.Code = "ACME", "BETA"
+	beta.Tracking.RangeStart = 2 // BETA's first number is ACME's second
+	if err := db.SeedCarriers(ctx, []shipping.Card{*acme, *beta}); err != nil {
+		t.Fatal(err)
+	}
+	buyFrom := func(code string) store.PurchaseFunc {
+		c, err := db.Carrier(ctx, code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		carrier := shipping.NewTableCarrier(code, c.Versions)
+		return func(ctx context.Context, s *shipping.Shipment, r shipping.Rate, labelID string, serials shipping.SerialSource) (string, error) {
+			return carrier.Purchase(ctx, shipping.PurchaseRequest{LabelID: labelID, Service: r.Service, ShipDate: s.ShipDate, Serials: serials})
+		}
+	}
+	hostCarrier := func(code string) store.PurchaseFunc {
+		return func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
+			return code, nil
+		}
+	}
+	number := func(serial int64) string { return acme.Tracking.Number("GROUND", serial) }
+	for i, step := range []struct {
+		carrier string
+		buy     store.PurchaseFunc
+		want    string // the tracking number bought; "" for ErrTrackingNumberTaken
+	}{
+		{"ACME", buyFrom("ACME"), number(1)},
+		{"ACME", buyFrom("ACME"), number(2)},
+		{"BETA", buyFrom("BETA"), ""}, // serial 2: ACME's
+		{"BETA", buyFrom("BETA"), number(3)},
+		{"HOST", hostCarrier(number(3)), ""},
+		{"HOST", hostCarrier("HOST-1"), "HOST-1"},
+	} {
+		s := testShipment(db, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
+		for j := range s.ShippingRates {
+			s.ShippingRates[j].Carrier = step.carrier
+		}
+		if _, err := db.CreateShipment(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		bought, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil, step.buy)
+		if step.want == "" {
+			if !errors.Is(err, shipping.ErrTrackingNumberTaken) {
+				t.Fatalf("buy %d (%s) = %v; want ErrTrackingNumberTaken", i+1, step.carrier, err)
+			}
+			after, err := db.Shipment(ctx, acct.ID, s.ID)
+			if err != nil || after.Status != shipping.StatusOpen || after.ShippingLabel != nil {
+				t.Fatalf("after buy %d was refused: shipment %+v, %v; want it OPEN without a label", i+1, after, err)
+			}
+			continue
+		}
+		if err != nil || bought.ShippingLabel.TrackingCode != step.want {
+			t.Fatalf("buy %d (%s) = %v; want tracking number %s", i+1, step.carrier, err, step.want)
+		}
+	}
+	for code, want := range map[string]int64{"ACME": 3, "BETA": 4} {
+		if c, err := db.Carrier(ctx, code); err != nil || c.NextSerial != want {
+			t.Errorf("%s next serial = %d, %v; want %d", code, c.NextSerial, err, want)
+		}
+	}
+}
+
+// A put whose tracking range can issue numbers another carrier's can is refused (a dry run
+// too) with a shipping.TrackingOverlapError naming that carrier; the other carrier's versions
+// in force today or later count, a deleted carrier's too, and its own never.
+func testTrackingRangeOverlap(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	db.Now = func() time.Time { return time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC) }
+	card := func(from, to int64, effective string) *shipping.Card {
+		c := testCard(to)
+		c.Tracking.RangeStart, c.EffectiveFrom = from, effective
+		return c
+	}
+	for i, step := range []struct {
+		code string
+		card *shipping.Card
+		del  bool
+		want string // the carrier the put overlaps; "" when stored
+	}{
+		{code: "ACME", card: card(1, 100, "2026-01-01")},
+		{code: "BETA", card: card(100, 200, "2026-01-01"), want: "ACME"},
+		{code: "BETA", card: card(101, 200, "2026-01-01")},
+		{code: "ACME", card: card(1, 100, "2026-06-01")}, // its own range again
+		{code: "ACME", card: card(150, 160, "2027-01-01"), want: "BETA"},
+		{code: "ACME", card: card(300, 400, "2026-11-22")}, // ACME's 1 to 100 no longer in force
+		{code: "GAMMA", card: card(1, 100, "2026-01-01")},
+		{code: "BETA", card: card(500, 600, "2027-06-01")}, // a version to come: it counts
+		{code: "DELTA", card: card(550, 550, "2026-01-01"), want: "BETA"},
+		{code: "DELTA", card: card(180, 190, "2026-01-01"), want: "BETA"}, // BETA's 101 to 200 is still in force
+		{code: "BETA", del: true},
+		{code: "DELTA", card: card(180, 190, "2026-01-01"), want: "BETA"}, // a deleted carrier's rates can still be bought
+		{code: "DELTA", card: card(201, 299, "2026-01-01")},
+	} {
+		if step.del {
+			if err := db.DeleteCarrier(ctx, step.code); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		for _, dryRun := range []bool{true, false} {
+			c := *step.card
+			_, err := db.PutCarrier(ctx, step.code, &c, dryRun)
+			var oe *shipping.TrackingOverlapError
+			switch {
+			case step.want == "" && err != nil:
+				t.Fatalf("put %d (%s, serials %d to %d, dry run %v) = %v; want it stored", i+1, step.code,
+					c.Tracking.RangeStart, c.Tracking.RangeEnd, dryRun, err)
+			case step.want != "" && (!errors.As(err, &oe) || !slices.Equal(oe.Carriers, []string{step.want})):
+				t.Fatalf("put %d (%s, serials %d to %d, dry run %v) = %v; want an overlap with %s", i+1, step.code,
+					c.Tracking.RangeStart, c.Tracking.RangeEnd, dryRun, err, step.want)
+			}
+		}
+	}
+	// A grid's version keeps the tracking of the version it copies, and is checked the same.
+	if _, err := db.PutPriceGrid(ctx, "DELTA", "GROUND", "", []int64{32}, [][]int64{{1, 2, 3, 4, 5, 6, 7, 8}}, false); err != nil {
+		t.Errorf("grid put of DELTA = %v; want it stored", err)
+	}
+}

@@ -64,6 +64,8 @@ var tests = []struct {
 	{"WebhookGoneRacesPatch", testWebhookGoneRacesPatch},
 	{"ConcurrentChangesKeepEachOther", testConcurrentChangesKeepEachOther},
 	{"CarrierVersions", testCarrierVersions},
+	{"TrackingNumberTaken", testTrackingNumberTaken},
+	{"TrackingRangeOverlap", testTrackingRangeOverlap},
 	{"ManifestsRaceChanges", testManifestsRaceChanges},
 	{"CarrierTrackingEvent", testCarrierTrackingEvent},
 	{"ClaimPollsConcurrently", testClaimPollsConcurrently},
