@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"sync"
@@ -135,16 +136,18 @@ func (a *API) carrier(name string) (shipping.Carrier, bool) {
 	return c, ok
 }
 
-// carrierView is a stored carrier as GET /admin/carriers/{code} answers it: the card of the
-// version in force today, that version, every version, and the tracking serials left.
+// carrierView is a stored carrier as GET /admin/carriers/{code} answers it: the card of one
+// version (the one in force today unless asked for another), that version and the one in force
+// today (null before any is), every version, and the tracking serials left.
 type carrierView struct {
 	shipping.Card
-	Version   int64                  `json:"version"`
-	Tracking  trackingView           `json:"tracking"`
-	Versions  []versionView          `json:"versions"`
-	CreatedAt shipping.Timestamp     `json:"created_at"`
-	UpdatedAt shipping.Timestamp     `json:"updated_at"`
-	Changes   []shipping.PriceChange `json:"changes,omitempty"` // a dry run's
+	Version        int64                  `json:"version"`
+	InForceVersion *int64                 `json:"in_force_version"`
+	Tracking       trackingView           `json:"tracking"`
+	Versions       []versionView          `json:"versions"`
+	CreatedAt      shipping.Timestamp     `json:"created_at"`
+	UpdatedAt      shipping.Timestamp     `json:"updated_at"`
+	Changes        []shipping.PriceChange `json:"changes,omitempty"` // a dry run's
 }
 
 type trackingView struct {
@@ -161,16 +164,19 @@ type versionView struct {
 
 // viewOf shows c on today's date: the version in force, or before any is, the first to come.
 func viewOf(c *store.StoredCarrier, today string) carrierView {
-	return versionOf(c, shipping.Shown(c.Versions, today))
+	return versionOf(c, shipping.Shown(c.Versions, today), today)
 }
 
-// versionOf shows c at version v.
-func versionOf(c *store.StoredCarrier, v *shipping.CarrierVersion) carrierView {
+// versionOf shows c at version v, beside the version in force today.
+func versionOf(c *store.StoredCarrier, v *shipping.CarrierVersion, today string) carrierView {
 	t := v.Card.Tracking
 	next := max(c.NextSerial, t.RangeStart)
 	out := carrierView{Card: *v.Card, Version: v.Version, CreatedAt: shipping.Timestamp{Time: c.CreatedAt},
 		UpdatedAt: shipping.Timestamp{Time: c.UpdatedAt},
 		Tracking:  trackingView{TrackingScheme: t, NextSerial: next, Remaining: max(0, t.RangeEnd-next+1)}}
+	if f := shipping.InForce(c.Versions, today); f != nil {
+		out.InForceVersion = &f.Version
+	}
 	for _, o := range c.Versions {
 		out.Versions = append(out.Versions, versionView{o.Version, o.Card.EffectiveFrom, shipping.Timestamp{Time: o.CreatedAt}})
 	}
@@ -229,11 +235,12 @@ func (a *API) putPriceGrid(w http.ResponseWriter, r *http.Request) error {
 	return a.writeCarrierPut(w, put, dryRun)
 }
 
-// writeCarrierPut answers a PUT as GET answers the carrier afterwards; a dry run, with the
-// version it would have stored and its changes.
+// writeCarrierPut answers a PUT with the version it stored (DESIGN §16), as GET ?version=N
+// shows it, whether or not that version is in force today: in_force_version says which is. A
+// dry run answers the version it would have stored, with its changes.
 func (a *API) writeCarrierPut(w http.ResponseWriter, put store.CarrierPut, dryRun bool) error {
+	v := versionOf(put.Carrier, put.Carrier.Versions[len(put.Carrier.Versions)-1], a.today())
 	if dryRun {
-		v := versionOf(put.Carrier, put.Carrier.Versions[len(put.Carrier.Versions)-1])
 		v.Changes = put.Changes
 		writeData(w, http.StatusOK, v)
 		return nil
@@ -243,16 +250,30 @@ func (a *API) writeCarrierPut(w http.ResponseWriter, put store.CarrierPut, dryRu
 	if put.Created {
 		status = http.StatusCreated
 	}
-	writeData(w, status, viewOf(put.Carrier, a.today()))
+	writeData(w, status, v)
 	return nil
 }
 
+// getCarrier: GET /admin/carriers/{code}, the version in force today, or with ?version=N any
+// stored version (404 for one not stored).
 func (a *API) getCarrier(w http.ResponseWriter, r *http.Request) error {
+	version, err := intParam(r.URL.Query(), "version", 0, 1, math.MaxInt32)
+	if err != nil {
+		return err
+	}
 	c, err := a.db.Carrier(r.Context(), r.PathValue("code"))
 	if err != nil {
 		return err
 	}
-	writeData(w, http.StatusOK, viewOf(c, a.today()))
+	if version == 0 {
+		writeData(w, http.StatusOK, viewOf(c, a.today()))
+		return nil
+	}
+	i := slices.IndexFunc(c.Versions, func(v *shipping.CarrierVersion) bool { return v.Version == int64(version) })
+	if i < 0 {
+		return errNotFound
+	}
+	writeData(w, http.StatusOK, versionOf(c, c.Versions[i], a.today()))
 	return nil
 }
 

@@ -627,7 +627,8 @@ func TestFirstStartNeedsTheListener(t *testing.T) {
 }
 
 // TestCarrierCommands: waybill carrier put, prices and list store versions as the API does,
-// and refuse a bad card or grid, naming what is wrong.
+// print the version stored beside the one in force, read a grid as spreadsheets save it, and
+// refuse a bad card or grid or a tracking range another carrier's meets, naming what is wrong.
 func TestCarrierCommands(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "w.db")
@@ -643,13 +644,17 @@ func TestCarrierCommands(t *testing.T) {
 	 "tracking": {"scheme": "luhn", "prefix": "AX", "digits": 12, "range_start": 1, "range_end": 999999}}`)
 	grid := filepath.Join(dir, "grid.csv")
 	write(grid, "weight_lb,zone_1,zone_2,zone_3,zone_4,zone_5,zone_6,zone_7,zone_8\n1,5.10,5.25,5.40,5.60,5.85,6.10,6.40,6.75\n2,6.20,6.40,6.60,6.85,7.15,7.45,7.80,8.20\n")
+	excelGrid := filepath.Join(dir, "excel.csv") // the same grid, saved as "CSV UTF-8"
+	write(excelGrid, "\ufeffweight_lb,zone_1,zone_2,zone_3,zone_4,zone_5,zone_6,zone_7,zone_8\r\n1,5.10,5.25,5.40,5.60,5.85,6.10,6.40,6.75\r\n2,6.20,6.40,6.60,6.85,7.15,7.45,7.80,8.20\r\n")
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"-db", db, "carrier", "put", card}, `{"code":"ACMEX","version":1,"effective_from":"2026-01-01","created":true}`},
-		{[]string{"carrier", "prices", "ACMEX", "GROUND", grid, "-effective-from", "2027-01-01", "-db", db}, `{"code":"ACMEX","version":2,"effective_from":"2027-01-01","created":false}`},
+		{[]string{"-db", db, "carrier", "put", card}, `{"code":"ACMEX","version":1,"effective_from":"2026-01-01","in_force_version":1,"created":true}`},
+		{[]string{"carrier", "prices", "ACMEX", "GROUND", grid, "-effective-from", "2099-01-01", "-db", db}, `{"code":"ACMEX","version":2,"effective_from":"2099-01-01","in_force_version":1,"created":false}`},
 		{[]string{"carrier", "-db", db, "list"}, `{"code":"ACMEX","name":"Acme Express","version":1,"effective_from":"2026-01-01","services":["GROUND"]}`},
+		{[]string{"carrier", "prices", "ACMEX", "GROUND", excelGrid, "-effective-from", "2099-01-01", "-dry-run", "-db", db},
+			`{"code":"ACMEX","version":3,"effective_from":"2099-01-01","in_force_version":1,"created":false,"dry_run":true}`},
 	} {
 		out, err := runCLI(t, tt.args...)
 		if err != nil || strings.TrimSpace(out) != tt.want {
@@ -659,6 +664,17 @@ func TestCarrierCommands(t *testing.T) {
 	write(grid, "weight_oz,zone_1,zone_2,zone_3,zone_4,zone_5,zone_6,zone_7,zone_8\n16,5,5,5,5,5,5,5,x\n")
 	if _, err := runCLI(t, "carrier", "prices", "ACMEX", "GROUND", grid, "-db", db); err == nil || !strings.Contains(err.Error(), "row 1, zone_8") {
 		t.Errorf("carrier prices with a bad cell = %v; want an error naming row 1, zone_8", err)
+	}
+	beta := filepath.Join(dir, "beta.json")
+	body, err := os.ReadFile(card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(beta, strings.Replace(strings.Replace(string(body), "ACMEX", "BETAX", 1), `"range_start": 1,`, `"range_start": 999999,`, 1))
+	for _, dry := range []string{"-dry-run", "-dry-run=false"} {
+		if _, err := runCLI(t, "carrier", "put", dry, beta, "-db", db); err == nil || !strings.Contains(err.Error(), "tracking.range_start") || !strings.Contains(err.Error(), "carrier ACMEX") {
+			t.Errorf("carrier put %s of a range ACMEX's meets = %v; want an error naming tracking.range_start and ACMEX", dry, err)
+		}
 	}
 	write(card, `{"code": "ACMEX", "name": ""}`)
 	if _, err := runCLI(t, "carrier", "put", card, "-db", db); err == nil || !strings.Contains(err.Error(), "name") {

@@ -222,17 +222,23 @@ func defineCarrierList(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 	}
 }
 
-// printPut prints what a carrier put stored: the version, and with -dry-run the changes.
-func (e *env) printPut(put store.CarrierPut, dryRun bool) error {
+// printPut prints what a carrier put stored, as the API answers it: the version stored (or
+// with -dry-run, that it would store, and the changes), and the version in force today (null
+// before any is).
+func (e *env) printPut(put store.CarrierPut, dryRun bool, today time.Time) error {
 	v := put.Carrier.Versions[len(put.Carrier.Versions)-1]
 	out := struct {
-		Code          string                 `json:"code"`
-		Version       int64                  `json:"version"`
-		EffectiveFrom string                 `json:"effective_from"`
-		Created       bool                   `json:"created"`
-		DryRun        bool                   `json:"dry_run,omitempty"`
-		Changes       []shipping.PriceChange `json:"changes,omitempty"`
-	}{put.Carrier.Code, v.Version, v.Card.EffectiveFrom, put.Created, dryRun, nil}
+		Code           string                 `json:"code"`
+		Version        int64                  `json:"version"`
+		EffectiveFrom  string                 `json:"effective_from"`
+		InForceVersion *int64                 `json:"in_force_version"`
+		Created        bool                   `json:"created"`
+		DryRun         bool                   `json:"dry_run,omitempty"`
+		Changes        []shipping.PriceChange `json:"changes,omitempty"`
+	}{Code: put.Carrier.Code, Version: v.Version, EffectiveFrom: v.Card.EffectiveFrom, Created: put.Created, DryRun: dryRun}
+	if f := shipping.InForce(put.Carrier.Versions, today.UTC().Format(time.DateOnly)); f != nil {
+		out.InForceVersion = &f.Version
+	}
 	if dryRun {
 		out.Changes = put.Changes
 	}
@@ -263,7 +269,7 @@ func defineCarrierPut(fs *flag.FlagSet, e *env, db *string) func(ctx context.Con
 			if err != nil {
 				return err
 			}
-			return e.printPut(put, *dryRun)
+			return e.printPut(put, *dryRun, db.Now())
 		})
 	}
 }
@@ -295,7 +301,7 @@ func defineCarrierPrices(fs *flag.FlagSet, e *env, db *string) func(ctx context.
 			if err != nil {
 				return err
 			}
-			return e.printPut(put, *dryRun)
+			return e.printPut(put, *dryRun, db.Now())
 		})
 	}
 }
