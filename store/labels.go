@@ -445,7 +445,7 @@ func prebuy(s *shipping.Shipment, open []byte, then shipping.Timestamp) (*prebou
 	if err != nil {
 		return nil, err
 	}
-	return &prebought{ms, packHoled(len(ms.before), ms.join(), req, cents), packHoled(len(ml.before), ml.join()), rate}, nil
+	return &prebought{ms, packHole(len(ms.before), ms.join(), req, cents), packHole(len(ml.before), ml.join()), rate}, nil
 }
 
 // join is the rendering without the mark.

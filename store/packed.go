@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"slices"
 	"strings"
 
@@ -19,11 +20,26 @@ import (
 // costs little beside the addresses it repeats. A label's packed value is its rendering.
 // rerender (and the create and the buy, which render what they write) own them.
 
-// packVersion starts every packed value; it names packDict, which therefore never changes.
-// packVersionHoled starts a value whose first part has a hole (holed).
+// Format versions. The first byte of a packed value names its format; every version is read
+// for as long as values of it may be stored (docs/storage.md specifies each), and all pack
+// against packDict, which is therefore never changed (TestPackDictPinned).
+//
+//	packV1       version, the parts' lengths (uvarints), the parts packed as one
+//	packV2Holed  version, the hole's offset and the filling (uvarints, then its bytes), then
+//	             what a packV1 value holds after its version, the first part without the filling
+//	packChecked  as packV1, with two CRC-32C (Castagnoli, little-endian) after the version: of
+//	             the first part unpacked, and of the others unpacked, one after the other
+//	packHoled    as packV2Holed, with the two CRC-32C after the filling, the first part's
+//	             counting the filling in its place
+//
+// Values are written as packChecked and packHoled; a read checks what it unpacks against its
+// CRC, and a whole read requires the packed input used up, so a damaged value is an error, never
+// wrong or broken data served.
 const (
-	packVersion      = 1
-	packVersionHoled = 2
+	packV1      = 1
+	packV2Holed = 2
+	packChecked = 3
+	packHoled   = 4
 )
 
 // packDict is what a packed value is packed against: the shape of a bought shipment's
@@ -39,9 +55,29 @@ const maxUnpacked = 4 << 20
 
 var errPacked = errors.New("store: malformed packed value")
 
-// pack joins parts into one packed value: packVersion, the length of every part (uvarints),
-// then the parts packed as one, so that each copies from those before it.
-func pack(parts ...[]byte) []byte { return packParts([]byte{packVersion}, parts) }
+// errChecksum reports a packed value whose bytes unpack to something else than was packed.
+var errChecksum = errors.New("store: packed value fails its checksum")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// pack joins parts into one packed value (packChecked).
+func pack(parts ...[]byte) []byte {
+	dst := appendCRCs([]byte{packChecked}, crc32.Checksum(parts[0], castagnoli), restCRC(parts))
+	return packParts(dst, parts)
+}
+
+// restCRC is the CRC-32C of the parts after the first, one after the other.
+func restCRC(parts [][]byte) uint32 {
+	var c uint32
+	for _, p := range parts[1:] {
+		c = crc32.Update(c, castagnoli, p)
+	}
+	return c
+}
+
+func appendCRCs(dst []byte, first, rest uint32) []byte {
+	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(dst, first), rest)
+}
 
 // packParts appends to dst the length of every part, then the parts packed as one.
 func packParts(dst []byte, parts [][]byte) []byte {
@@ -59,26 +95,31 @@ func packParts(dst []byte, parts [][]byte) []byte {
 
 // holed is a value packed before some bytes of its first part are known: the buy packs its
 // renderings outside its transaction, where the carrier has not yet given the tracking code,
-// and fills the hole with the code inside it, without packing. A filled value is
-// packVersionHoled, the hole's offset in the first part and the filling (uvarints, then the
-// filling's bytes, unpacked), then what a packVersion value holds after its version, the first
-// part without the filling.
+// and fills the hole with the code inside it, without packing (a packHoled value). It keeps
+// the CRC of the first part up to the hole and the bytes after it, so that the filled part's
+// CRC costs a pass over 7 kB, not a pack.
 type holed struct {
-	at   int
-	rest []byte
+	at      int
+	headCRC uint32 // of the first part before the hole
+	tail    []byte // the first part after the hole
+	restCRC uint32
+	packed  []byte // the parts' lengths and the packed parts
 }
 
-// packHoled packs parts, the first with a hole at offset at.
-func packHoled(at int, parts ...[]byte) holed { return holed{at, packParts(nil, parts)} }
+// packHole packs parts, the first with a hole at offset at.
+func packHole(at int, parts ...[]byte) holed {
+	return holed{at, crc32.Checksum(parts[0][:at], castagnoli), parts[0][at:], restCRC(parts), packParts(nil, parts)}
+}
 
 // fill is the packed value with fill in its hole.
 func (h holed) fill(fill []byte) []byte {
-	out := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(fill)+len(h.rest))
-	out = binary.AppendUvarint(binary.AppendUvarint(append(out, packVersionHoled), uint64(h.at)), uint64(len(fill)))
-	return append(append(out, fill...), h.rest...)
+	first := crc32.Update(crc32.Update(h.headCRC, castagnoli, fill), castagnoli, h.tail)
+	out := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(fill)+8+len(h.packed))
+	out = binary.AppendUvarint(binary.AppendUvarint(append(out, packHoled), uint64(h.at)), uint64(len(fill)))
+	return append(appendCRCs(append(out, fill...), first, h.restCRC), h.packed...)
 }
 
-// unpack reads a value pack made of n parts.
+// unpack reads a value pack made of n parts, whole.
 func unpack(b []byte, n int) ([][]byte, error) {
 	v, err := header(b, n)
 	if err != nil {
@@ -88,8 +129,8 @@ func unpack(b []byte, n int) ([][]byte, error) {
 	for _, l := range v.lens {
 		total += l
 	}
-	raw, err := packer.Unpack(make([]byte, 0, total), v.body, total-len(v.fill))
-	if err != nil || len(raw) != total-len(v.fill) {
+	raw, err := packer.UnpackAll(make([]byte, 0, total), v.body, total-len(v.fill))
+	if err != nil {
 		return nil, errPacked
 	}
 	raw = slices.Insert(raw, v.at, v.fill...)
@@ -98,11 +139,14 @@ func unpack(b []byte, n int) ([][]byte, error) {
 	for i, l := range v.lens {
 		parts[i], raw = raw[:l], raw[l:]
 	}
+	if v.checked && (crc32.Checksum(parts[0], castagnoli) != v.firstCRC || restCRC(parts) != v.restCRC) {
+		return nil, errChecksum
+	}
 	return parts, nil
 }
 
 // appendRendering appends to dst the first part of a value pack made of n parts: the
-// rendering, unpacked alone.
+// rendering, unpacked alone and checked against its CRC.
 func appendRendering(dst, b []byte, n int) ([]byte, error) {
 	v, err := header(b, n)
 	if err != nil {
@@ -112,26 +156,33 @@ func appendRendering(dst, b []byte, n int) ([]byte, error) {
 	if dst, err = packer.Unpack(dst, v.body, v.lens[0]); err != nil || len(dst)-start != v.lens[0] {
 		return nil, errPacked
 	}
-	return slices.Insert(dst, start+v.at, v.fill...), nil
+	dst = slices.Insert(dst, start+v.at, v.fill...)
+	if v.checked && crc32.Checksum(dst[start:], castagnoli) != v.firstCRC {
+		return nil, errChecksum
+	}
+	return dst, nil
 }
 
 // packedValue is a packed value's header read: its parts' lengths as packed (the first
-// without the filling), its hole's offset and filling (none in a packVersion value), and the
-// packed parts.
+// without the filling), its hole's offset and filling (none in a value without a hole), its
+// CRCs (in a checked format), and the packed parts.
 type packedValue struct {
-	lens []int
-	at   int
-	fill []byte
-	body []byte
+	lens              []int
+	at                int
+	fill              []byte
+	checked           bool
+	firstCRC, restCRC uint32
+	body              []byte
 }
 
 // header reads the header of a packed value of n parts.
 func header(b []byte, n int) (packedValue, error) {
 	var v packedValue
-	if len(b) == 0 || (b[0] != packVersion && b[0] != packVersionHoled) {
+	if len(b) == 0 || b[0] < packV1 || b[0] > packHoled {
 		return v, errPacked
 	}
-	hasHole, total := b[0] == packVersionHoled, 0
+	hasHole, total := b[0] == packV2Holed || b[0] == packHoled, 0
+	v.checked = b[0] == packChecked || b[0] == packHoled
 	b = b[1:]
 	next := func() (int, bool) { // a uvarint that keeps the total unpacked within maxUnpacked
 		l, k := binary.Uvarint(b)
@@ -148,6 +199,12 @@ func header(b []byte, n int) (packedValue, error) {
 			return v, errPacked
 		}
 		v.at, v.fill, b, total = at, b[:l], b[l:], l
+	}
+	if v.checked {
+		if len(b) < 8 {
+			return v, errPacked
+		}
+		v.firstCRC, v.restCRC, b = binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:]), b[8:]
 	}
 	v.lens = make([]int, n)
 	for i := range v.lens {

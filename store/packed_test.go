@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"reflect"
@@ -14,19 +15,83 @@ import (
 
 // TestPackedStaysReadable: packed values are stored for good, so a value packed today (by this
 // packDict and format) must unpack to the same bytes in every later build. A change to packDict
-// or to lz's format fails here: it needs a new packVersion, with the old one still read.
+// or to lz's format fails here: it needs a new format version, with the old one still read.
 func TestPackedStaysReadable(t *testing.T) {
 	parts := [][]byte{[]byte(`{"id":"s1","status":"OPEN","shipping_rates":[]}`), []byte(`{"parcel":{}}`), {0x02, 0x04}}
-	got, err := unpack(mustHex(t, packedToday), 3)
-	if err != nil || !reflect.DeepEqual(got, parts) {
-		t.Errorf("unpack(%s) = %q, %v; want %q", packedToday, got, err, parts)
+	for _, stored := range []string{packedV1, packedChecked} {
+		got, err := unpack(mustHex(t, stored), 3)
+		if err != nil || !reflect.DeepEqual(got, parts) {
+			t.Errorf("unpack(%s) = %q, %v; want %q", stored, got, err, parts)
+		}
 	}
-	if p := hex.EncodeToString(pack(parts...)); p != packedToday {
+	if p := hex.EncodeToString(pack(parts...)); p != packedChecked {
 		t.Logf("pack now gives %s (a change that packs differently is fine if the old value still reads)", p)
 	}
 }
 
-const packedToday = "012f0d0207f004047331119a06084f50454e199b050e73223a5b5d7d7b0d870c087d7d0204"
+// Values as each format version stored them (packV1 before checksums; packChecked since).
+const (
+	packedV1      = "012f0d0207f004047331119a06084f50454e199b050e73223a5b5d7d7b0d870c087d7d0204"
+	packedChecked = "03856ff4d5a4ea677c2f0d0207f004047331119a06084f50454e199b050e73223a5b5d7d7b0d870c087d7d0204"
+)
+
+// TestPackDictPinned: every format version packs against packDict, so values of all of them
+// read only while it stays byte for byte the same. A format with another dictionary needs a new
+// version, and this one kept while values of it exist.
+func TestPackDictPinned(t *testing.T) {
+	const want = "f0960ae2bd4bc1392cea8413eae97a075507566363f75ff5724f81a4f3f3137a"
+	if got := fmt.Sprintf("%x", sha256.Sum256([]byte(packDict))); got != want {
+		t.Errorf("SHA-256 of packDict = %s; want %s (versions 1 to 4 are packed against it)", got, want)
+	}
+}
+
+// TestPackedDamage: a checked value damaged anywhere, by one byte changed, cut short or with a
+// byte more, is an error when read whole, never other bytes; its rendering alone is an error
+// or the very rendering packed (a byte of the other parts changed goes unread there).
+func TestPackedDamage(t *testing.T) {
+	s := boughtShipment()
+	rendering, err := renderShipment(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := packShipment(rendering, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := markedAt(bytes.Replace(rendering, []byte(`"1Z999AA10123456784"`), trackingCodeMarkJSON, 1))
+	req, cents, err := shipmentParts(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holedValue := packHole(len(m.before), m.join(), req, cents).fill([]byte(`"1Z999AA10123456784"`))
+	for name, v := range map[string][]byte{"packChecked": plain, "packHoled": holedValue} {
+		if v[0] != map[string]byte{"packChecked": packChecked, "packHoled": packHoled}[name] {
+			t.Fatalf("%s: version %d", name, v[0])
+		}
+		want, err := unpack(v, 3)
+		if err != nil || !bytes.Equal(want[0], rendering) {
+			t.Fatalf("%s: unpack = %.40q, %v; want the rendering", name, want, err)
+		}
+		for i := range v {
+			for _, flip := range []byte{0x01, 0x80, 0xff} {
+				bad := slices.Clone(v)
+				bad[i] ^= flip
+				if got, err := unpack(bad, 3); err == nil {
+					t.Errorf("%s: byte %d ^ %#x: unpack = %.40q…, no error", name, i, flip, got)
+				}
+				if got, err := appendRendering(nil, bad, 3); err == nil && !bytes.Equal(got, rendering) {
+					t.Errorf("%s: byte %d ^ %#x: appendRendering = %.40q…, no error", name, i, flip, got)
+				}
+			}
+			if got, err := unpack(v[:i], 3); err == nil {
+				t.Errorf("%s: cut to %d bytes: unpack = %.40q…, no error", name, i, got)
+			}
+		}
+		if got, err := unpack(append(slices.Clone(v), 0), 3); err == nil {
+			t.Errorf("%s: a byte more: unpack = %.40q…, no error", name, got)
+		}
+	}
+}
 
 func mustHex(t *testing.T, s string) []byte {
 	t.Helper()
@@ -87,17 +152,19 @@ func TestPackHoled(t *testing.T) {
 	rendering, req := []byte(`{"id":"s1","tracking_code":,"status":"X"}`), []byte(`{"parcel":{}}`)
 	at := bytes.IndexByte(rendering, ',') + len(`,"tracking_code":`)
 	want := [][]byte{slices.Concat(rendering[:at], []byte(`"1Z999"`), rendering[at:]), req}
-	filled := packHoled(at, rendering, req).fill([]byte(`"1Z999"`))
+	filled := packHole(at, rendering, req).fill([]byte(`"1Z999"`))
 	if got, err := unpack(filled, 2); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("unpack(filled) = %q, %v; want %q", got, err, want)
 	}
 	if got, err := appendRendering([]byte("x"), filled, 2); err != nil || string(got) != "x"+string(want[0]) {
 		t.Errorf("appendRendering(filled) = %q, %v; want x%s", got, err, want[0])
 	}
-	if got, err := unpack(mustHex(t, holedToday), 2); err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("unpack(%s) = %q, %v; want %q", holedToday, got, err, want)
+	for _, stored := range []string{holedV2, holedChecked} {
+		if got, err := unpack(mustHex(t, stored), 2); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("unpack(%s) = %q, %v; want %q", stored, got, err, want)
+		}
 	}
-	if h := hex.EncodeToString(filled); h != holedToday {
+	if h := hex.EncodeToString(filled); h != holedChecked {
 		t.Logf("packHoled now gives %s (fine if the old value still reads)", h)
 	}
 	for _, bad := range [][]byte{
@@ -113,7 +180,11 @@ func TestPackHoled(t *testing.T) {
 	}
 }
 
-const holedToday = "021b0722315a39393922290d07f0040473311dce050fab060858227d7b0d810c047d7d"
+// Holed values as each format version stored them (packV2Holed before checksums; packHoled since).
+const (
+	holedV2      = "021b0722315a39393922290d07f0040473311dce050fab060858227d7b0d810c047d7d"
+	holedChecked = "041b0722315a39393922d8f0e058f7b282df290d07f0040473311dce050fab060858227d7b0d810c047d7d"
+)
 
 // boughtShipment is a bought shipment with nine quotes, as the load test makes them.
 func boughtShipment() *shipping.Shipment {

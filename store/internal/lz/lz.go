@@ -126,29 +126,49 @@ var ErrCorrupt = errors.New("lz: corrupt input")
 // stops there: a caller that wants the head of a long form unpacks only that. It makes room for
 // limit bytes at once, so limit should be what the caller expects.
 func (d *Dict) Unpack(dst, src []byte, limit int) ([]byte, error) {
+	dst, _, _, err := d.unpack(dst, src, limit)
+	return dst, err
+}
+
+// UnpackAll appends to dst what src unpacks to, which must be exactly n bytes, src used up: a
+// form cut short, one with bytes after its end, or one that unpacks to more is ErrCorrupt.
+func (d *Dict) UnpackAll(dst, src []byte, n int) ([]byte, error) {
+	start := len(dst)
+	dst, rest, cut, err := d.unpack(dst, src, n)
+	if err != nil || len(rest) > 0 || cut || len(dst)-start != n {
+		return nil, ErrCorrupt
+	}
+	return dst, nil
+}
+
+// unpack appends to dst at most limit bytes of what src unpacks to, and returns what is left of
+// src and whether an operation was cut at limit.
+func (d *Dict) unpack(dst, src []byte, limit int) (out, rest []byte, cut bool, err error) {
 	start := len(dst)
 	dst = append(slices.Grow(dst, len(d.b)+limit), d.b...)
 	end := len(dst) + limit
 	for len(src) > 0 && len(dst) < end {
 		h, k := binary.Uvarint(src)
 		if k <= 0 {
-			return nil, ErrCorrupt
+			return nil, nil, false, ErrCorrupt
 		}
 		src = src[k:]
 		if h&1 == 0 {
 			if h>>1 > uint64(len(src)) {
-				return nil, ErrCorrupt
+				return nil, nil, false, ErrCorrupt
 			}
 			n := int(h >> 1)
+			cut = cut || n > end-len(dst)
 			dst = append(dst, src[:min(n, end-len(dst))]...)
 			src = src[n:]
 			continue
 		}
 		dist, k := binary.Uvarint(src)
 		if k <= 0 || dist == 0 || dist > uint64(len(dst)-start) {
-			return nil, ErrCorrupt
+			return nil, nil, false, ErrCorrupt
 		}
 		src = src[k:]
+		cut = cut || h>>1+4 > uint64(end-len(dst))
 		n := int(min(h>>1+4, uint64(end-len(dst))))
 		for from := len(dst) - int(dist); n > 0; {
 			m := min(n, int(dist))
@@ -157,5 +177,5 @@ func (d *Dict) Unpack(dst, src []byte, limit int) ([]byte, error) {
 		}
 	}
 	n := copy(dst[start:], dst[start+len(d.b):])
-	return dst[:start+n], nil
+	return dst[:start+n], src, cut, nil
 }

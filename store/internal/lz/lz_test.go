@@ -2,6 +2,7 @@ package lz
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -58,12 +59,43 @@ func TestCorrupt(t *testing.T) {
 	}
 }
 
+// TestUnpackAll holds whole reads to the form's end: cut short, followed by a byte, or unpacking
+// to more or less than said, a form is ErrCorrupt.
+func TestUnpackAll(t *testing.T) {
+	src := []byte(`{"id":"0190a1b2","carrier":"POSTLINE","service":"GROUND","carrier":"POSTLINE"}`)
+	packed := dict.Pack(nil, src)
+	if got, err := dict.UnpackAll(nil, packed, len(src)); err != nil || !bytes.Equal(got, src) {
+		t.Fatalf("UnpackAll(Pack(%q)) = %q, %v", src, got, err)
+	}
+	for _, c := range []struct {
+		name   string
+		packed []byte
+		n      int
+	}{
+		{"a byte after the end", append(slices.Clone(packed), 0), len(src)},
+		{"more than said", packed, len(src) - 1},
+		{"less than said", packed, len(src) + 1},
+	} {
+		if got, err := dict.UnpackAll(nil, c.packed, c.n); err != ErrCorrupt {
+			t.Errorf("%s: UnpackAll = %q, %v; want ErrCorrupt", c.name, got, err)
+		}
+	}
+	for i := range packed {
+		if got, err := dict.UnpackAll(nil, packed[:i], len(src)); err != ErrCorrupt {
+			t.Errorf("UnpackAll(the first %d bytes) = %q, %v; want ErrCorrupt", i, got, err)
+		}
+	}
+}
+
 func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte(`{"id":"","carrier":"POSTLINE"}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		got, err := dict.Unpack(nil, dict.Pack(nil, src), len(src))
 		if err != nil || !bytes.Equal(got, src) {
 			t.Fatalf("Unpack(Pack(%q)) = %q, %v", src, got, err)
+		}
+		if got, err := dict.UnpackAll(nil, dict.Pack(nil, src), len(src)); err != nil || !bytes.Equal(got, src) {
+			t.Fatalf("UnpackAll(Pack(%q)) = %q, %v", src, got, err)
 		}
 		// Any input unpacks or is refused, within its limit.
 		if out, err := dict.Unpack(nil, src, 1000); err == nil && len(out) > 1000 {

@@ -1,0 +1,47 @@
+package httpapi
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestDamagedRecordIsNotServed: a stored shipment or label whose packed value has one byte
+// changed (a disk or a hand gone wrong) is answered 500 and logged, never served as a 200 with
+// broken or wrong data.
+func TestDamagedRecordIsNotServed(t *testing.T) {
+	e := newEnv(t)
+	var logs bytes.Buffer
+	e.api.log = slog.New(slog.NewJSONHandler(&logs, nil))
+	s := e.createShipment(t, "ALL", "PDF")
+	if w := e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[0].ID, "all", nil); w.Code != http.StatusOK {
+		t.Fatalf("buy: %d %s", w.Code, w.Body)
+	}
+	var label string
+	if err := e.db.Reader().QueryRow(`SELECT id FROM shipping_labels WHERE shipment_id = $1`, s.Data.ID).Scan(&label); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ table, id, path string }{
+		{"shipments", s.Data.ID, "/shipments/" + s.Data.ID},
+		{"shipping_labels", label, "/shipping_labels/" + label},
+	} {
+		var packed []byte
+		if err := e.db.Reader().QueryRow(`SELECT packed FROM `+c.table+` WHERE id = $1`, c.id).Scan(&packed); err != nil {
+			t.Fatal(err)
+		}
+		packed[len(packed)/2] ^= 0x20
+		if _, err := e.db.Reader().Exec(`UPDATE `+c.table+` SET packed = $1 WHERE id = $2`, packed, c.id); err != nil {
+			t.Fatal(err)
+		}
+		logs.Reset()
+		w := e.do("GET", c.path, "all", nil)
+		if w.Code != http.StatusInternalServerError || !strings.Contains(w.Body.String(), `"internal_error"`) {
+			t.Errorf("GET %s of a damaged record: %d %s; want 500 internal_error", c.path, w.Code, w.Body)
+		}
+		if !strings.Contains(logs.String(), "checksum") {
+			t.Errorf("GET %s of a damaged record logged %q; want the checksum named", c.path, logs.String())
+		}
+	}
+}
