@@ -57,7 +57,7 @@ func TestReturnQuotedAsReversedRoute(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rates, err := shopper.Shop(t.Context(), p, r.Routed(), day)
+		rates, _, err := shopper.Shop(t.Context(), p, r.Routed(), day)
 		if err != nil {
 			t.Fatal(err)
 		}
