@@ -88,7 +88,7 @@ func TestReturnLabel(t *testing.T) {
 	l := &Label{Status: LabelPreTransit, Carrier: "POSTLINE", Service: "GROUND_ADVANTAGE", TrackingCode: "PL80007652062298081"}
 	for _, isReturn := range []bool{false, true} {
 		s.IsReturn = isReturn
-		d := LabelDocumentFor(s, l)
+		d := LabelDocumentFor(s, l, nil)
 		wantFrom, wantTo := "Returns Dept", "Jane Doe"
 		if isReturn {
 			wantFrom, wantTo = "Jane Doe", "Returns Dept"

@@ -324,6 +324,28 @@ func (c *TableCarrier) ServiceName(code string) (name string, ok bool) {
 	return "", false
 }
 
+// DisplayName is the carrier's name as its latest version gives it ("Postline" for POSTLINE), as
+// its labels print it; the code for a carrier without versions.
+func (c *TableCarrier) DisplayName() string {
+	for i := len(c.versions) - 1; i >= 0; i-- {
+		if name := c.versions[i].Card.Name; name != "" {
+			return name
+		}
+	}
+	return c.code
+}
+
+// TrackingScheme is the scheme in which the carrier issued trackingCode: that of its latest
+// version whose scheme makes such a number (ValidTrackingNumber); "" when none does.
+func (c *TableCarrier) TrackingScheme(trackingCode string) string {
+	for i := len(c.versions) - 1; i >= 0; i-- {
+		if t := &c.versions[i].Card.Tracking; t.ValidTrackingNumber(trackingCode) {
+			return t.Scheme
+		}
+	}
+	return ""
+}
+
 // SampleCarriers returns the sample cards as carriers, each at version 1: what a new
 // database's stored carriers quote, without a database (examples, tests).
 func SampleCarriers() []Carrier {
