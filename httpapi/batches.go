@@ -222,7 +222,7 @@ func (a *API) batchLabelsOf(w http.ResponseWriter, r *http.Request, id string) e
 	formats := make([]string, 0, len(shipments))
 	for _, s := range shipments {
 		if s.ShippingLabel != nil {
-			docs = append(docs, shipping.LabelDocumentFor(s, s.ShippingLabel))
+			docs = append(docs, a.labelDocument(s, s.ShippingLabel))
 			formats = append(formats, s.ShippingLabel.LabelFormat)
 		}
 	}

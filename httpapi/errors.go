@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -79,14 +80,31 @@ func errorFor(err error) *Error {
 	return &Error{Status: http.StatusInternalServerError, Code: "internal_error", Message: "internal error"}
 }
 
-// fail answers with err's mapping; errors that map to 500 are logged, never shown.
+// statusClientClosedRequest is the status a request is logged and counted with when its client
+// went away before the answer was ready (nginx's 499): the server did not fail, and no answer
+// reaches anyone.
+const statusClientClosedRequest = 499
+
+// fail answers with err's mapping; errors that map to 500 are logged, never shown. A request
+// whose client went away is answered 499 without a body, whatever its error, which is most
+// likely the canceled context's: its client is not there to read it.
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e := errorFor(err)
+	if e.Status >= 500 && clientGone(r) {
+		a.log.Debug("request abandoned by its client", "method", r.Method, "path", loggedPath(r), "err", err)
+		w.WriteHeader(statusClientClosedRequest)
+		return
+	}
 	if e.Status >= 500 {
 		a.log.Error("request failed", "method", r.Method, "path", loggedPath(r), "err", err)
 	}
 	writeError(w, e)
 }
+
+// clientGone reports whether r's client went away: net/http cancels a request's context when
+// its connection closes (or its HTTP/2 stream is reset). A deadline the server set ends a
+// context with context.DeadlineExceeded instead, and is the server's failure.
+func clientGone(r *http.Request) bool { return errors.Is(r.Context().Err(), context.Canceled) }
 
 func writeError(w http.ResponseWriter, e *Error) {
 	writeJSON(w, e.Status, struct {

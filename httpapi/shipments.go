@@ -128,7 +128,7 @@ func (a *API) create(ctx context.Context, acct, id, orderID string, req *shippin
 	if err != nil {
 		return nil, "", err
 	}
-	rates, err := carriers.shopper.Shop(ctx, profile, req.Routed(), shipDate)
+	rates, leftOut, err := carriers.shopper.Shop(ctx, profile, req.Routed(), shipDate)
 	if err != nil {
 		return nil, "", err
 	}
@@ -147,7 +147,7 @@ func (a *API) create(ctx context.Context, acct, id, orderID string, req *shippin
 		ShipDate: req.ShipDate, Origin: *req.Origin, Destination: *req.Destination, ReturnAddress: *req.ReturnAddress,
 		Parcel: *req.Parcel, RateShoppingProfile: profile.Key, RateShoppingStrategy: req.RateShoppingStrategy,
 		LabelFormat: req.LabelFormat, CustomReference1: req.CustomReference1, CustomReference2: req.CustomReference2,
-		CustomsInfo: req.CustomsInfo, IsReturn: req.IsReturn, OrderID: orderID, ShippingRates: rates,
+		CustomsInfo: req.CustomsInfo, IsReturn: req.IsReturn, OrderID: orderID, ShippingRates: rates, Messages: leftOut,
 		CreatedAt: shipping.Timestamp{Time: now}, UpdatedAt: shipping.Timestamp{Time: now}}
 	for i := range s.ShippingRates {
 		s.ShippingRates[i].ID, s.ShippingRates[i].ShipmentID = a.db.NewID(), s.ID

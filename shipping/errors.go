@@ -61,9 +61,11 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
-// Reason is one carrier's reason for not quoting.
+// Reason is why a carrier, or one of its services, gave no rate: a rate error's reasons, and a
+// created shipment's messages (DESIGN §16). Service is empty when the whole carrier gave none.
 type Reason struct {
 	Carrier string `json:"carrier"`
+	Service string `json:"service,omitempty"`
 	Message string `json:"message"`
 }
 

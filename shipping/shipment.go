@@ -16,7 +16,10 @@ const (
 // ShipmentStatuses lists every shipment status.
 var ShipmentStatuses = []string{StatusOpen, StatusPurchased, StatusCancelled}
 
-// Shipment is a shipment with its rates and, once bought, its label.
+// Shipment is a shipment with its rates and, once bought, its label. Its Messages are why each
+// carrier, or service, of its profile that gave no rate gave none (Shop's leftOut): empty when
+// all quoted; nil, and absent, for a shipment quoted before they were kept, since what was left
+// out of its quote is not known.
 type Shipment struct {
 	ID                   string    `json:"id"`
 	AccountID            string    `json:"-"`
@@ -33,6 +36,7 @@ type Shipment struct {
 	CustomReference1     *string   `json:"custom_reference_1"`
 	CustomReference2     *string   `json:"custom_reference_2"`
 	ShippingRates        []Rate    `json:"shipping_rates"`
+	Messages             []Reason  `json:"messages,omitzero"`
 	ShippingLabel        *Label    `json:"shipping_label,omitempty"`
 	CreatedAt            Timestamp `json:"created_at"`
 	UpdatedAt            Timestamp `json:"updated_at"`
