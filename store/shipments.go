@@ -42,11 +42,11 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string,
 	return string(body), db.write(ctx, func(ctx context.Context, w writer) error {
 		_, err := w.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
-			created_at, updated_at, packed, order_id)
-			VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, '', $11, $12, $13, $14)`,
+			created_at, updated_at, packed, order_id, is_return)
+			VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, '', $11, $12, $13, $14, $15)`,
 			s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,
 			s.CustomReference1, s.CustomReference2, Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), packed,
-			sql.NullString{String: s.OrderID, Valid: s.OrderID != ""})
+			sql.NullString{String: s.OrderID, Valid: s.OrderID != ""}, s.IsReturn)
 		return err
 	})
 }

@@ -361,6 +361,11 @@ func (db *DB) applyMigration(ctx context.Context, conn *sql.Conn, version int, b
 			return fmt.Errorf("%w\n%s", err, stmt)
 		}
 	}
+	if step := migrationSteps[version]; step != nil {
+		if err := step(ctx, tx); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
 		version, base, db.now()); err != nil {
 		return err

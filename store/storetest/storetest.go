@@ -67,6 +67,7 @@ var tests = []struct {
 	{"TrackingNumberTaken", testTrackingNumberTaken},
 	{"TrackingRangeOverlap", testTrackingRangeOverlap},
 	{"ManifestsRaceChanges", testManifestsRaceChanges},
+	{"ManifestSelection", testManifestSelection},
 	{"CarrierTrackingEvent", testCarrierTrackingEvent},
 	{"ClaimPollsConcurrently", testClaimPollsConcurrently},
 }
