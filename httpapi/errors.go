@@ -26,6 +26,10 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
+// Refusal reports whether the answer refuses the request for what it asks (a 4xx), for the
+// domain's rules that tell a refusal from a failure (shipping.Refused).
+func (e *Error) Refusal() bool { return e.Status >= 400 && e.Status < 500 }
+
 // errNotFound is the answer for an unknown id and for another account's id alike.
 var errNotFound = &Error{Status: http.StatusNotFound, Code: "not_found", Message: "not found"}
 

@@ -26,8 +26,9 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// ErrNotFound reports a missing row, or a row that belongs to another account.
-var ErrNotFound = errors.New("not found")
+// ErrNotFound reports a missing row, or a row that belongs to another account: the domain's
+// shipping.ErrNotFound, so that the domain's rules know it (shipping.Refused).
+var ErrNotFound = shipping.ErrNotFound
 
 // DB is waybill's database. Writes go through one connection (SQLite has a single writer and
 // every write transaction begins IMMEDIATE); reads use a separate pool.
