@@ -117,6 +117,9 @@ func checkBatchItem(raw json.RawMessage, today time.Time) error {
 		if item.FulfillmentOrderID != "" {
 			v.Add("fulfillment_order_id", "not_allowed", "is for an item with an order_id")
 		}
+		if item.Additional {
+			v.Add("additional", "not_allowed", "is for an item with an order_id")
+		}
 		_, err = item.ShipmentRequest.Validate(today)
 	}
 	var fields *shipping.ValidationError
@@ -363,23 +366,20 @@ func (a *API) workBatchItem(ctx context.Context, c store.BatchClaim) (store.Batc
 }
 
 // createBatchItem creates an item's shipment: from its order, if it names one (an unknown
-// order, or another account's, is not_found), with the batch's label format unless the item
-// gives one.
+// order, or another account's, is not_found; an order a label already ships is
+// order_already_shipped unless the item says additional), with the batch's label format unless
+// the item gives one.
 func (a *API) createBatchItem(ctx context.Context, c store.BatchClaim, item *batchItemRequest) (*shipping.Shipment, error) {
-	req, orderID := item.ShipmentRequest, ""
+	req, order := item.ShipmentRequest, forOrder{}
 	if item.OrderID != nil {
-		o, err := a.findOrder(ctx, c.AccountID, *item.OrderID)
-		if err != nil {
+		var err error
+		if req, order, err = a.orderShipment(ctx, c.AccountID, *item.OrderID, item.orderShipmentRequest); err != nil {
 			return nil, err
 		}
-		if req, err = ingest.ShipmentRequest(o, item.FulfillmentOrderID, req); err != nil {
-			return nil, err
-		}
-		orderID = o.ID
 	}
 	if req.LabelFormat == "" {
 		req.LabelFormat = c.LabelFormat
 	}
-	s, _, err := a.create(ctx, c.AccountID, c.ShipmentID, orderID, &req)
+	s, _, err := a.create(ctx, c.AccountID, c.ShipmentID, order, &req)
 	return s, err
 }

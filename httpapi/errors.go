@@ -22,6 +22,8 @@ type Error struct {
 	// Reasons is set (an empty array if no carrier was asked) on every rate shopping failure
 	// and only there.
 	Reasons *[]shipping.Reason `json:"reasons,omitempty"`
+	// ShipmentIDs are the shipments whose labels ship an order (order_already_shipped).
+	ShipmentIDs []string `json:"shipment_ids,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -50,6 +52,7 @@ func errorFor(err error) *Error {
 	var ve *shipping.ValidationError
 	var re *shipping.RateError
 	var oe *shipping.TrackingOverlapError
+	var shipped *shipping.OrderShippedError
 	switch {
 	case errors.As(err, &e):
 		return e
@@ -67,6 +70,9 @@ func errorFor(err error) *Error {
 		return errNotFound
 	case errors.Is(err, store.ErrCarrierInUse):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "carrier_in_use", Message: "a rate shopping profile names the carrier; remove it from every profile first"}
+	case errors.As(err, &shipped):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "order_already_shipped", Message: err.Error(),
+			ShipmentIDs: shipped.ShipmentIDs}
 	case errors.Is(err, shipping.ErrTrackingNumbersExhausted):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "tracking_numbers_exhausted", Message: err.Error()}
 	case errors.As(err, &oe):

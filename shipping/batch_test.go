@@ -123,6 +123,7 @@ func TestRetryItem(t *testing.T) {
 		{"tracking numbers exhausted", fmt.Errorf("carrier X: %w", ErrTrackingNumbersExhausted), 1, false},
 		{"not found", ErrNotFound, 1, false},
 		{"invalid state", fmt.Errorf("%w: shipment is CANCELLED", ErrInvalidState), 1, false},
+		{"order already shipped", &OrderShippedError{ShipmentIDs: []string{"s1"}}, 1, false},
 		{"refusal of another layer", refusal(true), 1, false},
 		{"failure of another layer", refusal(false), 1, true},
 	}

@@ -48,8 +48,11 @@ type Shipment struct {
 	// shipment's, and the parcel travels back (Route). Absent unless true, so the renderings
 	// stored before returns existed read the same.
 	IsReturn bool `json:"is_return,omitempty"`
-	// OrderID is waybill's id of the imported order the shipment was made for, if any.
-	OrderID string `json:"-"`
+	// OrderID is waybill's id of the imported order the shipment was made for, if any;
+	// Additional marks it another parcel of that order, shipped on purpose ("additional": true),
+	// which ShipOrder lets ship beside the order's other labels.
+	OrderID    string `json:"-"`
+	Additional bool   `json:"-"`
 }
 
 // Address is a postal address (interface 2.4).

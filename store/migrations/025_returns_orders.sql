@@ -3,3 +3,7 @@
 -- is created. The rows stored before are marked by the Go step of this migration
 -- (markReturns), which reads their requests.
 ALTER TABLE shipments ADD COLUMN is_return BOOLEAN NOT NULL DEFAULT FALSE;
+-- An order ships once unless asked (shipping.ShipOrder): a shipment made for an order with
+-- "additional": true is another parcel shipped on purpose, and its buy does not check the
+-- order's other labels.
+ALTER TABLE shipments ADD COLUMN order_additional BOOLEAN NOT NULL DEFAULT FALSE;

@@ -68,6 +68,7 @@ var tests = []struct {
 	{"TrackingRangeOverlap", testTrackingRangeOverlap},
 	{"ManifestsRaceChanges", testManifestsRaceChanges},
 	{"ManifestSelection", testManifestSelection},
+	{"OrderShipsOnce", testOrderShipsOnce},
 	{"CarrierTrackingEvent", testCarrierTrackingEvent},
 	{"ClaimPollsConcurrently", testClaimPollsConcurrently},
 }
