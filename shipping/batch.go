@@ -40,7 +40,7 @@ const MaxItemAttempts = 5
 // RetryItem reports whether a batch item whose attempt-th attempt (counting from 1) failed with
 // err is worked again, rather than FAILED now with err: only a failure of the machinery is, and
 // only until MaxItemAttempts; a refusal (Refused: validation, rate shopping, an unknown order, a
-// state or rule that forbids it, tracking numbers used up) fails it at once, as working it
+// state or rule that forbids it, tracking numbers used up or taken) fails it at once, as working it
 // again would ask the same again.
 func RetryItem(err error, attempt int) bool {
 	return !Refused(err) && attempt < MaxItemAttempts

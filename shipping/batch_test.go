@@ -121,6 +121,7 @@ func TestRetryItem(t *testing.T) {
 		{"validation", &ValidationError{Fields: []FieldError{{Field: "destination.zip"}}}, 1, false},
 		{"rate shopping", &RateError{Code: CodeNoRates}, 1, false},
 		{"tracking numbers exhausted", fmt.Errorf("carrier X: %w", ErrTrackingNumbersExhausted), 1, false},
+		{"tracking number taken", ErrTrackingNumberTaken, 1, false},
 		{"not found", ErrNotFound, 1, false},
 		{"invalid state", fmt.Errorf("%w: shipment is CANCELLED", ErrInvalidState), 1, false},
 		{"order already shipped", &OrderShippedError{ShipmentIDs: []string{"s1"}}, 1, false},

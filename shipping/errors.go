@@ -107,4 +107,5 @@ func Refused(err error) bool {
 }
 
 // refusals are the domain's sentinel errors that refuse a request (Refused).
-var refusals = []error{ErrNotFound, ErrInvalidState, ErrLabelManifested, ErrTrackingNumbersExhausted, ErrOrderAlreadyShipped}
+var refusals = []error{ErrNotFound, ErrInvalidState, ErrLabelManifested, ErrTrackingNumbersExhausted, ErrTrackingNumberTaken,
+	ErrOrderAlreadyShipped}
