@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 
 	"github.com/waybill/waybill/shipping"
 )
@@ -18,7 +19,8 @@ const markReturnsBatch = 500
 
 // markReturns sets shipments.is_return (migration 025) on the return shipments stored before
 // it, from their requests: packed, or in the request column for a row stored before migration
-// 024. It reads every shipment once, in id order, a batch at a time.
+// 024. It reads every shipment once, in id order, a batch at a time. A request it cannot read
+// (a damaged packed value) fails the migration, naming the shipment.
 func markReturns(ctx context.Context, tx *sql.Tx) error {
 	after := ""
 	for {
@@ -47,8 +49,9 @@ func markReturns(ctx context.Context, tx *sql.Tx) error {
 				err = setRequest(&s, []byte(req))
 			}
 			if err != nil {
+				// Guessing would mark a damaged return outbound; the operator is told which.
 				rows.Close()
-				return err
+				return fmt.Errorf("shipment %s: %w", after, err)
 			}
 			if s.IsReturn {
 				returns = append(returns, after)

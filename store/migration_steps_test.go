@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +75,38 @@ func TestMarkReturns(t *testing.T) {
 	}
 	if err := rows.Err(); err != nil || n != len(want) {
 		t.Errorf("%d shipments read (%v); want %d", n, err, len(want))
+	}
+}
+
+// TestMarkReturnsDamaged: a packed value that does not read fails the migration, naming its
+// shipment, rather than mark a return outbound.
+func TestMarkReturnsDamaged(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	acct, err := db.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := shipping.Address{Name: "A", Street1: "1 Main St", City: "Austin", State: "TX", Zip: "78701", Country: "US"}
+	s := &shipping.Shipment{ID: db.NewID(), AccountID: acct.ID, Status: shipping.StatusOpen, ShipDate: "2026-11-22",
+		Origin: addr, Destination: addr, ReturnAddress: addr, RateShoppingProfile: "default", RateShoppingStrategy: "ALL",
+		LabelFormat: "PDF", IsReturn: true, ShippingRates: []shipping.Rate{},
+		CreatedAt: shipping.Timestamp{Time: time.Now()}, UpdatedAt: shipping.Timestamp{Time: time.Now()}}
+	if _, err := db.CreateShipment(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var packed []byte
+		if err := tx.QueryRowContext(ctx, `SELECT packed FROM shipments WHERE id = $1`, s.ID).Scan(&packed); err != nil {
+			return err
+		}
+		packed[len(packed)-1] ^= 0x20
+		if _, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1 WHERE id = $2`, packed, s.ID); err != nil {
+			return err
+		}
+		return markReturns(ctx, tx)
+	})
+	if err == nil || !strings.Contains(err.Error(), s.ID) {
+		t.Errorf("markReturns over a damaged value = %v; want an error naming shipment %s", err, s.ID)
 	}
 }
