@@ -167,7 +167,7 @@ func (db *DB) PendingManifests(ctx context.Context, accountID string, p Page) (L
 			var m manifest.Pending
 			return m, rows.Scan(&m.Carrier, &m.ShipDate, &m.LabelCount)
 		},
-	}, "l.carrier, s.ship_date", p)
+	}, db.bytewise("l.carrier")+", s.ship_date", p)
 }
 
 const manifestColumns = `id, carrier, ship_date, label_ids, label_count, created_at`

@@ -168,6 +168,15 @@ func (db *DB) forUpdate() string {
 	return ""
 }
 
+// bytewise is an ORDER BY term that orders a text column by its bytes on both databases:
+// SQLite's default, whereas PostgreSQL follows the database's locale unless told otherwise.
+func (db *DB) bytewise(column string) string {
+	if db.dialect == PostgreSQL {
+		return column + ` COLLATE "C"`
+	}
+	return column
+}
+
 // Close closes both pools.
 func (db *DB) Close() error {
 	db.closePrepared()
