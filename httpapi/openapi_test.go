@@ -422,7 +422,7 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 		switch k {
 		case "type", "properties", "required", "additionalProperties", "items", "enum", "oneOf", "format",
 			"minimum", "maximum", "exclusiveMinimum", "minItems", "maxItems", "minLength", "maxLength", "pattern",
-			itemsFailAlone:
+			"not", "const", "multipleOf", itemsFailAlone:
 		default:
 			if !slices.Contains(annotations, k) {
 				bad("schema keyword %q is not supported by the validator", k)
@@ -446,6 +446,12 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 	}
 	if enum, ok := s["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return jsonEqual(e, value) }) {
 		bad("%s is not one of %v", describe(value), enum)
+	}
+	if c, ok := s["const"]; ok && !jsonEqual(c, value) {
+		bad("%s is not %s", describe(value), describe(c))
+	}
+	if not, ok := s["not"]; ok && len(v.validate(not, value, path)) == 0 {
+		bad("%s is what \"not\" refuses", describe(value))
 	}
 	if alts, ok := s["oneOf"].([]any); ok {
 		matched := 0
@@ -505,6 +511,9 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 		if m, ok := s["exclusiveMinimum"].(json.Number); ok && f <= mustFloat(m) {
 			bad("%s is not above %s", x, m)
 		}
+		if m, ok := s["multipleOf"].(json.Number); ok && !multipleOf(f, mustFloat(m)) {
+			bad("%s is not a multiple of %s", x, m)
+		}
 	case string:
 		if n, ok := s["maxLength"].(json.Number); ok && int64(len([]rune(x))) > mustInt(n) {
 			bad("string longer than %s", n)
@@ -520,6 +529,14 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 		}
 	}
 	return problems
+}
+
+// multipleOf reports whether f is a whole multiple of m, within the rounding error of binary
+// floating point (99.95 is a multiple of 0.01, though 99.95/0.01 is 9994.999999999998), as the
+// server checks whole cents.
+func multipleOf(f, m float64) bool {
+	q := f / m
+	return math.Abs(q-math.Round(q)) <= 1e-6
 }
 
 func mustInt(n json.Number) int64     { i, _ := n.Int64(); return i }
@@ -589,6 +606,8 @@ func TestSchemaValidator(t *testing.T) {
 				"name":  map[string]any{"type": "string", "minLength": json.Number("1")},
 				"tags":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": json.Number("2")},
 				"maybe": map[string]any{"oneOf": []any{map[string]any{"$ref": "#/components/schemas/Thing"}, map[string]any{"type": "null"}}},
+				"fee":   map[string]any{"type": "integer", "not": map[string]any{"const": json.Number("0")}},
+				"usd":   map[string]any{"type": "number", "multipleOf": json.Number("0.01")},
 			}},
 	}}}
 	v := &schemaValidator{root: root}
@@ -612,6 +631,9 @@ func TestSchemaValidator(t *testing.T) {
 		{`{"id": "00000000-0000-7000-8000-000000000001", "name": "x"}`, 0},
 		{`{"id": "00000000-0000-7000-8000-000000000001", "tags": ["a", 1, "c"]}`, 2},
 		{`{"id": "00000000-0000-7000-8000-000000000001", "maybe": {}}`, 1},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "fee": -5, "usd": 99.95}`, 0},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "fee": 0}`, 1},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "usd": 0.015}`, 1},
 		{`[]`, 1},
 	} {
 		value, err := decodeJSONNumbers([]byte(tc.doc))
