@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -131,6 +132,9 @@ func TestOpenAPIExamples(t *testing.T) {
 		}
 	}
 
+	if t.Failed() {
+		t.FailNow()
+	}
 	answers := map[string][]byte{} // route → the answer to its example
 	// post sends route's example (or body, when given) to target, and wants a 2xx.
 	post := func(route, target string, body []byte, headers ...string) []byte {
@@ -255,4 +259,214 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestOpenAPIRules: each rule the server enforces is one the document states. Each case sends a
+// refused value (in the operation's documented example, or as a query parameter) and wants the
+// server's 400 with its code, naming the field or parameter; and the document refuses the same
+// value: the operation's schema rejects the body (a batch item: the item schema rejects the
+// item), the parameter's schema the value, or, where no keyword can state the rule (a date not
+// in the past), the field's description names the rule's code.
+func TestOpenAPIRules(t *testing.T) {
+	c := newContract(t)
+	ops := map[string]operation{}
+	for _, o := range c.operations() {
+		ops[o.method+" "+o.pattern] = o
+	}
+	la := map[string]any{"name": "Acme Warehouse", "street1": "1 Main St", "city": "Los Angeles", "state": "CA", "zip": "90058", "country": "US"}
+	customs := func(items []any, signer string) map[string]any {
+		return map[string]any{"customs_items": items, "customs_signer": signer}
+	}
+	item := map[string]any{"description": "T-shirt", "quantity": 1, "value": 10, "weight": 5, "weight_unit": "OZ", "origin_country": "US"}
+	for _, tc := range []struct {
+		name, route string
+		query       string // a query string; or, without it, the body field at path set to value
+		path        []any
+		value       any
+		code, field string // the error's code, and the field (or parameter) it names
+		fieldCode   string // the field error's code, where the rule has its own
+		described   bool   // no keyword fits: the field's description names fieldCode
+	}{
+		{name: "page beyond 32 bits", route: "GET /shipments", query: "page=2147483648", code: "invalid_parameter", field: "page"},
+		{name: "page with first", route: "GET /shipments", query: "page=1&first=10", code: "pagination_conflict", field: "page,first"},
+		{name: "page_size with after", route: "GET /shipments", query: "page_size=10&after=x", code: "pagination_conflict", field: "page_size,after"},
+		{name: "first with last", route: "GET /shipments", query: "first=1&last=1", code: "pagination_conflict", field: "first,last"},
+		{name: "after with before", route: "GET /shipments", query: "after=x&before=x", code: "pagination_conflict", field: "after,before"},
+		{name: "no customs items", route: "POST /shipments", path: []any{"customs_info"}, value: customs([]any{}, "Jane Doe"),
+			code: "validation_failed", field: "customs_info.customs_items"},
+		{name: "customs signer with a control character", route: "POST /shipments", path: []any{"customs_info"},
+			value: customs([]any{item}, "Jane\x07Doe"), code: "validation_failed", field: "customs_info.customs_signer"},
+		{name: "ship_date in the past", route: "POST /shipments", path: []any{"ship_date"}, value: "2026-11-21",
+			code: "validation_failed", field: "ship_date", fieldCode: "in_past", described: true},
+		{name: "ship_date over a year ahead", route: "POST /shipments", path: []any{"ship_date"}, value: "2027-11-23",
+			code: "validation_failed", field: "ship_date", fieldCode: "too_far", described: true},
+		{name: "insurance in part cents", route: "POST /shipments/{id}/rates/{rate_id}", path: []any{"insurance_amount"}, value: 10.005,
+			code: "validation_failed", field: "insurance_amount"},
+		{name: "insurance in part cents, query", route: "POST /shipments/{id}/rates/{rate_id}", query: "insurance_amount=10.005",
+			code: "invalid_parameter", field: "insurance_amount"},
+		{name: "empty bill-to address", route: "PATCH /admin/accounts/{id}/billing_profile", path: []any{"bill_to_address"}, value: map[string]any{},
+			code: "validation_failed", field: "bill_to_address.street1"},
+		{name: "bill-to name with a control character", route: "PATCH /admin/accounts/{id}/billing_profile", path: []any{"bill_to_name"},
+			value: "Acme\x01Inc", code: "validation_failed", field: "bill_to_name"},
+		{name: "batch item of neither kind", route: "POST /batches", path: []any{"shipments", 0}, value: map[string]any{},
+			code: "validation_failed", field: "origin"},
+		{name: "batch item without a destination", route: "POST /batches", path: []any{"shipments", 0},
+			value: map[string]any{"origin": la, "parcel": map[string]any{"length": 1, "width": 1, "height": 1, "length_unit": "IN", "weight": 1, "weight_unit": "OZ"}},
+			code:  "validation_failed", field: "destination"},
+		{name: "batch item with an order and a destination", route: "POST /batches", path: []any{"shipments", 0},
+			value: map[string]any{"order_id": "1001", "origin": la, "destination": la}, code: "validation_failed", field: "destination"},
+		{name: "batch item with additional but no order", route: "POST /batches", path: []any{"shipments", 0, "additional"}, value: true,
+			code: "validation_failed", field: "additional"},
+		{name: "zero fee", route: "POST /admin/billing/invoices/{id}/line_items", path: []any{"amount_cents"}, value: 0,
+			code: "validation_failed", field: "amount_cents"},
+		{name: "reference with a control character", route: "POST /shipments", path: []any{"custom_reference_1"}, value: "PO\x1b1",
+			code: "validation_failed", field: "custom_reference_1"},
+		{name: "reference with NUL", route: "PATCH /shipments/{id}", path: []any{"custom_reference_2"}, value: "PO\x001",
+			code: "validation_failed", field: "custom_reference_2"},
+		{name: "reference with DEL", route: "PATCH /shipments/{id}", path: []any{"custom_reference_1"}, value: "PO\x7f1",
+			code: "validation_failed", field: "custom_reference_1"},
+		{name: "address name with a control character", route: "POST /shipments", path: []any{"origin", "name"}, value: "Acme\nWarehouse",
+			code: "validation_failed", field: "origin.name"},
+		{name: "brand with a control character", route: "POST /shipments", path: []any{"brand"}, value: "Ac\tme",
+			code: "validation_failed", field: "brand"},
+		{name: "account brand with a control character", route: "POST /admin/accounts", path: []any{"brand"}, value: "Ac\x02me",
+			code: "validation_failed", field: "brand"},
+		{name: "empty carrier code", route: "PUT /admin/rate_shopping_profiles/{key}", path: []any{"carriers"}, value: []any{""},
+			code: "validation_failed", field: "carriers.0", fieldCode: "unknown_carrier"},
+		{name: "carrier code with a control character", route: "PUT /admin/rate_shopping_profiles/{key}", path: []any{"carriers"},
+			value: []any{"POSTLINE\x01"}, code: "validation_failed", field: "carriers.0", fieldCode: "unknown_carrier"},
+		{name: "order shipment without an origin", route: "POST /orders/{id}/shipments", path: []any{"origin"}, value: nil,
+			code: "validation_failed", field: "origin"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, ok := ops[tc.route]
+			if !ok {
+				t.Fatalf("%s is not documented", tc.route)
+			}
+			target, _ := c.target(o.pattern)
+			var a answer
+			var body []byte
+			if tc.query != "" {
+				a = c.send(o.op, o.method, target+"?"+tc.query, nil)
+			} else {
+				f := bodyField{path: tc.path}
+				if tc.value == nil {
+					body = deleteField(example(o.op), tc.path)
+				} else {
+					body = f.within(example(o.op), tc.value)
+				}
+				if tc.path[0] == "shipments" {
+					f.item = 2 // a batch item is judged alone
+				}
+				a = f.judged(c.send(o.op, o.method, target, body))
+			}
+			// The server refuses it.
+			named := a.Errors.Parameter != "" && strings.Contains(tc.field, a.Errors.Parameter) ||
+				a.names(tc.field, "") || tc.code == "pagination_conflict"
+			if a.status != http.StatusBadRequest || a.Errors.Code != tc.code || !named {
+				t.Fatalf("%s %s %s: %d %.400s; want 400 %s naming %s", o.method, target+"?"+tc.query, body, a.status, a.body, tc.code, tc.field)
+			}
+			if tc.fieldCode != "" && !fieldHasCode(a.body, tc.field, tc.fieldCode) {
+				t.Errorf("%s: %.400s; want field %s with code %s", tc.name, a.body, tc.field, tc.fieldCode)
+			}
+			// The document refuses it too.
+			if problem := c.documentRefuses(o, tc.query, tc.path, body, tc.fieldCode, tc.described); problem != "" {
+				t.Errorf("%s %s: the server refuses it (%s), yet the document %s", o.method, o.pattern, a.Errors.Code, problem)
+			}
+		})
+	}
+}
+
+// documentRefuses returns "" when the document refuses what a rule case sends, else what it
+// does instead.
+func (c *contract) documentRefuses(o operation, query string, path []any, body []byte, fieldCode string, described bool) string {
+	if query != "" {
+		q, _ := url.ParseQuery(query)
+		if len(q) > 1 {
+			// Two parameters that do not mix: their descriptions and the 400 answer say so.
+			for name := range q {
+				for _, p := range c.parameters(o.op, "query") {
+					if d, _ := p["description"].(string); p["name"] == name && !strings.Contains(d, "pagination_conflict") {
+						return fmt.Sprintf("does not say on %s that it does not mix (pagination_conflict)", name)
+					}
+				}
+			}
+			resp := c.v.resolve(o.op["responses"].(map[string]any)["400"]).(map[string]any)
+			b, _ := json.Marshal(resp)
+			if !strings.Contains(string(b), `"code":"pagination_conflict"`) {
+				return "documents no 400 pagination_conflict answer"
+			}
+			return ""
+		}
+		for name, vals := range q {
+			for _, p := range c.parameters(o.op, "query") {
+				if p["name"] == name {
+					if len(c.v.validate(p["schema"], json.Number(vals[0]), "")) == 0 {
+						return fmt.Sprintf("takes %s=%s", name, vals[0])
+					}
+					return ""
+				}
+			}
+		}
+		return "documents no such parameter"
+	}
+	schema := jsonBody(o.op)
+	value, _ := decodeJSONNumbers(body)
+	var problems []string
+	if path[0] == "shipments" {
+		items := c.v.resolve(c.v.resolve(schema).(map[string]any)["properties"].(map[string]any)["shipments"]).(map[string]any)["items"]
+		problems = c.v.validate(items, value.(map[string]any)["shipments"].([]any)[0], "")
+	} else {
+		problems = c.v.validate(schema, value, "")
+	}
+	if !described {
+		if len(problems) == 0 {
+			return fmt.Sprintf("takes %s", body)
+		}
+		return ""
+	}
+	for _, f := range c.v.bodyFields(schema, nil, 0) {
+		if f.name() == pathName(path) {
+			if d, _ := f.schema["description"].(string); strings.Contains(d, fieldCode) {
+				return ""
+			}
+			return fmt.Sprintf("does not name %s in %s's description", fieldCode, f.name())
+		}
+	}
+	return "has no field " + pathName(path)
+}
+
+// fieldHasCode reports whether an error answer's fields give field the code.
+func fieldHasCode(body, field, code string) bool {
+	var a struct {
+		Errors struct {
+			Fields []struct{ Field, Code string }
+		}
+	}
+	json.Unmarshal([]byte(body), &a)
+	norm := strings.NewReplacer("[", ".", "]", "")
+	for _, f := range a.Errors.Fields {
+		if norm.Replace(f.Field) == norm.Replace(field) && f.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// deleteField is v (a decoded body) without the member at path.
+func deleteField(v any, path []any) []byte {
+	doc := jsonClone(v)
+	node := doc
+	for i, step := range path {
+		m, ok := node.(map[string]any)
+		if !ok {
+			break
+		}
+		if i == len(path)-1 {
+			delete(m, step.(string))
+			break
+		}
+		node = m[step.(string)]
+	}
+	return mustJSON(doc)
 }
