@@ -470,3 +470,38 @@ func deleteField(v any, path []any) []byte {
 	}
 	return mustJSON(doc)
 }
+
+// TestOpenAPIBatchItemKinds: a batch item that names an order takes the fields of POST
+// /orders/{id}/shipments beside order_id, and one that does not is a POST /shipments body: the
+// document's two alternatives are those schemas, so neither drifts from the endpoint it copies.
+func TestOpenAPIBatchItemKinds(t *testing.T) {
+	doc := openAPIDoc(t)
+	v := &schemaValidator{root: doc}
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	item := schemas["BatchItemCreate"].(map[string]any)
+	want := []any{map[string]any{"$ref": "#/components/schemas/BatchOrderItemCreate"}, map[string]any{"$ref": "#/components/schemas/ShipmentCreate"}}
+	if !jsonEqual(item["oneOf"], want) {
+		t.Fatalf("BatchItemCreate oneOf %v; want %v", item["oneOf"], want)
+	}
+	order := v.resolve(want[0]).(map[string]any)["properties"].(map[string]any)
+	shipment := schemas["OrderShipmentCreate"].(map[string]any)["properties"].(map[string]any)
+	for name, p := range shipment {
+		q, ok := order[name]
+		if !ok {
+			t.Errorf("BatchOrderItemCreate lacks %s of OrderShipmentCreate", name)
+			continue
+		}
+		// The descriptions may differ (additional says what it does in a batch); the rules not.
+		a, b := jsonClone(p).(map[string]any), jsonClone(q).(map[string]any)
+		delete(a, "description")
+		delete(b, "description")
+		if !jsonEqual(a, b) {
+			t.Errorf("BatchOrderItemCreate.%s = %v; OrderShipmentCreate's is %v", name, b, a)
+		}
+	}
+	for name := range order {
+		if _, ok := shipment[name]; !ok && name != "order_id" {
+			t.Errorf("BatchOrderItemCreate has %s, which OrderShipmentCreate has not", name)
+		}
+	}
+}
