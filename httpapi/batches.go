@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -26,18 +25,14 @@ type batchState struct {
 	// after it. claim is how many items a pass claims, parallel how many are worked at once.
 	lease           time.Duration
 	claim, parallel int
-	// maxAttempts is how many claims an item gets before it fails: an item that keeps taking
-	// its process down must not take it down forever.
-	maxAttempts int
-	turn        atomic.Int64
+	turn            atomic.Int64
 }
 
 // docBatchLabels is the kind of a batch's label document URL.
 const docBatchLabels = "batch_labels"
 
 func (a *API) setupBatches() error {
-	a.batches = &batchState{wake: make(chan struct{}, 1), lease: 10 * time.Second, claim: 32, parallel: a.batchParallel(),
-		maxAttempts: 10}
+	a.batches = &batchState{wake: make(chan struct{}, 1), lease: 10 * time.Second, claim: 32, parallel: a.batchParallel()}
 	// The drain step works items one at a time, so the IDs they draw come in one order (the
 	// golden files); Run works several at once.
 	drain := func(ctx context.Context) error { return a.drainBatches(ctx, 1) }
@@ -64,8 +59,10 @@ type batchItemRequest struct {
 	orderShipmentRequest
 }
 
-// createBatch: POST /batches stores the batch and its items, every item checked first (its
-// index in each error's field), and answers 202 once they are durable; the worker does the rest.
+// createBatch: POST /batches stores the batch and its items and answers 202 once they are
+// durable, with the batch as GET /batches/{id} shows it; the worker does the rest. Only what is
+// wrong with the batch itself refuses it (400); an item that fails its checks is stored FAILED
+// at once, with its errors at its own paths, and the others proceed (DESIGN §16).
 func (a *API) createBatch(w http.ResponseWriter, r *http.Request) error {
 	var req batchRequest
 	if err := readJSON(w, r, &req); err != nil {
@@ -76,31 +73,18 @@ func (a *API) createBatch(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	now := a.db.Now().UTC()
-	var fields []shipping.FieldError
+	b := &shipping.Batch{ID: a.db.NewID(), AccountID: accountID(r), Buy: buy, LabelFormat: req.LabelFormat,
+		Count: len(req.Shipments), CreatedAt: shipping.Timestamp{Time: now}}
+	items := make([]store.NewBatchItem, len(req.Shipments))
 	for i, raw := range req.Shipments {
-		errs, err := checkBatchItem(raw, now)
-		if err != nil {
-			var e *Error
-			if errors.As(err, &e) {
-				// Decoding refused the item (an unknown field): said as for a whole body, at
-				// the item's path.
-				return prefixError(e, fmt.Sprintf("shipments[%d]", i))
+		items[i] = store.NewBatchItem{ShipmentID: a.db.NewID(), Body: string(raw)}
+		if err := checkBatchItem(raw, now); err != nil {
+			if items[i].Errors, err = itemErrors(err); err != nil {
+				return err
 			}
-			return err
 		}
-		fields = append(fields, shipping.PrefixFields(fmt.Sprintf("shipments[%d]", i), errs)...)
 	}
-	if len(fields) > 0 {
-		return &shipping.ValidationError{Fields: fields}
-	}
-	acct := accountID(r)
-	b := &shipping.Batch{ID: a.db.NewID(), AccountID: acct, Status: shipping.BatchProcessing, Buy: buy,
-		LabelFormat: req.LabelFormat, Count: len(req.Shipments), CreatedAt: shipping.Timestamp{Time: now}}
-	ids, bodies := make([]string, len(req.Shipments)), make([]string, len(req.Shipments))
-	for i, raw := range req.Shipments {
-		ids[i], bodies[i] = a.db.NewID(), string(raw)
-	}
-	if err := a.db.CreateBatch(r.Context(), b, ids, bodies); err != nil {
+	if err := a.db.CreateBatch(r.Context(), b, items, func(b *shipping.Batch) any { return a.batchView(b) }); err != nil {
 		return err
 	}
 	select {
@@ -112,49 +96,45 @@ func (a *API) createBatch(w http.ResponseWriter, r *http.Request) error {
 }
 
 // checkBatchItem checks one item as far as it can be known before the worker reads its order:
-// its shape strictly (an unknown field is an *Error), then its fields (the returned errors, at
-// the item's own paths).
-func checkBatchItem(raw json.RawMessage, today time.Time) ([]shipping.FieldError, error) {
+// its shape strictly (an unknown field is an *Error), then its fields, at the item's own paths.
+func checkBatchItem(raw json.RawMessage, today time.Time) error {
 	if t := strings.TrimSpace(string(raw)); !strings.HasPrefix(t, "{") {
-		return []shipping.FieldError{{Field: "", Code: "invalid_type", Message: "must be an object"}}, nil
+		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "(item)", Code: "invalid_type",
+			Message: "must be an object"}}}
 	}
 	var item batchItemRequest
 	if err := decodeStrict(raw, &item); err != nil {
-		var v *shipping.ValidationError
-		if errors.As(err, &v) {
-			return v.Fields, nil
-		}
-		return nil, err
+		return err
 	}
-	var fields []shipping.FieldError
+	var v shipping.ValidationError
 	var err error
 	if item.OrderID != nil {
 		if *item.OrderID == "" || len(*item.OrderID) > 255 {
-			fields = append(fields, shipping.FieldError{Field: "order_id", Code: "invalid", Message: "must be an order's id"})
+			v.Add("order_id", "invalid", "must be an order's id")
 		}
 		err = ingest.CheckShipmentFields(item.ShipmentRequest, today)
 	} else {
 		if item.FulfillmentOrderID != "" {
-			fields = append(fields, shipping.FieldError{Field: "fulfillment_order_id", Code: "not_allowed",
-				Message: "is for an item with an order_id"})
+			v.Add("fulfillment_order_id", "not_allowed", "is for an item with an order_id")
+		}
+		if item.Additional {
+			v.Add("additional", "not_allowed", "is for an item with an order_id")
 		}
 		_, err = item.ShipmentRequest.Validate(today)
 	}
-	var v *shipping.ValidationError
-	if errors.As(err, &v) {
-		return append(fields, v.Fields...), nil
+	var fields *shipping.ValidationError
+	if errors.As(err, &fields) {
+		v.Fields = append(v.Fields, fields.Fields...)
+	} else if err != nil {
+		return err
 	}
-	return fields, err
+	return v.Err()
 }
 
-// prefixError is e with its fields (and the field its message names) at an item's path.
-func prefixError(e *Error, prefix string) *Error {
-	c := *e
-	c.Fields = shipping.PrefixFields(prefix, e.Fields)
-	for _, f := range e.Fields {
-		c.Message = strings.Replace(c.Message, f.Field, prefix+"."+f.Field, 1)
-	}
-	return &c
+// itemErrors is a FAILED item's errors: err in the API's error shape, the object an answer's
+// "errors" holds.
+func itemErrors(err error) (json.RawMessage, error) {
+	return json.Marshal(errorShape(errorFor(err)))
 }
 
 // batchView is a batch as the API shows it: with label_url once it is COMPLETED with a label.
@@ -222,7 +202,7 @@ func (a *API) batchLabelsOf(w http.ResponseWriter, r *http.Request, id string) e
 	formats := make([]string, 0, len(shipments))
 	for _, s := range shipments {
 		if s.ShippingLabel != nil {
-			docs = append(docs, shipping.LabelDocumentFor(s, s.ShippingLabel))
+			docs = append(docs, a.labelDocument(s, s.ShippingLabel))
 			formats = append(formats, s.ShippingLabel.LabelFormat)
 		}
 	}
@@ -305,13 +285,23 @@ func (a *API) drainBatches(ctx context.Context, parallel int) error {
 	return nil
 }
 
-// workBatchClaim works one claimed item and records its outcome. An error the item itself
-// causes (validation, rate shopping, an unknown order, a refused buy) is its FAILED outcome; any
-// other (the database) leaves it claimed, to be worked again when its lease expires.
+// workBatchClaim works one claimed item and records its outcome. Whether an error fails the
+// item or leaves it claimed, to be worked again when its lease expires, is the domain's rule
+// (shipping.RetryItem): a refusal fails it at once, a failure of the machinery after
+// shipping.MaxItemAttempts attempts.
 func (a *API) workBatchClaim(ctx context.Context, c store.BatchClaim) error {
 	o, err := a.workBatchItem(ctx, c)
 	if err != nil {
-		return err
+		if shipping.RetryItem(err, c.Attempts) {
+			return err
+		}
+		if !shipping.Refused(err) {
+			a.workerLog("batch").Error("batch item failed", "batch", c.BatchID, "index", c.Index, "attempts", c.Attempts, "err", err)
+		}
+		o.Status = shipping.ItemFailed
+		if o.Errors, err = itemErrors(err); err != nil {
+			return err
+		}
 	}
 	err = a.db.CompleteBatchItem(ctx, c, o, func(b *shipping.Batch) any { return a.batchView(b) })
 	if errors.Is(err, store.ErrStaleClaim) {
@@ -320,21 +310,33 @@ func (a *API) workBatchClaim(ctx context.Context, c store.BatchClaim) error {
 	return err
 }
 
+// errInterrupted is the error of an item claimed again after MaxItemAttempts attempts that never
+// ended: one that keeps taking its process down must not take it down forever.
+var errInterrupted = &Error{Status: http.StatusInternalServerError, Code: "too_many_attempts",
+	Message: "processing the item was interrupted too many times"}
+
 // workBatchItem creates the item's shipment under the id decided for it, unless a run before
 // this one did, and buys its rate under the item's own Idempotency-Key, unless it is bought:
 // through the one create path and the one buy path, so every rule of POST /shipments and of
-// the buy applies. Run again after a crash, it finds and reuses what was done.
+// the buy applies. Run again after a crash, it finds and reuses what was done. On an error, the
+// outcome names the shipment the item made, if it made one.
 func (a *API) workBatchItem(ctx context.Context, c store.BatchClaim) (store.BatchItemOutcome, error) {
 	var item batchItemRequest
 	if err := json.Unmarshal([]byte(c.Body), &item); err != nil { // checked when posted: not expected
-		return a.itemFailed("", &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the item does not decode"})
+		return store.BatchItemOutcome{}, &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the item does not decode"}
 	}
 	s, err := a.db.Shipment(ctx, c.AccountID, c.ShipmentID)
-	if errors.Is(err, store.ErrNotFound) {
-		if c.Attempts > a.batches.maxAttempts {
-			return a.itemFailed("", &Error{Status: http.StatusInternalServerError, Code: "too_many_attempts",
-				Message: "processing the item was interrupted too many times"})
+	if err == nil && s.Status == shipping.StatusPurchased {
+		return store.BatchItemOutcome{Status: shipping.ItemPurchased, ShipmentID: s.ID}, nil
+	}
+	if shipping.ItemInterrupted(c.Attempts) {
+		var made store.BatchItemOutcome
+		if s != nil {
+			made.ShipmentID = s.ID
 		}
+		return made, errInterrupted
+	}
+	if errors.Is(err, store.ErrNotFound) {
 		s, err = a.createBatchItem(ctx, c, &item)
 		if err != nil {
 			// A run of the item whose lease expired may have created it meanwhile.
@@ -344,54 +346,40 @@ func (a *API) workBatchItem(ctx context.Context, c store.BatchClaim) (store.Batc
 		}
 	}
 	if err != nil {
-		return a.itemFailed("", err)
+		return store.BatchItemOutcome{}, err
 	}
+	made := store.BatchItemOutcome{ShipmentID: s.ID}
 	if s.Status == shipping.StatusPurchased {
-		return store.BatchItemOutcome{Status: shipping.ItemPurchased, ShipmentID: s.ID}, nil
+		made.Status = shipping.ItemPurchased
+		return made, nil
 	}
 	rate, ok := shipping.BatchRate(s.ShippingRates, c.Buy, item.BuyCheapestRate)
 	if !ok {
-		return store.BatchItemOutcome{Status: shipping.ItemCreated, ShipmentID: s.ID}, nil
+		made.Status = shipping.ItemCreated
+		return made, nil
 	}
 	if _, _, _, err := a.buy(ctx, c.AccountID, s.ID, rate.ID, store.Purchase{}, false, store.BatchItemKey(c.BatchID, c.Index)); err != nil {
-		return a.itemFailed(s.ID, err)
+		return made, err
 	}
-	return store.BatchItemOutcome{Status: shipping.ItemPurchased, ShipmentID: s.ID}, nil
+	made.Status = shipping.ItemPurchased
+	return made, nil
 }
 
 // createBatchItem creates an item's shipment: from its order, if it names one (an unknown
-// order, or another account's, is not_found), with the batch's label format unless the item
-// gives one.
+// order, or another account's, is not_found; an order a label already ships is
+// order_already_shipped unless the item says additional), with the batch's label format unless
+// the item gives one.
 func (a *API) createBatchItem(ctx context.Context, c store.BatchClaim, item *batchItemRequest) (*shipping.Shipment, error) {
-	req, orderID := item.ShipmentRequest, ""
+	req, order := item.ShipmentRequest, forOrder{}
 	if item.OrderID != nil {
-		o, err := a.findOrder(ctx, c.AccountID, *item.OrderID)
-		if err != nil {
+		var err error
+		if req, order, err = a.orderShipment(ctx, c.AccountID, *item.OrderID, item.orderShipmentRequest); err != nil {
 			return nil, err
 		}
-		if req, err = ingest.ShipmentRequest(o, item.FulfillmentOrderID, req); err != nil {
-			return nil, err
-		}
-		orderID = o.ID
 	}
 	if req.LabelFormat == "" {
 		req.LabelFormat = c.LabelFormat
 	}
-	s, _, err := a.create(ctx, c.AccountID, c.ShipmentID, orderID, &req)
+	s, _, err := a.create(ctx, c.AccountID, c.ShipmentID, order, &req)
 	return s, err
-}
-
-// itemFailed is the FAILED outcome of an item whose error is the item's own (a 4xx, or a
-// too_many_attempts), with its shipment if it made one; any other error is returned, and the
-// item is worked again.
-func (a *API) itemFailed(shipmentID string, err error) (store.BatchItemOutcome, error) {
-	e := errorFor(err)
-	if e.Status >= 500 && e.Code != "too_many_attempts" {
-		return store.BatchItemOutcome{}, err
-	}
-	body, merr := json.Marshal(errorShape(e))
-	if merr != nil {
-		return store.BatchItemOutcome{}, merr
-	}
-	return store.BatchItemOutcome{Status: shipping.ItemFailed, ShipmentID: shipmentID, Errors: body}, nil
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
@@ -195,5 +197,98 @@ func TestBatchWorkedInParallel(t *testing.T) {
 				t.Errorf("batch %s item %d = %+v", c.id, i, it)
 			}
 		}
+	}
+}
+
+// refusingCarrier is a host's Go carrier, FLAKY, quoting as the sample POSTLINE does, whose
+// every purchase is refused: its tracking numbers are used up.
+type refusingCarrier struct{ shipping.Carrier }
+
+func (c refusingCarrier) Name() string { return "FLAKY" }
+
+func (c refusingCarrier) Purchase(context.Context, shipping.PurchaseRequest) (string, error) {
+	return "", shipping.ErrTrackingNumbersExhausted
+}
+
+// TestBatchItemAttemptsBounded: no error makes a batch item retry forever (issue 31: an item
+// whose buy kept failing stayed PROCESSING, tried again every lease). A failure of the
+// machinery (a carrier that does not answer) is tried again when the lease expires, and at the
+// MaxItemAttempts-th attempt the item is FAILED with its last error; a refusal (the carrier's
+// tracking numbers used up) fails it at the first. Either way its shipment is kept with its
+// error, and the batch completes.
+func TestBatchItemAttemptsBounded(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		carrier  func(postline shipping.Carrier) shipping.Carrier
+		attempts int
+		code     string
+	}{
+		{"carrier down", func(c shipping.Carrier) shipping.Carrier {
+			down := new(atomic.Bool)
+			down.Store(true)
+			return flakyCarrier{c, down, new(atomic.Bool)}
+		}, shipping.MaxItemAttempts, "carrier_error"},
+		{"tracking numbers exhausted", func(c shipping.Carrier) shipping.Carrier {
+			return refusingCarrier{c}
+		}, 1, "tracking_numbers_exhausted"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			for _, c := range shipping.SampleCarriers() {
+				if c.Name() == "POSTLINE" {
+					api, err := New(Config{DB: e.db, BaseURL: e.url, Carriers: []shipping.Carrier{tt.carrier(c)}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					e.api = api
+				}
+			}
+			decode[any](t, e.do("PUT", "/admin/rate_shopping_profiles/flaky", "admin", `{"name": "Flaky", "carriers": ["FLAKY"]}`), http.StatusCreated)
+			body := strings.Replace(batchOf(1, "CHEAPEST"), `{"origin"`, `{"rate_shopping_profile": "flaky", "origin"`, 1)
+			b := decode[batchAnswer](t, e.do("POST", "/batches", "all", body), http.StatusAccepted)
+			now := testStart
+			var got batchAnswer
+			for attempt := 1; attempt <= shipping.MaxItemAttempts+1; attempt++ {
+				e.drain()
+				got = decode[batchAnswer](t, e.do("GET", "/batches/"+b.Data.ID, "all", nil), http.StatusOK)
+				if wantDone := attempt >= tt.attempts; (got.Data.Status == shipping.BatchCompleted) != wantDone {
+					t.Fatalf("after attempt %d the batch is %s; want COMPLETED %v", attempt, got.Data.Status, wantDone)
+				}
+				now = now.Add(e.api.batches.lease + time.Second)
+				e.setClock(now)
+			}
+			var attempts int
+			if err := e.db.Reader().QueryRow(`SELECT attempts FROM batch_items`).Scan(&attempts); err != nil {
+				t.Fatal(err)
+			}
+			it := got.Data.Items[0]
+			var errs struct{ Code string }
+			json.Unmarshal(it.Errors, &errs)
+			if attempts != tt.attempts || it.Status != shipping.ItemFailed || errs.Code != tt.code || it.ShipmentID == nil {
+				t.Errorf("item after %d attempts: %s %s (shipment %v); want FAILED %s with its shipment after %d",
+					attempts, it.Status, it.Errors, it.ShipmentID, tt.code, tt.attempts)
+			}
+		})
+	}
+}
+
+// TestBatchItemInterrupted: an item whose every attempt ended without an outcome (its worker
+// died each time, the lease expired) is FAILED too_many_attempts by the claim after the last.
+func TestBatchItemInterrupted(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	b := decode[batchAnswer](t, e.do("POST", "/batches", "all", batchOf(1, "CHEAPEST")), http.StatusAccepted)
+	now := testStart
+	for range shipping.MaxItemAttempts {
+		if claims, err := e.db.ClaimBatchItems(ctx, e.api.batches.lease, 10, 0); err != nil || len(claims) != 1 {
+			t.Fatalf("ClaimBatchItems = %d claims, %v; want 1", len(claims), err)
+		}
+		now = now.Add(e.api.batches.lease + time.Second)
+		e.setClock(now)
+	}
+	e.drain()
+	got := decode[batchAnswer](t, e.do("GET", "/batches/"+b.Data.ID, "all", nil), http.StatusOK)
+	if it := got.Data.Items[0]; it.Status != shipping.ItemFailed || !strings.Contains(string(it.Errors), `"too_many_attempts"`) {
+		t.Errorf("item after %d interrupted attempts: %s %s; want FAILED too_many_attempts", shipping.MaxItemAttempts, it.Status, it.Errors)
 	}
 }

@@ -40,8 +40,8 @@ func TestDamagedRecordIsNotServed(t *testing.T) {
 		if w.Code != http.StatusInternalServerError || !strings.Contains(w.Body.String(), `"internal_error"`) {
 			t.Errorf("GET %s of a damaged record: %d %s; want 500 internal_error", c.path, w.Code, w.Body)
 		}
-		if !strings.Contains(logs.String(), "checksum") {
-			t.Errorf("GET %s of a damaged record logged %q; want the checksum named", c.path, logs.String())
+		if !strings.Contains(logs.String(), "packed value") || !strings.Contains(logs.String(), c.id) {
+			t.Errorf("GET %s of a damaged record logged %q; want the damage and the record named", c.path, logs.String())
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -21,9 +22,15 @@ type Error struct {
 	// Reasons is set (an empty array if no carrier was asked) on every rate shopping failure
 	// and only there.
 	Reasons *[]shipping.Reason `json:"reasons,omitempty"`
+	// ShipmentIDs are the shipments whose labels ship an order (order_already_shipped).
+	ShipmentIDs []string `json:"shipment_ids,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Refusal reports whether the answer refuses the request for what it asks (a 4xx), for the
+// domain's rules that tell a refusal from a failure (shipping.Refused).
+func (e *Error) Refusal() bool { return e.Status >= 400 && e.Status < 500 }
 
 // errNotFound is the answer for an unknown id and for another account's id alike.
 var errNotFound = &Error{Status: http.StatusNotFound, Code: "not_found", Message: "not found"}
@@ -45,6 +52,7 @@ func errorFor(err error) *Error {
 	var ve *shipping.ValidationError
 	var re *shipping.RateError
 	var oe *shipping.TrackingOverlapError
+	var shipped *shipping.OrderShippedError
 	switch {
 	case errors.As(err, &e):
 		return e
@@ -62,6 +70,9 @@ func errorFor(err error) *Error {
 		return errNotFound
 	case errors.Is(err, store.ErrCarrierInUse):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "carrier_in_use", Message: "a rate shopping profile names the carrier; remove it from every profile first"}
+	case errors.As(err, &shipped):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "order_already_shipped", Message: err.Error(),
+			ShipmentIDs: shipped.ShipmentIDs}
 	case errors.Is(err, shipping.ErrTrackingNumbersExhausted):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "tracking_numbers_exhausted", Message: err.Error()}
 	case errors.As(err, &oe):
@@ -79,14 +90,31 @@ func errorFor(err error) *Error {
 	return &Error{Status: http.StatusInternalServerError, Code: "internal_error", Message: "internal error"}
 }
 
-// fail answers with err's mapping; errors that map to 500 are logged, never shown.
+// statusClientClosedRequest is the status a request is logged and counted with when its client
+// went away before the answer was ready (nginx's 499): the server did not fail, and no answer
+// reaches anyone.
+const statusClientClosedRequest = 499
+
+// fail answers with err's mapping; errors that map to 500 are logged, never shown. A request
+// whose client went away is answered 499 without a body, whatever its error, which is most
+// likely the canceled context's: its client is not there to read it.
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e := errorFor(err)
+	if e.Status >= 500 && clientGone(r) {
+		a.log.Debug("request abandoned by its client", "method", r.Method, "path", loggedPath(r), "err", err)
+		w.WriteHeader(statusClientClosedRequest)
+		return
+	}
 	if e.Status >= 500 {
 		a.log.Error("request failed", "method", r.Method, "path", loggedPath(r), "err", err)
 	}
 	writeError(w, e)
 }
+
+// clientGone reports whether r's client went away: net/http cancels a request's context when
+// its connection closes (or its HTTP/2 stream is reset). A deadline the server set ends a
+// context with context.DeadlineExceeded instead, and is the server's failure.
+func clientGone(r *http.Request) bool { return errors.Is(r.Context().Err(), context.Canceled) }
 
 func writeError(w http.ResponseWriter, e *Error) {
 	writeJSON(w, e.Status, struct {

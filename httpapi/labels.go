@@ -394,14 +394,11 @@ func (a *API) labelDocumentOf(w http.ResponseWriter, r *http.Request, id string)
 	return a.serveLabelDocument(w, r, acct, id)
 }
 
-// labelDocument is what the label l of shipment s shows, its service named as the carrier's
-// card names it.
+// labelDocument is what the label l of shipment s shows, printed as its carrier prints it (its
+// card's names, its tracking scheme's barcode).
 func (a *API) labelDocument(s *shipping.Shipment, l *shipping.Label) shipping.LabelDocument {
-	d := shipping.LabelDocumentFor(s, l)
-	if name := a.serviceName(l.Carrier, l.Service); name != "" {
-		d.Service = name
-	}
-	return d
+	c, _ := a.carrier(l.Carrier)
+	return shipping.LabelDocumentFor(s, l, c)
 }
 
 // serveLabelDocument answers a label's document in its format. A label's document changes when

@@ -24,13 +24,19 @@ func (a *API) linkManifest(m *store.Manifest) {
 }
 
 // createManifest: POST /manifests {carrier, ship_date?} closes out the day: 201 with the
-// manifest, or 422 nothing_to_manifest.
+// manifest, 400 for a carrier the deployment does not have, or 422 nothing_to_manifest. A
+// carrier deleted since its labels were bought is still known: its labels are still handed over.
 func (a *API) createManifest(w http.ResponseWriter, r *http.Request) error {
 	var req manifest.Request
 	if err := readJSON(w, r, &req); err != nil {
 		return err
 	}
-	if err := req.Validate(a.db.Now().UTC().Format(time.DateOnly)); err != nil {
+	carriers, err := a.carriers(r.Context())
+	if err != nil {
+		return err
+	}
+	known := func(code string) bool { _, ok := carriers.all[code]; return ok }
+	if err := req.Validate(a.db.Now().UTC().Format(time.DateOnly), known); err != nil {
 		return err
 	}
 	m, err := a.db.CreateManifest(r.Context(), accountID(r), req.Carrier, req.ShipDate, a.linkManifest)
@@ -73,6 +79,21 @@ func (a *API) listManifests(w http.ResponseWriter, r *http.Request) error {
 	}
 	for i := range l.Items {
 		a.linkManifest(&l.Items[i])
+	}
+	writeList(w, l.Items, offsetMeta(p, l))
+	return nil
+}
+
+// pendingManifests: GET /manifests/pending?page=&page_size=, per carrier and ship date, how many
+// of the account's labels wait for a manifest, ordered by carrier, then ship date.
+func (a *API) pendingManifests(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePage(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	l, err := a.db.PendingManifests(r.Context(), accountID(r), p)
+	if err != nil {
+		return err
 	}
 	writeList(w, l.Items, offsetMeta(p, l))
 	return nil

@@ -3,20 +3,25 @@ package httpapi
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
 )
 
@@ -234,5 +239,88 @@ func TestMetricsPromtool(t *testing.T) {
 	}
 	if err != nil || len(bytes.TrimSpace(out)) > 0 {
 		t.Errorf("promtool check metrics: %v\n%s\n--- scrape\n%s", err, out, body)
+	}
+}
+
+// stallingCarrier is a host's Go carrier, SLOW, whose quotes wait until the request ends:
+// entered is told each time a quote starts.
+type stallingCarrier struct {
+	shipping.Carrier
+	entered chan struct{}
+}
+
+func (c stallingCarrier) Name() string { return "SLOW" }
+
+func (c stallingCarrier) Rates(ctx context.Context, req shipping.RateRequest) ([]shipping.Quote, error) {
+	c.entered <- struct{}{}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestAbandonedRequest: a request whose client goes away while its handler works (its context
+// canceled, as net/http cancels it when the connection closes) is logged and counted as 499,
+// and logs no error; one the server gives up on (a deadline) stays a 500.
+func TestAbandonedRequest(t *testing.T) {
+	e := newEnv(t)
+	var logs syncBuf
+	slow := stallingCarrier{entered: make(chan struct{})}
+	api, err := New(Config{DB: e.db, BaseURL: e.url, Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Carriers: []shipping.Carrier{slow}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.api = api
+	decode[any](t, e.do("PUT", "/admin/rate_shopping_profiles/slow", "admin", `{"name": "Slow", "carriers": ["SLOW"]}`), http.StatusCreated)
+	body := strings.Replace(shipmentBody("CHEAPEST", "PDF"), "{", `{"rate_shopping_profile": "slow", `, 1)
+	send := func(ctx context.Context) {
+		req := httptest.NewRequestWithContext(ctx, "POST", "/shipments", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+e.tokens["all"])
+		e.api.ServeHTTP(httptest.NewRecorder(), req)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		send(ctx)
+	}()
+	<-slow.entered // the handler is working
+	cancel()
+	<-done
+
+	ctx, cancel = context.WithDeadline(context.Background(), time.Now().Add(50*time.Millisecond))
+	defer cancel()
+	go func() { <-slow.entered }()
+	send(ctx)
+
+	s := e.scrape()
+	for series, want := range map[string]float64{
+		`http_requests_total{route="/shipments",method="POST",status="499"}`: 1,
+		`http_requests_total{route="/shipments",method="POST",status="500"}`: 1,
+	} {
+		if got := s[series]; got != want {
+			t.Errorf("%s = %v; want %v", series, got, want)
+		}
+	}
+	var statuses []int
+	failed := 0
+	for line := range strings.Lines(logs.String()) {
+		var l struct {
+			Msg, Level, Pattern string
+			Status              int
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		switch {
+		case l.Msg == "request" && l.Pattern == "POST /shipments":
+			statuses = append(statuses, l.Status)
+		case l.Msg == "request failed":
+			failed++
+		}
+	}
+	if !slices.Equal(statuses, []int{499, 500}) || failed != 1 {
+		t.Errorf("logged POST /shipments with statuses %v and %d failures; want [499 500] and one failure (the deadline's):\n%s",
+			statuses, failed, logs.String())
 	}
 }

@@ -135,11 +135,32 @@ func (c *contract) target(pattern string) (path string, missing []string) {
 type answer struct {
 	status int
 	body   string
-	Errors struct {
-		Code      string                            `json:"code"`
-		Parameter string                            `json:"parameter"`
-		Fields    []struct{ Field, Message string } `json:"fields"`
-	} `json:"errors"`
+	Errors answerErrors `json:"errors"`
+	// Data holds a batch's items, whose errors are answered per item (itemsFailAlone).
+	Data struct {
+		Items []struct {
+			Status string       `json:"status"`
+			Errors answerErrors `json:"errors"`
+		} `json:"items"`
+	} `json:"data"`
+}
+
+type answerErrors struct {
+	Code      string                            `json:"code"`
+	Parameter string                            `json:"parameter"`
+	Fields    []struct{ Field, Message string } `json:"fields"`
+}
+
+// firstItem is the answer of a body's first item, where its items are judged one by one: the
+// item FAILED with its errors is answered as a 400 of its own would be, the batch accepted (202)
+// around it; anything else is answered as is.
+func (a answer) firstItem() answer {
+	if a.status != http.StatusAccepted || len(a.Data.Items) == 0 || a.Data.Items[0].Status != "FAILED" {
+		return a
+	}
+	item := a
+	item.status, item.Errors = http.StatusBadRequest, a.Data.Items[0].Errors
+	return item
 }
 
 // names reports whether the answer's fields name path ("a.b[0].c"; "a.b.0.c" counts too).
@@ -287,11 +308,29 @@ type bodyField struct {
 	schema   map[string]any
 	required bool // in its object
 	nullable bool
+	// item is how much of path leads to an item judged alone (itemsFailAlone), whose errors
+	// name the rest of the path; 0 for a field of no such item.
+	item int
 }
 
-func (f bodyField) name() string {
+// judged is the answer that judges the field's value: the first item's, for a field of an item
+// judged alone.
+func (f bodyField) judged(a answer) answer {
+	if f.item > 0 {
+		return a.firstItem()
+	}
+	return a
+}
+
+func (f bodyField) name() string { return pathName(f.path) }
+
+// nameInItem is the field's name as its errors name it: within its item, for a field of an
+// item judged alone.
+func (f bodyField) nameInItem() string { return pathName(f.path[f.item:]) }
+
+func pathName(path []any) string {
 	var b strings.Builder
-	for _, s := range f.path {
+	for _, s := range path {
 		switch s := s.(type) {
 		case string:
 			if b.Len() > 0 {
@@ -322,6 +361,11 @@ func (f bodyField) body(value any) []byte {
 // bodyFields lists every property of schema, nested objects and array items (one element)
 // walked, oneOf alternatives that are objects walked too.
 func (v *schemaValidator) bodyFields(schema any, path []any, depth int) []bodyField {
+	return v.bodyFieldsIn(schema, path, depth, 0)
+}
+
+// bodyFieldsIn is bodyFields within an item judged alone whose path is path[:item] (0: none).
+func (v *schemaValidator) bodyFieldsIn(schema any, path []any, depth, item int) []bodyField {
 	s, _ := v.resolve(schema).(map[string]any)
 	if s == nil || depth > 8 {
 		return nil
@@ -329,11 +373,15 @@ func (v *schemaValidator) bodyFields(schema any, path []any, depth int) []bodyFi
 	var out []bodyField
 	if alts, ok := s["oneOf"].([]any); ok {
 		for _, alt := range alts {
-			out = append(out, v.bodyFields(alt, path, depth+1)...)
+			out = append(out, v.bodyFieldsIn(alt, path, depth+1, item)...)
 		}
 	}
 	if items, ok := s["items"]; ok {
-		out = append(out, v.bodyFields(items, append(slices.Clip(path), 0), depth+1)...)
+		itemPath := append(slices.Clip(path), 0)
+		if s[itemsFailAlone] == true {
+			item = len(itemPath)
+		}
+		out = append(out, v.bodyFieldsIn(items, itemPath, depth+1, item)...)
 	}
 	props, _ := s["properties"].(map[string]any)
 	required, _ := s["required"].([]any)
@@ -344,9 +392,10 @@ func (v *schemaValidator) bodyFields(schema any, path []any, depth int) []bodyFi
 	slices.Sort(names)
 	for _, n := range names {
 		ps, _ := v.resolve(props[n]).(map[string]any)
-		f := bodyField{path: append(slices.Clip(path), n), schema: ps, required: slices.Contains(required, any(n)), nullable: v.nullable(ps)}
+		f := bodyField{path: append(slices.Clip(path), n), schema: ps, required: slices.Contains(required, any(n)), nullable: v.nullable(ps),
+			item: item}
 		out = append(out, f)
-		out = append(out, v.bodyFields(ps, f.path, depth+1)...)
+		out = append(out, v.bodyFieldsIn(ps, f.path, depth+1, item)...)
 	}
 	return out
 }
@@ -396,11 +445,11 @@ func TestOpenAPIBodyNulls(t *testing.T) {
 			fields = append(fields, bodyField{path: nil, nullable: false})
 		}
 		for _, f := range fields {
-			name := f.name()
+			name := f.nameInItem()
 			if name == "" {
 				name = "(body)"
 			}
-			a := c.send(o.op, o.method, target, f.body(nil))
+			a := f.judged(c.send(o.op, o.method, target, f.body(nil)))
 			checked++
 			switch {
 			case a.status >= 500:
@@ -449,16 +498,17 @@ func TestOpenAPIBodyConstraints(t *testing.T) {
 				if n, err := strconv.ParseFloat(bad, 64); err == nil && firstType(f.schema) != "string" {
 					value = n
 				}
-				a := c.send(o.op, o.method, target, f.body(value))
-				if base, ok := baselines[o.method+" "+o.pattern]; ok && a.status == 400 && a.Errors.Code == "validation_failed" && !a.names(f.name(), "") {
+				a := f.judged(c.send(o.op, o.method, target, f.body(value)))
+				name := f.nameInItem()
+				if base, ok := baselines[o.method+" "+o.pattern]; ok && a.status == 400 && a.Errors.Code == "validation_failed" && !a.names(name, "") {
 					// A rule that judges a field only once the fields it depends on are
 					// valid: the same value in a body the server accepted.
-					a = c.send(o.op, o.method, target, f.within(base, value))
+					a = f.judged(c.send(o.op, o.method, target, f.within(base, value)))
 				}
 				checked++
-				if a.status != 400 || a.Errors.Code != "validation_failed" || !a.names(f.name(), "") {
+				if a.status != 400 || a.Errors.Code != "validation_failed" || !a.names(name, "") {
 					t.Errorf("%s %s %s = %q (%s): %d %.300s; want 400 validation_failed naming %s%s",
-						o.method, o.pattern, f.name(), bad, what, a.status, a.body, f.name(), fixtureHint(a, missing))
+						o.method, o.pattern, f.name(), bad, what, a.status, a.body, name, fixtureHint(a, missing))
 				}
 			}
 		}

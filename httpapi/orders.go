@@ -73,26 +73,29 @@ type orderView struct {
 	ingest.Order
 	// ShipmentIDs are the shipments made for the order (orders to labels), oldest first.
 	ShipmentIDs []string `json:"shipment_ids"`
-	CreatedAt   string   `json:"created_at"`
-	UpdatedAt   string   `json:"updated_at"`
+	// FulfillmentStatus is FULFILLED once a label not voided ships the order
+	// (shipping.FulfillmentStatus).
+	FulfillmentStatus string `json:"fulfillment_status"`
+	CreatedAt         string `json:"created_at"`
+	UpdatedAt         string `json:"updated_at"`
 }
 
-// orderViews are the account's orders as shown, with their shipments' ids (one query).
+// orderViews are the account's orders as shown, with their shipments (one query).
 func (a *API) orderViews(ctx context.Context, acct string, orders ...ingest.Order) ([]orderView, error) {
 	ids := make([]string, len(orders))
 	for i, o := range orders {
 		ids[i] = o.ID
 	}
-	shipments, err := a.db.OrderShipmentIDs(ctx, acct, ids)
+	shipments, err := a.db.OrderShipments(ctx, acct, ids)
 	if err != nil {
 		return nil, err
 	}
 	views := make([]orderView, len(orders))
 	for i, o := range orders {
-		views[i] = orderView{Order: o, ShipmentIDs: shipments[o.ID], CreatedAt: shipping.FormatTime(o.CreatedAt),
-			UpdatedAt: shipping.FormatTime(o.UpdatedAt)}
-		if views[i].ShipmentIDs == nil {
-			views[i].ShipmentIDs = []string{}
+		views[i] = orderView{Order: o, ShipmentIDs: []string{}, FulfillmentStatus: shipping.FulfillmentStatus(shipments[o.ID]),
+			CreatedAt: shipping.FormatTime(o.CreatedAt), UpdatedAt: shipping.FormatTime(o.UpdatedAt)}
+		for _, s := range shipments[o.ID] {
+			views[i].ShipmentIDs = append(views[i].ShipmentIDs, s.ID)
 		}
 	}
 	return views, nil
@@ -172,20 +175,52 @@ type orderShipmentRequest struct {
 
 // createOrderShipment: POST /orders/{id}/shipments creates a shipment for the order's
 // fulfillment order (ingest.ShipmentRequest) through the one create path, and answers as
-// POST /shipments does.
+// POST /shipments does; 422 order_already_shipped while a label not voided ships the order,
+// unless the body says "additional": true.
 func (a *API) createOrderShipment(w http.ResponseWriter, r *http.Request) error {
 	var body orderShipmentRequest
 	if err := readJSON(w, r, &body); err != nil {
 		return err
 	}
 	ctx, acct := r.Context(), accountID(r)
-	o, err := a.findOrder(ctx, acct, r.PathValue("id"))
+	req, order, err := a.orderShipment(ctx, acct, r.PathValue("id"), body)
 	if err != nil {
 		return err
+	}
+	return a.answerCreate(w, ctx, acct, order, &req)
+}
+
+// orderShipment is the shipment request for an order's shipment (POST /orders/{id}/shipments,
+// a batch item naming an order) and the order it is for. A valid request is refused while a
+// label not voided ships the order, unless body asks for another parcel (shipping.ShipOrder).
+// The buy checks again, in its transaction, so that of two requests that race only one buys
+// (store.DB.BuyLabel); this check refuses before a shipment is made for nothing.
+func (a *API) orderShipment(ctx context.Context, acct, orderID string, body orderShipmentRequest) (shipping.ShipmentRequest, forOrder, error) {
+	o, err := a.findOrder(ctx, acct, orderID)
+	if err != nil {
+		return shipping.ShipmentRequest{}, forOrder{}, err
 	}
 	req, err := ingest.ShipmentRequest(o, body.FulfillmentOrderID, body.ShipmentRequest)
 	if err != nil {
-		return err
+		return req, forOrder{}, err
 	}
-	return a.answerCreate(w, ctx, acct, o.ID, &req)
+	check := req // Validate fills in defaults; create validates req itself
+	if _, err := check.Validate(a.db.Now().UTC()); err != nil {
+		return req, forOrder{}, err
+	}
+	shipments, err := a.db.OrderShipments(ctx, acct, []string{o.ID})
+	if err != nil {
+		return req, forOrder{}, err
+	}
+	if err := shipping.ShipOrder(shipments[o.ID], body.Additional); err != nil {
+		return req, forOrder{}, err
+	}
+	return req, forOrder{id: o.ID, additional: body.Additional}, nil
+}
+
+// forOrder names the order a shipment is made for (none when id is empty), and whether it is
+// another parcel of it, shipped on purpose.
+type forOrder struct {
+	id         string
+	additional bool
 }

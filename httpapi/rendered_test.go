@@ -109,6 +109,10 @@ func TestStoredResponsesMatchFreshRender(t *testing.T) {
 
 	sub := e.subscribe("all", "http://127.0.0.1:1/hook", "LABEL_PURCHASED")
 	open, kept, insured, voided := create(), create(), create(), create()
+	// The stored responses compared hold messages (REGIONALX's REGSL does not carry 20 oz).
+	if body := e.do("GET", "/shipments/"+kept.Data.ID, "all", nil).Body.Bytes(); !bytes.Contains(body, []byte(`"messages":[{"carrier":"REGIONALX"`)) {
+		t.Fatalf("the shipment has no messages to compare: %s", body)
+	}
 	check("create")
 	b := buy(kept, "")
 	check("buy")

@@ -39,6 +39,7 @@ func (a *API) routes() {
 
 	a.handle("POST /manifests", ScopeWriteShipments, a.createManifest)
 	a.handle("GET /manifests", ScopeReadShipments, a.listManifests)
+	a.handle("GET /manifests/pending", ScopeReadShipments, a.pendingManifests)
 	a.handle("GET /manifests/{id}", ScopeReadShipments, a.getManifest)
 
 	a.handle("GET /rate_shopping_profiles", ScopeReadProfiles, a.listProfiles)

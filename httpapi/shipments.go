@@ -80,15 +80,14 @@ func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &req); err != nil {
 		return err
 	}
-	return a.answerCreate(w, r.Context(), accountID(r), "", &req)
+	return a.answerCreate(w, r.Context(), accountID(r), forOrder{}, &req)
 }
 
-// answerCreate creates the shipment req asks for (for the order orderID, if not empty) and
-// answers 201 with it: POST /shipments, and POST /orders/{id}/shipments. With
-// buy_cheapest_rate the cheapest rate is bought in the same call and the answer is the
-// purchased shipment.
-func (a *API) answerCreate(w http.ResponseWriter, ctx context.Context, acct, orderID string, req *shipping.ShipmentRequest) error {
-	s, rendered, err := a.create(ctx, acct, "", orderID, req)
+// answerCreate creates the shipment req asks for (for the order, if one) and answers 201 with
+// it: POST /shipments, and POST /orders/{id}/shipments. With buy_cheapest_rate the cheapest
+// rate is bought in the same call and the answer is the purchased shipment.
+func (a *API) answerCreate(w http.ResponseWriter, ctx context.Context, acct string, order forOrder, req *shipping.ShipmentRequest) error {
+	s, rendered, err := a.create(ctx, acct, "", order, req)
 	if err != nil {
 		return err
 	}
@@ -108,9 +107,9 @@ func (a *API) answerCreate(w http.ResponseWriter, ctx context.Context, acct, ord
 
 // create is the one path every shipment is created by (POST /shipments, orders to labels,
 // batch items): it validates req, quotes its route under its profile, and stores the OPEN
-// shipment with its rates, under id (a new id when empty), for the order orderID if not empty.
-// It returns the shipment and its stored rendering.
-func (a *API) create(ctx context.Context, acct, id, orderID string, req *shipping.ShipmentRequest) (*shipping.Shipment, string, error) {
+// shipment with its rates, under id (a new id when empty), for the order if one. It returns
+// the shipment and its stored rendering.
+func (a *API) create(ctx context.Context, acct, id string, order forOrder, req *shipping.ShipmentRequest) (*shipping.Shipment, string, error) {
 	now := a.db.Now().UTC()
 	shipDate, err := req.Validate(now)
 	if err != nil {
@@ -128,7 +127,7 @@ func (a *API) create(ctx context.Context, acct, id, orderID string, req *shippin
 	if err != nil {
 		return nil, "", err
 	}
-	rates, err := carriers.shopper.Shop(ctx, profile, req.Routed(), shipDate)
+	rates, leftOut, err := carriers.shopper.Shop(ctx, profile, req.Routed(), shipDate)
 	if err != nil {
 		return nil, "", err
 	}
@@ -147,7 +146,8 @@ func (a *API) create(ctx context.Context, acct, id, orderID string, req *shippin
 		ShipDate: req.ShipDate, Origin: *req.Origin, Destination: *req.Destination, ReturnAddress: *req.ReturnAddress,
 		Parcel: *req.Parcel, RateShoppingProfile: profile.Key, RateShoppingStrategy: req.RateShoppingStrategy,
 		LabelFormat: req.LabelFormat, CustomReference1: req.CustomReference1, CustomReference2: req.CustomReference2,
-		CustomsInfo: req.CustomsInfo, IsReturn: req.IsReturn, OrderID: orderID, ShippingRates: rates,
+		CustomsInfo: req.CustomsInfo, IsReturn: req.IsReturn, OrderID: order.id, Additional: order.additional,
+		ShippingRates: rates, Messages: leftOut,
 		CreatedAt: shipping.Timestamp{Time: now}, UpdatedAt: shipping.Timestamp{Time: now}}
 	for i := range s.ShippingRates {
 		s.ShippingRates[i].ID, s.ShippingRates[i].ShipmentID = a.db.NewID(), s.ID

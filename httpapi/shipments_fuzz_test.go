@@ -51,7 +51,7 @@ func FuzzShipmentRequest(f *testing.F) {
 			check("validate", err)
 			return
 		}
-		rates, err := shopper.Shop(context.Background(), profile, &req, day)
+		rates, _, err := shopper.Shop(context.Background(), profile, &req, day)
 		if err != nil {
 			var re *shipping.RateError
 			if !errors.As(err, &re) {

@@ -7,9 +7,12 @@ import (
 )
 
 // OrderShipment is what POST /orders/{id}/shipments (and a batch item naming an order) sends
-// beside the shipment fields: which fulfillment order to ship, the first when empty.
+// beside the shipment fields: which fulfillment order to ship, the first when empty, and
+// whether this is another parcel of an order a label already ships, on purpose
+// (shipping.ShipOrder).
 type OrderShipment struct {
 	FulfillmentOrderID string `json:"fulfillment_order_id"`
+	Additional         bool   `json:"additional"`
 }
 
 // DefaultParcel is the box of an order's shipment when the caller gives no parcel: a small

@@ -31,6 +31,26 @@ const (
 // MaxBatchItems is the most shipments one batch takes.
 const MaxBatchItems = 1000
 
+// MaxItemAttempts is how many times a batch item is worked at most: an item whose work keeps
+// failing (the database, a carrier that does not answer) is FAILED with its last error at the
+// last attempt, and one whose attempts never end (its worker dies each time) after it
+// (DESIGN §16: no error makes a batch item retry forever).
+const MaxItemAttempts = 5
+
+// RetryItem reports whether a batch item whose attempt-th attempt (counting from 1) failed with
+// err is worked again, rather than FAILED now with err: only a failure of the machinery is, and
+// only until MaxItemAttempts; a refusal (Refused: validation, rate shopping, an unknown order, a
+// state or rule that forbids it, tracking numbers used up or taken) fails it at once, as working it
+// again would ask the same again.
+func RetryItem(err error, attempt int) bool {
+	return !Refused(err) && attempt < MaxItemAttempts
+}
+
+// ItemInterrupted reports whether a batch item claimed for the attempts-th time has had its
+// attempts: every earlier one ended without an outcome (its worker died or lost its lease), so
+// this claim fails it rather than work it again.
+func ItemInterrupted(attempts int) bool { return attempts > MaxItemAttempts }
+
 // Batch is a batch of shipments created (and bought) by the batch worker (DESIGN §14).
 type Batch struct {
 	ID          string `json:"id"`
@@ -133,21 +153,6 @@ func BatchRate(rates []Rate, buy string, itemBuysCheapest bool) (Rate, bool) {
 		return best, true
 	}
 	return Rate{}, false
-}
-
-// PrefixFields puts prefix before every field of a validation error: the fields of a batch's
-// item i are shipments[i].<field>, and the item itself shipments[i].
-func PrefixFields(prefix string, fields []FieldError) []FieldError {
-	out := make([]FieldError, len(fields))
-	for i, f := range fields {
-		if f.Field == "" {
-			f.Field = prefix
-		} else {
-			f.Field = prefix + "." + f.Field
-		}
-		out[i] = f
-	}
-	return out
 }
 
 // BatchDocumentFormat is the format of a batch's label document: ZPL when every label is ZPL

@@ -2,6 +2,7 @@ package shipping
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -102,9 +103,48 @@ func TestBatchDocumentFormat(t *testing.T) {
 	}
 }
 
-func TestPrefixFields(t *testing.T) {
-	got := PrefixFields("shipments[3]", []FieldError{{Field: "parcel.weight", Code: "not_positive"}})
-	if len(got) != 1 || got[0].Field != "shipments[3].parcel.weight" || got[0].Code != "not_positive" {
-		t.Errorf("PrefixFields = %+v", got)
+// TestRetryItem: a batch item whose work failed is tried again only for an error of the
+// machinery, and only MaxItemAttempts times in all; a refusal fails it at once.
+func TestRetryItem(t *testing.T) {
+	database := errors.New("database is locked")
+	tests := []struct {
+		name    string
+		err     error
+		attempt int
+		want    bool
+	}{
+		{"database error, first attempt", database, 1, true},
+		{"database error, last but one attempt", database, MaxItemAttempts - 1, true},
+		{"database error, last attempt", database, MaxItemAttempts, false},
+		{"database error, past the last attempt", database, MaxItemAttempts + 1, false},
+		{"wrapped database error", fmt.Errorf("buy: %w", database), 2, true},
+		{"validation", &ValidationError{Fields: []FieldError{{Field: "destination.zip"}}}, 1, false},
+		{"rate shopping", &RateError{Code: CodeNoRates}, 1, false},
+		{"tracking numbers exhausted", fmt.Errorf("carrier X: %w", ErrTrackingNumbersExhausted), 1, false},
+		{"tracking number taken", ErrTrackingNumberTaken, 1, false},
+		{"not found", ErrNotFound, 1, false},
+		{"invalid state", fmt.Errorf("%w: shipment is CANCELLED", ErrInvalidState), 1, false},
+		{"order already shipped", &OrderShippedError{ShipmentIDs: []string{"s1"}}, 1, false},
+		{"refusal of another layer", refusal(true), 1, false},
+		{"failure of another layer", refusal(false), 1, true},
+	}
+	for _, tt := range tests {
+		if got := RetryItem(tt.err, tt.attempt); got != tt.want {
+			t.Errorf("RetryItem(%s, attempt %d) = %v; want %v", tt.name, tt.attempt, got, tt.want)
+		}
+	}
+}
+
+// refusal is an error of another layer that says whether it is a refusal.
+type refusal bool
+
+func (r refusal) Error() string { return "an answer" }
+func (r refusal) Refusal() bool { return bool(r) }
+
+func TestItemInterrupted(t *testing.T) {
+	for attempts, want := range map[int]bool{1: false, MaxItemAttempts: false, MaxItemAttempts + 1: true} {
+		if got := ItemInterrupted(attempts); got != want {
+			t.Errorf("ItemInterrupted(%d) = %v; want %v", attempts, got, want)
+		}
 	}
 }

@@ -17,6 +17,14 @@ type Carrier interface {
 	Void(ctx context.Context, trackingCode string) error
 }
 
+// ServiceQuoter is what a carrier also implements when it can say which of its services it
+// left out of a quote, and why, while quoting others (a service's own weight limit, a parcel
+// past its last weight break): the shipment lists them in its messages (DESIGN §16). Quotes is
+// Rates, with a Reason naming the Service for each service left out.
+type ServiceQuoter interface {
+	Quotes(ctx context.Context, req RateRequest) ([]Quote, []Reason, error)
+}
+
 // PurchaseRequest is what a carrier needs to buy a label. LabelID is unique and stable, so a
 // carrier may derive the tracking code from it.
 type PurchaseRequest struct {

@@ -8,6 +8,10 @@ import (
 	"strings"
 )
 
+// ErrNotFound reports an unknown id, or another account's (never said which). The store
+// returns it for a row it does not find.
+var ErrNotFound = errors.New("not found")
+
 // ErrInvalidState reports an action the shipment's or label's state forbids; wrap it with the
 // reason: fmt.Errorf("%w: shipment is CANCELLED", ErrInvalidState).
 var ErrInvalidState = errors.New("invalid state")
@@ -61,9 +65,11 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
-// Reason is one carrier's reason for not quoting.
+// Reason is why a carrier, or one of its services, gave no rate: a rate error's reasons, and a
+// created shipment's messages (DESIGN §16). Service is empty when the whole carrier gave none.
 type Reason struct {
 	Carrier string `json:"carrier"`
+	Service string `json:"service,omitempty"`
 	Message string `json:"message"`
 }
 
@@ -76,3 +82,30 @@ type RateError struct {
 }
 
 func (e *RateError) Error() string { return e.Message }
+
+// Refused reports whether err refuses what was asked for what it asks — fields that fail
+// validation, no rate for the route, a state or a rule that forbids it, something named that
+// does not exist —, so that asking again, unchanged, is refused again. Failures of the
+// machinery (the database, a carrier that did not answer) are not refusals. An error of a
+// layer above the domain (an API answer) says itself, through a Refusal method.
+func Refused(err error) bool {
+	var v *ValidationError
+	var r *RateError
+	var other interface{ Refusal() bool }
+	switch {
+	case errors.As(err, &v), errors.As(err, &r):
+		return true
+	case errors.As(err, &other):
+		return other.Refusal()
+	}
+	for _, refusal := range refusals {
+		if errors.Is(err, refusal) {
+			return true
+		}
+	}
+	return false
+}
+
+// refusals are the domain's sentinel errors that refuse a request (Refused).
+var refusals = []error{ErrNotFound, ErrInvalidState, ErrLabelManifested, ErrTrackingNumbersExhausted, ErrTrackingNumberTaken,
+	ErrOrderAlreadyShipped}

@@ -46,7 +46,7 @@ func ExampleCarrier() {
 	if err != nil {
 		panic(err)
 	}
-	rates, err := shopper.Shop(context.Background(), profile, req, shipDate)
+	rates, _, err := shopper.Shop(context.Background(), profile, req, shipDate)
 	if err != nil {
 		panic(err)
 	}

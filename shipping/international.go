@@ -168,31 +168,39 @@ func (r *RateRequest) international() bool {
 
 // internationalRates quotes the international services of the card version v for a route
 // abroad: by the country's zone, with the weight breaks, DIM, limits and fuel as at home, and
-// for a DDP shipment only the services with a DDP fee, the fee added to the price.
-func (c *TableCarrier) internationalRates(v *CarrierVersion, req RateRequest) ([]Quote, error) {
+// for a DDP shipment only the services with a DDP fee, the fee added to the price. Like Quotes,
+// it also says why each service it left out while quoting others gave none.
+func (c *TableCarrier) internationalRates(v *CarrierVersion, req RateRequest) ([]Quote, []Reason, error) {
 	card := v.Card
 	zone, ok := card.CountryZones[req.foreignCountry()]
 	if !ok || !slices.ContainsFunc(card.Services, func(s CardService) bool { return s.International }) {
-		return nil, ErrCountryNotServiced
+		return nil, nil, ErrCountryNotServiced
 	}
 	if err := card.checkParcel(req); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fuel := card.FuelPercent(req.ShipDate)
 	billable := BillableWeightOz(req.LengthIn, req.WidthIn, req.HeightIn, req.WeightOz, card.DimFactor)
 	var quotes []Quote
+	var left []Reason
 	noDDP := false
 	for i := range card.Services {
 		s := &card.Services[i]
-		if !s.International || req.WeightOz > s.MaxWeightOz || zone > len(s.TransitDays) {
+		if !s.International {
 			continue
 		}
 		row := slices.IndexFunc(s.WeightBreaksOz, func(b int64) bool { return billable <= b })
-		if row < 0 || zone > len(s.PricesCents[row]) {
+		switch {
+		case req.WeightOz > s.MaxWeightOz:
+			left = append(left, Reason{Carrier: c.code, Service: s.Code, Message: "parcel weighs more than " + formatOz(s.MaxWeightOz)})
 			continue
-		}
-		if req.DDP && s.DDPFeeCents == 0 {
+		case row < 0:
+			left = append(left, Reason{Carrier: c.code, Service: s.Code,
+				Message: fmt.Sprintf("billable weight %d oz is above the service's last weight break, %d oz", billable, s.WeightBreaksOz[len(s.WeightBreaksOz)-1])})
+			continue
+		case req.DDP && s.DDPFeeCents == 0:
 			noDDP = true
+			left = append(left, Reason{Carrier: c.code, Service: s.Code, Message: ErrDDPNotOffered.Error()})
 			continue
 		}
 		q := Quote{Service: s.Code, PostageCents: s.PricesCents[row][zone-1], CountryZone: zone, BillableWeightOz: billable,
@@ -208,11 +216,11 @@ func (c *TableCarrier) internationalRates(v *CarrierVersion, req RateRequest) ([
 	}
 	switch {
 	case len(quotes) > 0:
-		return quotes, nil
+		return quotes, left, nil
 	case noDDP:
-		return nil, ErrDDPNotOffered
+		return nil, nil, ErrDDPNotOffered
 	}
-	return nil, fmt.Errorf("no service carries %d oz (billable)", billable)
+	return nil, nil, fmt.Errorf("no service carries %d oz (billable)", billable)
 }
 
 // SurchargeDDP is the surcharge type of a DDP fee: the duties and taxes the carrier collects
@@ -242,16 +250,16 @@ func (card *Card) checkParcel(req RateRequest) error {
 	return nil
 }
 
-// shopInternational quotes a route abroad under profile p: every carrier of the profile is
-// asked (the profile's coverage, surcharge ZIPs and zones are domestic), and a carrier that
-// cannot serve the country says why in the reasons. Only routes from or to the US are served.
-func (s *Shopper) shopInternational(ctx context.Context, p *Profile, sr *ShipmentRequest, shipDate time.Time) ([]Rate, error) {
-	reasons := make([]Reason, 0, len(p.Carriers))
+// shopInternational quotes a route abroad under profile p, as Shop does: every carrier of the
+// profile is asked (the profile's coverage, surcharge ZIPs and zones are domestic), and a carrier
+// that cannot serve the country says why. Only routes from or to the US are served.
+func (s *Shopper) shopInternational(ctx context.Context, p *Profile, sr *ShipmentRequest, shipDate time.Time) ([]Rate, []Reason, error) {
+	reasons := []Reason{}
 	if sr.Origin.Country != "US" && sr.Destination.Country != "US" {
 		for _, name := range p.Carriers {
 			reasons = append(reasons, Reason{Carrier: name, Message: "serves routes from or to the US only"})
 		}
-		return nil, &RateError{Code: CodeNoRates, Message: "no carrier serves routes between two countries outside the US", Reasons: reasons}
+		return nil, nil, &RateError{Code: CodeNoRates, Message: "no carrier serves routes between two countries outside the US", Reasons: reasons}
 	}
 	req := RateRequest{Origin: *sr.Origin, Destination: *sr.Destination, ShipDate: shipDate.Format(time.DateOnly)}
 	req.LengthIn, req.WidthIn, req.HeightIn, req.WeightOz = sr.Parcel.Inches()
@@ -263,10 +271,10 @@ func (s *Shopper) shopInternational(ctx context.Context, p *Profile, sr *Shipmen
 			reasons = append(reasons, Reason{Carrier: name, Message: "carrier is not available"})
 			continue
 		}
-		quotes, err := c.Rates(ctx, req)
+		quotes, left, err := quote(ctx, c, req)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, nil, ctx.Err()
 			}
 			reasons = append(reasons, Reason{Carrier: name, Message: err.Error()})
 			continue
@@ -274,13 +282,16 @@ func (s *Shopper) shopInternational(ctx context.Context, p *Profile, sr *Shipmen
 		for _, q := range quotes {
 			rates = append(rates, rateOf(name, q, req, shipDate))
 		}
+		for _, l := range left {
+			reasons = append(reasons, Reason{Carrier: name, Service: l.Service, Message: l.Message})
+		}
 	}
 	if len(rates) == 0 {
 		country := req.foreignCountry()
 		if c, ok := customs.LookupCountry(country); ok {
 			country = c.Name
 		}
-		return nil, &RateError{Code: CodeNoRates, Message: "no carrier of the profile can carry the parcel to or from " + country, Reasons: reasons}
+		return nil, nil, &RateError{Code: CodeNoRates, Message: "no carrier of the profile can carry the parcel to or from " + country, Reasons: reasons}
 	}
-	return PickRates(rates, sr.RateShoppingStrategy), nil
+	return PickRates(rates, sr.RateShoppingStrategy), reasons, nil
 }

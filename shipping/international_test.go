@@ -61,7 +61,7 @@ func TestShopInternational(t *testing.T) {
 			if tt.req.RateShoppingProfile != DefaultProfileKey {
 				p = LoadProfile("post", ProfileInput{Name: "p", Carriers: []string{"POSTLINE"}}, time.Time{})
 			}
-			rates, err := shopper.Shop(context.Background(), p, tt.req, day)
+			rates, _, err := shopper.Shop(context.Background(), p, tt.req, day)
 			if tt.code != "" {
 				var re *RateError
 				var got []string

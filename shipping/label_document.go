@@ -17,10 +17,13 @@ import (
 // no database identifiers are printed.
 type LabelDocument struct {
 	From, To     Address // as Shipment.LabelRoute gives them
-	Carrier      string
-	Service      string // the service's name as people read it, e.g. "Ground Advantage"
-	ShipDate     string // YYYY-MM-DD
+	Carrier      string  // the carrier's name as people read it, e.g. "Postline"
+	Service      string  // the service's name as people read it, e.g. "Ground Advantage"
+	ShipDate     string  // YYYY-MM-DD
 	TrackingCode string
+	// Scheme is the tracking number's scheme (SchemeUSPSIMpb, …), "" when not known; it says
+	// what the barcode encodes (LabelBarcode).
+	Scheme string
 	// BillableWeight is the weight the parcel is priced at, e.g. "1 LB 15 OZ"; Weight is the
 	// weight as sent, e.g. "20 OZ"; Dimensions the sides as sent, e.g. "10 x 8 x 4 IN".
 	BillableWeight, Weight, Dimensions string
@@ -35,12 +38,37 @@ type LabelDocument struct {
 	Return bool
 }
 
-// LabelDocumentFor is what the label l of shipment s shows.
-func LabelDocumentFor(s *Shipment, l *Label) LabelDocument {
+// LabelPrinter is what a carrier also implements to have its labels printed as it prints them
+// (DESIGN §16): its display name, its services' names and its tracking numbers' scheme.
+// TableCarrier does. A label of any other carrier shows its code, its service code in words
+// (ServiceName) and a plain Code 128 of its tracking number.
+type LabelPrinter interface {
+	// DisplayName is the carrier's name as people read it ("Postline" for POSTLINE).
+	DisplayName() string
+	// ServiceName is a service's name ("Ground Advantage" for GROUND_ADVANTAGE); ok is false
+	// when the carrier does not name it.
+	ServiceName(code string) (name string, ok bool)
+	// TrackingScheme is the scheme in which the carrier issued trackingCode (SchemeUSPSIMpb, …);
+	// "" when none of its schemes makes such a number.
+	TrackingScheme(trackingCode string) string
+}
+
+// LabelDocumentFor is what the label l of shipment s shows; c is the label's carrier, nil
+// when it is not known.
+func LabelDocumentFor(s *Shipment, l *Label, c Carrier) LabelDocument {
 	from, to := s.LabelRoute()
 	d := LabelDocument{From: from, To: to, Return: s.IsReturn, Carrier: l.Carrier, Service: ServiceName(l.Carrier, l.Service),
 		ShipDate: s.ShipDate, TrackingCode: l.TrackingCode, Weight: FormatWeight(s.Parcel), Dimensions: FormatDimensions(s.Parcel),
 		Customs: s.DeclaresCustoms(), Void: l.Status == LabelVoided}
+	if p, ok := c.(LabelPrinter); ok {
+		if name := p.DisplayName(); name != "" {
+			d.Carrier = name
+		}
+		if name, ok := p.ServiceName(l.Service); ok {
+			d.Service = name
+		}
+		d.Scheme = p.TrackingScheme(l.TrackingCode)
+	}
 	if s.CustomReference1 != nil {
 		d.Reference = *s.CustomReference1
 	}
@@ -51,6 +79,26 @@ func LabelDocumentFor(s *Shipment, l *Label) LabelDocument {
 		d.BillableWeight = FormatOunces(BillableWeightOz(l, w, h, oz, DimFactor))
 	}
 	return d
+}
+
+// gs1RoutingAI is the GS1 application identifier of a USPS routing code: the destination's
+// ZIP code (Publication 199).
+const gs1RoutingAI = "420"
+
+// LabelBarcode is what the barcode of a label encodes, FNC1 as barcode.FNC1. A usps_impb
+// tracking number is GS1-128 as USPS Publication 199 requires: FNC1, the routing code — AI 420
+// and the destination's ZIP5, or its ZIP+4 when given —, FNC1, the 22-digit tracking number
+// (without a US ZIP to route to, FNC1 and the number). Every other number is plain Code 128
+// of itself. Every element of a GS1 text is digits of even length, so the symbol is code set C
+// throughout (the ZPL printer is told so).
+func LabelBarcode(scheme, trackingCode string, to Address) string {
+	if scheme != SchemeUSPSIMpb {
+		return trackingCode
+	}
+	if to.Country != "US" || !validZIPFormat(to.Zip) {
+		return barcode.FNC1 + trackingCode
+	}
+	return barcode.FNC1 + gs1RoutingAI + strings.ReplaceAll(to.Zip, "-", "") + barcode.FNC1 + trackingCode
 }
 
 // Content types of the label formats.
@@ -123,14 +171,15 @@ type labelCanvas interface {
 	fill(x, y, w, h int, white bool)
 	box(x, y, w, h, thick int)
 	line(x1, y1, x2, y2, thick int)
-	// barcode draws Code 128 bars of code (modules as barcode.Modules returns them) with the
-	// first bar at x, module dots per module.
+	// barcode draws Code 128 bars of code (LabelBarcode's; modules as barcode.Modules returns
+	// them) with the first bar at x, module dots per module.
 	barcode(x, y, module, height int, modules []int, code string)
 }
 
 // draw lays the label out on c.
 func (d LabelDocument) draw(c labelCanvas) error {
-	modules, err := barcode.Modules(d.TrackingCode)
+	code := LabelBarcode(d.Scheme, d.TrackingCode, d.To)
+	modules, err := barcode.Modules(code)
 	if err != nil {
 		return fmt.Errorf("label barcode: %w", err)
 	}
@@ -186,7 +235,7 @@ func (d LabelDocument) draw(c labelCanvas) error {
 		total += m
 	}
 	module := max(1, min(maxModuleDots, (width-2*frameWidth)/total))
-	c.barcode((labelWidth-module*(total-2*barcode.QuietZone))/2, barcodeTop, module, barcodeHeight, modules, d.TrackingCode)
+	c.barcode((labelWidth-module*(total-2*barcode.QuietZone))/2, barcodeTop, module, barcodeHeight, modules, code)
 	c.text(x, 1050, w, 34, true, alignCenter, false, GroupTrackingCode(d.TrackingCode))
 	c.fill(left, 1070, width, frameWidth, false)
 

@@ -2,12 +2,15 @@ package shipping
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/xml"
 	"image"
 	"image/png"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -420,15 +423,15 @@ func TestLabelDocumentFor(t *testing.T) {
 		CustomReference1: &ref}
 	l := &Label{ID: "00000000-0000-7000-8000-00000000000c", ShipmentID: s.ID, Status: LabelPreTransit, Carrier: "POSTLINE",
 		Service: "GROUND_ADVANTAGE", TrackingCode: "PL80007652062298081", ShippingRateID: "00000000-0000-7000-8000-00000000000b"}
-	d := LabelDocumentFor(s, l)
-	want := LabelDocument{From: s.ReturnAddress, To: s.Destination, Carrier: "POSTLINE", Service: "Ground Advantage",
-		ShipDate: "2026-11-23", TrackingCode: "PL80007652062298081", BillableWeight: "1 LB 15 OZ", Weight: "20 OZ",
+	d := LabelDocumentFor(s, l, postline(t))
+	want := LabelDocument{From: s.ReturnAddress, To: s.Destination, Carrier: "Postline", Service: "Ground Advantage",
+		ShipDate: "2026-11-23", TrackingCode: "PL80007652062298081", Scheme: SchemeLuhn, BillableWeight: "1 LB 15 OZ", Weight: "20 OZ",
 		Dimensions: "10 x 8 x 4 IN", Reference: "PO-77"}
 	if d != want {
 		t.Errorf("LabelDocumentFor = %+v\nwant %+v", d, want)
 	}
 	l.Status = LabelVoided
-	if !LabelDocumentFor(s, l).Void {
+	if !LabelDocumentFor(s, l, postline(t)).Void {
 		t.Error("LabelDocumentFor a VOIDED label: Void = false; want true")
 	}
 	for _, format := range []string{LabelFormatPDF, LabelFormatZPL} {
@@ -450,6 +453,211 @@ func TestLabelDocumentFor(t *testing.T) {
 			t.Errorf("%s label shows the service code or the origin instead of the return address", format)
 		}
 	}
+}
+
+// postline is the sample carrier POSTLINE.
+func postline(t *testing.T) Carrier {
+	t.Helper()
+	for _, c := range SampleCarriers() {
+		if c.Name() == "POSTLINE" {
+			return c
+		}
+	}
+	t.Fatal("no sample carrier POSTLINE")
+	return nil
+}
+
+// impbCarrier is a carrier whose card issues USPS IMpb numbers: 9261292700768711948021 is its
+// GROUND number of serial 1194802 (DESIGN §11).
+func impbCarrier() *TableCarrier {
+	card := SampleCards()[0]
+	card.Code, card.Name = "USPSGA", "USPS Ground Advantage"
+	card.Services = []CardService{card.Services[0]}
+	card.Services[0].Code = "GROUND"
+	card.Tracking = TrackingScheme{Scheme: SchemeUSPSIMpb, MailerID: "927007687", ServiceTypeCodes: map[string]string{"GROUND": "612"},
+		RangeStart: 1, RangeEnd: 9999999}
+	return NewTableCarrier(card.Code, []*CarrierVersion{{Version: 1, Card: &card}})
+}
+
+// TestLabelPrintedAsTheCarrierPrintsIt: a label shows the carrier's display name and its
+// service's name from the carrier's card, and knows the tracking number's scheme; a carrier
+// without a card (a host's Go carrier, or none known) is shown by its code.
+func TestLabelPrintedAsTheCarrierPrintsIt(t *testing.T) {
+	s := &Shipment{ShipDate: "2026-11-23", Destination: Address{Name: "Jane Doe", Zip: "78701", Country: "US"}}
+	tests := []struct {
+		name                     string
+		c                        Carrier
+		label                    Label
+		carrier, service, scheme string
+	}{
+		{"sample card", postline(t), Label{Carrier: "POSTLINE", Service: "PRIORITY", TrackingCode: "PL80007652062298081"},
+			"Postline", "Priority", SchemeLuhn},
+		{"IMpb card", impbCarrier(), Label{Carrier: "USPSGA", Service: "GROUND", TrackingCode: "9261292700768711948021"},
+			"USPS Ground Advantage", "Ground Advantage", SchemeUSPSIMpb},
+		{"a number no version issues", impbCarrier(), Label{Carrier: "USPSGA", Service: "GROUND", TrackingCode: "9261292700768711948022"},
+			"USPS Ground Advantage", "Ground Advantage", ""},
+		{"carrier not known", nil, Label{Carrier: "ACME", Service: "SAME_DAY", TrackingCode: "AC123"}, "ACME", "Same Day", ""},
+		{"carrier without a card", hostCarrier{}, Label{Carrier: "ACME", Service: "SAME_DAY", TrackingCode: "AC123"}, "ACME", "Same Day", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := LabelDocumentFor(s, &tt.label, tt.c)
+			if d.Carrier != tt.carrier || d.Service != tt.service || d.Scheme != tt.scheme {
+				t.Errorf("LabelDocumentFor(%s) shows %q, %q, scheme %q; want %q, %q, %q", tt.name, d.Carrier, d.Service, d.Scheme,
+					tt.carrier, tt.service, tt.scheme)
+			}
+			z, err := d.ZPL()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(z, []byte("^FD"+tt.carrier+"^FS")) || !bytes.Contains(z, []byte("^FD"+tt.carrier+" TRACKING #^FS")) {
+				t.Errorf("ZPL label of %s does not print %q in its header and above its barcode", tt.name, tt.carrier)
+			}
+		})
+	}
+}
+
+// hostCarrier is a host's Go carrier: no card, no LabelPrinter.
+type hostCarrier struct{ Carrier }
+
+// TestLabelBarcode: a usps_impb number is barcoded GS1-128 with its routing code (USPS
+// Publication 199: FNC1, 420 + ZIP5 or ZIP+4, FNC1, the number); every other number as itself.
+func TestLabelBarcode(t *testing.T) {
+	const impb = "9261292700768711948021"
+	us := func(zip string) Address { return Address{Zip: zip, Country: "US"} }
+	tests := []struct {
+		name, scheme, code string
+		to                 Address
+		want               string
+	}{
+		{"IMpb, ZIP5", SchemeUSPSIMpb, impb, us("78701"), barcode.FNC1 + "42078701" + barcode.FNC1 + impb},
+		{"IMpb, ZIP+4", SchemeUSPSIMpb, impb, us("78701-1234"), barcode.FNC1 + "420787011234" + barcode.FNC1 + impb},
+		{"IMpb, ZIP with leading zero", SchemeUSPSIMpb, impb, us("02134"), barcode.FNC1 + "42002134" + barcode.FNC1 + impb},
+		{"IMpb abroad: no routing code", SchemeUSPSIMpb, impb, Address{Zip: "75001", Country: "FR"}, barcode.FNC1 + impb},
+		{"IMpb without a ZIP", SchemeUSPSIMpb, impb, us(""), barcode.FNC1 + impb},
+		{"UPS 1Z", SchemeUPS1Z, "1Z999AA10123456784", us("78701"), "1Z999AA10123456784"},
+		{"luhn", SchemeLuhn, "PL80007652062298081", us("78701"), "PL80007652062298081"},
+		{"scheme not known", "", impb, us("78701"), impb},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := LabelBarcode(tt.scheme, tt.code, tt.to); got != tt.want {
+				t.Errorf("LabelBarcode(%q, %q, %q) = %q; want %q", tt.scheme, tt.code, tt.to.Zip, got, tt.want)
+			}
+		})
+	}
+}
+
+// impbLabel is the sample label of an IMpb number to ZIP (the destination's).
+func impbLabel(zip string) LabelDocument {
+	d := sampleLabel("9261292700768711948021")
+	d.Carrier, d.Scheme, d.To.Zip, d.To.City, d.To.State = "USPS", SchemeUSPSIMpb, zip, "Austin", "TX"
+	return d
+}
+
+// TestIMpbLabelZPL: the ZPL of an IMpb label has the printer draw GS1-128 as ZPL II writes it
+// (no selected mode, >; code set C, >8 FNC1), and prints the number in groups of four.
+func TestIMpbLabelZPL(t *testing.T) {
+	for zip, want := range map[string]string{
+		"78701":      "^BCN,160,N,N,N,N^FD>;>842078701>89261292700768711948021^FS",
+		"78701-1234": "^BCN,160,N,N,N,N^FD>;>8420787011234>89261292700768711948021^FS",
+	} {
+		z, err := impbLabel(zip).ZPL()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(z, []byte(want)) || !bytes.Contains(z, []byte("^FD9261 2927 0076 8711 9480 21^FS")) {
+			t.Errorf("ZPL of an IMpb label to %s lacks %s or the grouped number:\n%s", zip, want, z)
+		}
+	}
+}
+
+// TestIMpbLabelScansAsGS1 reads the barcode of IMpb labels (PNG, and PDF rendered by pdftoppm)
+// with zbarimg --xml, a scanner other than our own decoder: GS1-128 (the GS1 modifier), the
+// routing code, GS, the tracking number. A plain label's reads without the modifier.
+func TestIMpbLabelScansAsGS1(t *testing.T) {
+	zbar := requireTool(t, "zbarimg")
+	pdftoppm := requireTool(t, "pdftoppm")
+	const impb = "9261292700768711948021"
+	tests := []struct {
+		name string
+		d    LabelDocument
+		gs1  bool
+		data string
+	}{
+		{"ZIP5", impbLabel("78701"), true, "42078701\x1d" + impb},
+		{"ZIP+4", impbLabel("78701-1234"), true, "420787011234\x1d" + impb},
+		{"UPS 1Z", sampleLabel("1Z999AA10123456784"), false, "1Z999AA10123456784"},
+	}
+	for _, tt := range tests {
+		png, err := tt.d.PNG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pdf, err := tt.d.PDF()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{"PNG": filepath.Join(t.TempDir(), "label.png")}
+		if err := os.WriteFile(files["PNG"], png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, files["PDF"] = renderPDF(t, pdftoppm, pdf, 300)
+		for format, file := range files {
+			t.Run(tt.name+"/"+format, func(t *testing.T) {
+				got := scanXML(t, zbar, file)
+				if len(got) != 1 {
+					t.Fatalf("zbarimg --xml read %d symbols; want 1: %+v", len(got), got)
+				}
+				s := got[0]
+				if s.Type != "CODE-128" || s.GS1() != tt.gs1 || s.Data != tt.data {
+					t.Errorf("zbarimg --xml read %s, GS1 %v, %q; want CODE-128, GS1 %v, %q", s.Type, s.GS1(), s.Data, tt.gs1, tt.data)
+				}
+			})
+		}
+	}
+}
+
+// zbarSymbol is one symbol of zbarimg --xml: its data is base64 when it holds a control
+// character (a GS).
+type zbarSymbol struct {
+	Type      string `xml:"type,attr"`
+	Modifiers string `xml:"modifiers,attr"`
+	Data      string
+	RawData   struct {
+		Format string `xml:"format,attr"`
+		Text   string `xml:",chardata"`
+	} `xml:"data"`
+}
+
+// GS1 reports whether zbar read the symbol as GS1 (an FNC1 after its start).
+func (s zbarSymbol) GS1() bool { return slices.Contains(strings.Fields(s.Modifiers), "GS1") }
+
+// scanXML returns the symbols zbarimg --xml reads off an image file.
+func scanXML(t *testing.T, zbar, file string) []zbarSymbol {
+	t.Helper()
+	out, err := exec.Command(zbar, "--xml", "-q", file).Output()
+	if err != nil {
+		t.Fatalf("zbarimg --xml %s: %v (no barcode found?)", filepath.Base(file), err)
+	}
+	var doc struct {
+		Symbols []zbarSymbol `xml:"source>index>symbol"`
+	}
+	if err := xml.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("zbarimg --xml output: %v\n%s", err, out)
+	}
+	for i := range doc.Symbols {
+		s := &doc.Symbols[i]
+		s.Data = s.RawData.Text
+		if s.RawData.Format == "base64" {
+			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s.Data))
+			if err != nil {
+				t.Fatalf("zbarimg --xml data %q: %v", s.Data, err)
+			}
+			s.Data = string(b)
+		}
+	}
+	return doc.Symbols
 }
 
 func TestServiceName(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/waybill/waybill/shipping/barcode"
 	"github.com/waybill/waybill/shipping/pdf"
 )
 
@@ -63,8 +64,15 @@ func (c *zplCanvas) line(x1, y1, x2, y2, thick int) {
 }
 
 func (c *zplCanvas) barcode(x, y, module, height int, _ []int, code string) {
-	// ^BY sets the module width in dots; the printer encodes the code itself.
-	fmt.Fprintf(&c.b, "^BY%d,3,%d\n^FO%d,%d^BCN,%d,N,N,N,A^FD%s^FS\n", module, height, x, y, height, zplText(code))
+	// ^BY sets the module width in dots; the printer encodes the code itself: a plain code in
+	// automatic mode (A); a GS1-128 one, whose elements are digits of even length
+	// (LabelBarcode), in no selected mode (N) as ZPL II writes GS1-128: >; starts code set C
+	// and >8 is FNC1.
+	mode, data := "A", zplText(code)
+	if strings.Contains(code, barcode.FNC1) {
+		mode, data = "N", ">;"+strings.ReplaceAll(code, barcode.FNC1, ">8")
+	}
+	fmt.Fprintf(&c.b, "^BY%d,3,%d\n^FO%d,%d^BCN,%d,N,N,N,%s^FD%s^FS\n", module, height, x, y, height, mode, data)
 }
 
 func abs(v int) int {

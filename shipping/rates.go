@@ -176,8 +176,11 @@ func (s *Shopper) Carrier(name string) (Carrier, bool) {
 // Shop quotes a validated shipment request under profile p: the profile picks the carriers,
 // where they deliver, the zone origin and the route's zone, and area surcharges. It returns
 // the rates (IDs and shipment id unset) ordered by price, then transit days, then carrier and
-// service, filtered by strategy; or a *RateError with each carrier's reason.
-func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shipDate time.Time) ([]Rate, error) {
+// service, filtered by strategy, with leftOut: why each carrier of the profile that gave no
+// rate, or each service a carrier left out while quoting others (a ServiceQuoter's), gave none
+// (empty, not nil, when every one quoted). When no rate is found it returns a *RateError with
+// each carrier's reason.
+func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shipDate time.Time) (rates []Rate, leftOut []Reason, err error) {
 	if sr.International() {
 		return s.shopInternational(ctx, p, sr, shipDate)
 	}
@@ -186,7 +189,7 @@ func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shi
 		for _, name := range p.Carriers {
 			reasons = append(reasons, Reason{Carrier: name, Message: "serves US domestic routes only"})
 		}
-		return nil, &RateError{Code: CodeNoRates, Message: "no carrier serves routes outside the US", Reasons: reasons}
+		return nil, nil, &RateError{Code: CodeNoRates, Message: "no carrier serves routes outside the US", Reasons: reasons}
 	}
 	dest := zip3Index(sr.Destination.Zip)
 	req := RateRequest{Origin: *sr.Origin, Destination: *sr.Destination, ShipDate: shipDate.Format(time.DateOnly)}
@@ -194,12 +197,11 @@ func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shi
 	req.ZoneOrigin = p.ZoneOrigin(zip3Index(sr.Origin.Zip))
 	zone, transit, mapped, ok := p.Zone(zip3Index(sr.Origin.Zip), dest)
 	if !ok {
-		return nil, &RateError{Code: CodeZipNotServiced, Message: "no zone for the route"}
+		return nil, nil, &RateError{Code: CodeZipNotServiced, Message: "no zone for the route"}
 	}
 	req.Zone, req.TransitDays, req.ZoneFromProfile = zone, transit, mapped
 
-	var reasons []Reason
-	var rates []Rate
+	reasons := []Reason{}
 	covered := false
 	for _, name := range p.Carriers {
 		c, ok := s.carriers[name]
@@ -212,10 +214,10 @@ func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shi
 			continue
 		}
 		req.AreaSurcharge, req.AreaSurchargeFromProfile = p.AreaSurcharge(name, sr.Destination.Zip)
-		quotes, err := c.Rates(ctx, req)
+		quotes, left, err := quote(ctx, c, req)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, nil, ctx.Err()
 			}
 			covered = covered || !errors.Is(err, ErrZipNotServiced)
 			reasons = append(reasons, Reason{Carrier: name, Message: err.Error()})
@@ -225,14 +227,27 @@ func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shi
 		for _, q := range quotes {
 			rates = append(rates, rateOf(name, q, req, shipDate))
 		}
+		for _, l := range left {
+			reasons = append(reasons, Reason{Carrier: name, Service: l.Service, Message: l.Message})
+		}
 	}
 	if !covered {
-		return nil, &RateError{Code: CodeZipNotServiced, Message: "no carrier of the profile delivers to " + sr.Destination.Zip, Reasons: reasons}
+		return nil, nil, &RateError{Code: CodeZipNotServiced, Message: "no carrier of the profile delivers to " + sr.Destination.Zip, Reasons: reasons}
 	}
 	if len(rates) == 0 {
-		return nil, &RateError{Code: CodeNoRates, Message: "no carrier can carry the parcel on this route", Reasons: reasons}
+		return nil, nil, &RateError{Code: CodeNoRates, Message: "no carrier can carry the parcel on this route", Reasons: reasons}
 	}
-	return PickRates(rates, sr.RateShoppingStrategy), nil
+	return PickRates(rates, sr.RateShoppingStrategy), reasons, nil
+}
+
+// quote asks c for its quotes, and a ServiceQuoter also for the services it left out (their
+// Carrier is not read: the profile's name for c is).
+func quote(ctx context.Context, c Carrier, req RateRequest) ([]Quote, []Reason, error) {
+	if sq, ok := c.(ServiceQuoter); ok {
+		return sq.Quotes(ctx, req)
+	}
+	quotes, err := c.Rates(ctx, req)
+	return quotes, nil, err
 }
 
 func rateOf(carrier string, q Quote, req RateRequest, shipDate time.Time) Rate {

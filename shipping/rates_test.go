@@ -399,7 +399,8 @@ func TestShop(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Validate: %v", err)
 		}
-		return shopper.Shop(context.Background(), p, sr, day)
+		rates, _, err := shopper.Shop(context.Background(), p, sr, day)
+		return rates, err
 	}
 
 	rates, err := shop(def, shipmentRequest("90058", "CA", "10001", "NY"))
@@ -471,6 +472,58 @@ func TestShop(t *testing.T) {
 	cheapest.RateShoppingStrategy = StrategyCheapest
 	if rates, err := shop(def, cheapest); err != nil || len(rates) != 1 {
 		t.Errorf("Shop(CHEAPEST) = %v, %v; want one rate", rates, err)
+	}
+}
+
+// TestShopLeftOut: a successful quote says why each carrier of the profile that gave no rate
+// gave none, and each service a carrier left out while quoting others, with the same reasons
+// a rate error carries; an empty list when every one quoted, whatever the strategy picks.
+func TestShopLeftOut(t *testing.T) {
+	def := LoadProfile(DefaultProfileKey, DefaultProfile(), time.Time{})
+	withGone := LoadProfile("gone", ProfileInput{Name: "g", Carriers: []string{"POSTLINE", "GONE"}}, time.Time{})
+	shopper := NewShopper(SampleCarriers()...)
+	parcel := func(l, w, h, oz float64) *Parcel {
+		return &Parcel{Length: l, Width: w, Height: h, LengthUnit: "IN", Weight: oz, WeightUnit: "OZ"}
+	}
+	tests := []struct {
+		name     string
+		p        *Profile
+		to, st   string
+		parcel   *Parcel
+		strategy string
+		want     []Reason
+	}{
+		{"every carrier quotes", def, "10001", "NY", parcel(6, 4, 2, 8), StrategyAll, []Reason{}},
+		{"every carrier quotes, cheapest picked", def, "10001", "NY", parcel(6, 4, 2, 8), StrategyCheapest, []Reason{}},
+		{"a service's weight limit", def, "10001", "NY", parcel(10, 8, 4, 20), StrategyAll,
+			[]Reason{{Carrier: "REGIONALX", Service: "REGSL", Message: "parcel weighs more than 1 lb"}}},
+		{"a service's last weight break", def, "10001", "NY", parcel(12, 10, 8, 10), StrategyFastest,
+			[]Reason{{Carrier: "REGIONALX", Service: "REGSL", Message: "billable weight 93 oz is above the service's last weight break, 16 oz"}}},
+		{"coverage", def, "96813", "HI", parcel(6, 4, 2, 8), StrategyAll, []Reason{
+			{Carrier: "SPEEDSHIP", Message: "does not deliver to ZIP3 968 under profile default"},
+			{Carrier: "REGIONALX", Message: "does not deliver to ZIP3 968 under profile default"}}},
+		{"a carrier's weight and length limits", def, "10001", "NY", parcel(40, 10, 10, 960), StrategyCheapest, []Reason{
+			{Carrier: "SPEEDSHIP", Message: "parcel weighs more than 50 lb"},
+			{Carrier: "REGIONALX", Message: "parcel is longer than 36 in"}}},
+		{"a carrier no longer available", withGone, "10001", "NY", parcel(6, 4, 2, 8), StrategyAll,
+			[]Reason{{Carrier: "GONE", Message: "carrier is not available"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sr := shipmentRequest("90058", "CA", tt.to, tt.st)
+			sr.Parcel, sr.RateShoppingStrategy = tt.parcel, tt.strategy
+			day, err := sr.Validate(testDay)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rates, leftOut, err := shopper.Shop(context.Background(), tt.p, sr, day)
+			if err != nil || len(rates) == 0 {
+				t.Fatalf("Shop = %d rates, %v; want rates", len(rates), err)
+			}
+			if leftOut == nil || !slices.Equal(leftOut, tt.want) {
+				t.Errorf("Shop left out %#v; want %#v", leftOut, tt.want)
+			}
+		})
 	}
 }
 
@@ -694,7 +747,7 @@ func BenchmarkQuote(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		rates, err := shopper.Shop(ctx, p, sr, day)
+		rates, _, err := shopper.Shop(ctx, p, sr, day)
 		if err != nil || len(rates) == 0 {
 			b.Fatal(err)
 		}

@@ -57,7 +57,7 @@ func TestReturnQuotedAsReversedRoute(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rates, err := shopper.Shop(t.Context(), p, r.Routed(), day)
+		rates, _, err := shopper.Shop(t.Context(), p, r.Routed(), day)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestReturnLabel(t *testing.T) {
 	l := &Label{Status: LabelPreTransit, Carrier: "POSTLINE", Service: "GROUND_ADVANTAGE", TrackingCode: "PL80007652062298081"}
 	for _, isReturn := range []bool{false, true} {
 		s.IsReturn = isReturn
-		d := LabelDocumentFor(s, l)
+		d := LabelDocumentFor(s, l, nil)
 		wantFrom, wantTo := "Returns Dept", "Jane Doe"
 		if isReturn {
 			wantFrom, wantTo = "Jane Doe", "Returns Dept"

@@ -18,7 +18,10 @@ const (
 // ShipmentStatuses lists every shipment status.
 var ShipmentStatuses = []string{StatusOpen, StatusPurchased, StatusCancelled}
 
-// Shipment is a shipment with its rates and, once bought, its label.
+// Shipment is a shipment with its rates and, once bought, its label. Its Messages are why each
+// carrier, or service, of its profile that gave no rate gave none (Shop's leftOut): empty when
+// all quoted; nil, and absent, for a shipment quoted before they were kept, since what was left
+// out of its quote is not known.
 type Shipment struct {
 	ID                   string    `json:"id"`
 	AccountID            string    `json:"-"`
@@ -35,6 +38,7 @@ type Shipment struct {
 	CustomReference1     *string   `json:"custom_reference_1"`
 	CustomReference2     *string   `json:"custom_reference_2"`
 	ShippingRates        []Rate    `json:"shipping_rates"`
+	Messages             []Reason  `json:"messages,omitzero"`
 	ShippingLabel        *Label    `json:"shipping_label,omitempty"`
 	CreatedAt            Timestamp `json:"created_at"`
 	UpdatedAt            Timestamp `json:"updated_at"`
@@ -46,8 +50,11 @@ type Shipment struct {
 	// shipment's, and the parcel travels back (Route). Absent unless true, so the renderings
 	// stored before returns existed read the same.
 	IsReturn bool `json:"is_return,omitempty"`
-	// OrderID is waybill's id of the imported order the shipment was made for, if any.
-	OrderID string `json:"-"`
+	// OrderID is waybill's id of the imported order the shipment was made for, if any;
+	// Additional marks it another parcel of that order, shipped on purpose ("additional": true),
+	// which ShipOrder lets ship beside the order's other labels.
+	OrderID    string `json:"-"`
+	Additional bool   `json:"-"`
 }
 
 // Address is a postal address (interface 2.4).

@@ -163,9 +163,16 @@ func BillableWeightOz(lengthIn, widthIn, heightIn, weightOz float64, dimFactor i
 // factor, fuel percentage of the date and DAS/EDAS lists (unless the profile has the
 // carrier's surcharges) apply.
 func (c *TableCarrier) Rates(ctx context.Context, req RateRequest) ([]Quote, error) {
+	quotes, _, err := c.Quotes(ctx, req)
+	return quotes, err
+}
+
+// Quotes is Rates, also saying why each service left out while others quote (ServiceQuoter):
+// a parcel above the service's weight limit, or billed above its last weight break.
+func (c *TableCarrier) Quotes(ctx context.Context, req RateRequest) ([]Quote, []Reason, error) {
 	v := InForce(c.versions, req.ShipDate)
 	if v == nil {
-		return nil, fmt.Errorf("no rate card in force on %s", req.ShipDate)
+		return nil, nil, fmt.Errorf("no rate card in force on %s", req.ShipDate)
 	}
 	if req.international() {
 		return c.internationalRates(v, req)
@@ -173,17 +180,17 @@ func (c *TableCarrier) Rates(ctx context.Context, req RateRequest) ([]Quote, err
 	card, x := v.Card, v.idx()
 	dest := zip3Index(req.Destination.Zip)
 	if x.coverage != nil && (dest < 0 || !x.coverage[dest]) {
-		return nil, ErrZipNotServiced
+		return nil, nil, ErrZipNotServiced
 	}
 	zone := req.Zone
 	if chart := x.chart[req.ZoneOrigin]; !req.ZoneFromProfile && chart != nil && dest >= 0 && chart[dest] > 0 {
 		zone = int(chart[dest])
 	}
 	if zone < 1 || zone > 8 {
-		return nil, fmt.Errorf("no zone %d", zone)
+		return nil, nil, fmt.Errorf("no zone %d", zone)
 	}
 	if err := card.checkParcel(req); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	area := req.AreaSurcharge
 	if !req.AreaSurchargeFromProfile {
@@ -206,9 +213,14 @@ func (c *TableCarrier) Rates(ctx context.Context, req RateRequest) ([]Quote, err
 	fuel := card.FuelPercent(req.ShipDate)
 	billable := BillableWeightOz(req.LengthIn, req.WidthIn, req.HeightIn, req.WeightOz, card.DimFactor)
 	var quotes []Quote
+	var left []Reason
 	for i := range card.Services {
 		s := &card.Services[i]
-		if s.International || req.WeightOz > s.MaxWeightOz {
+		if s.International {
+			continue // never quoted at home, nor listed as left out
+		}
+		if req.WeightOz > s.MaxWeightOz {
+			left = append(left, Reason{Carrier: c.code, Service: s.Code, Message: "parcel weighs more than " + formatOz(s.MaxWeightOz)})
 			continue
 		}
 		row := -1
@@ -219,6 +231,8 @@ func (c *TableCarrier) Rates(ctx context.Context, req RateRequest) ([]Quote, err
 			}
 		}
 		if row < 0 {
+			left = append(left, Reason{Carrier: c.code, Service: s.Code,
+				Message: fmt.Sprintf("billable weight %d oz is above the service's last weight break, %d oz", billable, s.WeightBreaksOz[len(s.WeightBreaksOz)-1])})
 			continue
 		}
 		q := Quote{Service: s.Code, PostageCents: s.PricesCents[row][zone-1], Zone: zone, BillableWeightOz: billable,
@@ -236,9 +250,9 @@ func (c *TableCarrier) Rates(ctx context.Context, req RateRequest) ([]Quote, err
 		quotes = append(quotes, q)
 	}
 	if len(quotes) == 0 {
-		return nil, fmt.Errorf("no service carries %d oz (billable)", billable)
+		return nil, nil, fmt.Errorf("no service carries %d oz (billable)", billable)
 	}
-	return quotes, nil
+	return quotes, left, nil
 }
 
 func formatOz(oz float64) string { return fmt.Sprintf("%g lb", oz/16) }
@@ -300,6 +314,28 @@ func (c *TableCarrier) ServiceName(code string) (name string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// DisplayName is the carrier's name as its latest version gives it ("Postline" for POSTLINE), as
+// its labels print it; the code for a carrier without versions.
+func (c *TableCarrier) DisplayName() string {
+	for i := len(c.versions) - 1; i >= 0; i-- {
+		if name := c.versions[i].Card.Name; name != "" {
+			return name
+		}
+	}
+	return c.code
+}
+
+// TrackingScheme is the scheme in which the carrier issued trackingCode: that of its latest
+// version whose scheme makes such a number (ValidTrackingNumber); "" when none does.
+func (c *TableCarrier) TrackingScheme(trackingCode string) string {
+	for i := len(c.versions) - 1; i >= 0; i-- {
+		if t := &c.versions[i].Card.Tracking; t.ValidTrackingNumber(trackingCode) {
+			return t.Scheme
+		}
+	}
+	return ""
 }
 
 // SampleCarriers returns the sample cards as carriers, each at version 1: what a new

@@ -38,35 +38,88 @@ func BatchItemKey(batchID string, index int) string {
 	return fmt.Sprintf("waybill-batch:%s:%d", batchID, index)
 }
 
-// CreateBatch stores a PROCESSING batch and its items (QUEUED, item i with shipmentIDs[i] and
-// bodies[i]) in one transaction. The batch's ID, AccountID, Buy, LabelFormat, Count and
-// CreatedAt must be set.
-func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, shipmentIDs, bodies []string) error {
+// NewBatchItem is an item of a batch being stored: its shipment's id (decided now) and its body
+// as sent; Errors, in the API's error shape, for an item refused when the batch was posted,
+// which is stored FAILED at once (DESIGN §16).
+type NewBatchItem struct {
+	ShipmentID string
+	Body       string
+	Errors     json.RawMessage
+}
+
+// CreateBatch stores a batch and its items in one transaction: the items refused already
+// FAILED with their errors, the others QUEUED for the worker. The batch is PROCESSING while an
+// item is queued; one whose every item was refused is COMPLETED at once, and BATCH_COMPLETED is
+// emitted with payload(batch), as CompleteBatchItem does. The batch's ID, AccountID, Buy,
+// LabelFormat, Count and CreatedAt must be set; its Status, CompletedAt and Items are set as
+// stored, tallied.
+func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, items []NewBatchItem, payload func(*shipping.Batch) any) error {
 	created := Micros(b.CreatedAt.Time)
+	b.Status, b.CompletedAt, b.Items = shipping.BatchProcessing, nil, make([]shipping.BatchItem, len(items))
+	statuses, errs := make([]string, len(items)), make([]sql.NullString, len(items))
+	pending := 0
+	for i, it := range items {
+		b.Items[i] = shipping.BatchItem{Index: i, Status: shipping.ItemQueued}
+		if it.Errors == nil {
+			statuses[i] = shipping.ItemQueued
+			pending++
+			continue
+		}
+		stored, err := itemErrors("", it.Errors)
+		if err != nil {
+			return err
+		}
+		statuses[i], errs[i] = shipping.ItemFailed, stored
+		b.Items[i].Status, b.Items[i].Errors = shipping.ItemFailed, it.Errors
+	}
+	if pending == 0 {
+		b.Status, b.CompletedAt = shipping.BatchCompleted, &b.CreatedAt
+	}
+	b.Tally()
 	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO batches (id, account_id, status, buy, label_format, item_count, pending,
-			created_at) VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`, b.ID, b.AccountID, shipping.BatchProcessing, b.Buy,
-			sql.NullString{String: b.LabelFormat, Valid: b.LabelFormat != ""}, len(bodies), created)
+			created_at, completed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, b.ID, b.AccountID, b.Status, b.Buy,
+			sql.NullString{String: b.LabelFormat, Valid: b.LabelFormat != ""}, len(items), pending, created,
+			sql.NullInt64{Int64: created, Valid: pending == 0})
 		if err != nil {
 			return err
 		}
 		next := 0
-		for _, size := range statementSizes(len(bodies)) {
+		for _, size := range statementSizes(len(items)) {
 			var args []any
 			rows := make([]string, size)
 			for i := range size {
 				n := len(args)
-				rows[i] = fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, 0, 0, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7)
-				args = append(args, b.ID, next, b.AccountID, shipmentIDs[next], bodies[next], shipping.ItemQueued, created)
+				rows[i] = fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, $%d, 0, 0, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
+				args = append(args, b.ID, next, b.AccountID, items[next].ShipmentID, items[next].Body, statuses[next], errs[next], created)
 				next++
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO batch_items (batch_id, position, account_id, shipment_id, body,
-				status, attempts, claimed_until, queued_at) VALUES `+strings.Join(rows, ", "), args...); err != nil {
+				status, errors, attempts, claimed_until, queued_at) VALUES `+strings.Join(rows, ", "), args...); err != nil {
 				return err
 			}
 		}
-		return nil
+		if pending > 0 {
+			return nil
+		}
+		return db.emitEvent(ctx, tx, b.AccountID, "BATCH_COMPLETED", payload(b))
 	})
+}
+
+// itemErrors is the errors column of a FAILED item: its error, and its shipment if it made one.
+func itemErrors(shipmentID string, errs json.RawMessage) (sql.NullString, error) {
+	var shipment *string
+	if shipmentID != "" {
+		shipment = &shipmentID
+	}
+	b, err := json.Marshal(struct {
+		ShipmentID *string         `json:"shipment_id"`
+		Errors     json.RawMessage `json:"errors"`
+	}{shipment, errs})
+	if err != nil {
+		return sql.NullString{}, err
+	}
+	return sql.NullString{String: string(b), Valid: true}, nil
 }
 
 const batchColumns = `id, account_id, status, buy, label_format, item_count, created_at, completed_at`
@@ -333,18 +386,10 @@ func (db *DB) CompleteBatchItem(ctx context.Context, c BatchClaim, o BatchItemOu
 	var errs sql.NullString
 	if o.Status == shipping.ItemFailed {
 		// A failed item's shipment, if it made one, is kept with its error.
-		var shipment *string
-		if o.ShipmentID != "" {
-			shipment = &o.ShipmentID
-		}
-		b, err := json.Marshal(struct {
-			ShipmentID *string         `json:"shipment_id"`
-			Errors     json.RawMessage `json:"errors"`
-		}{shipment, o.Errors})
-		if err != nil {
+		var err error
+		if errs, err = itemErrors(o.ShipmentID, o.Errors); err != nil {
 			return err
 		}
-		errs = sql.NullString{String: string(b), Valid: true}
 	}
 	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()

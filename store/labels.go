@@ -269,11 +269,19 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		// The claim: the shipment must still be OPEN. On PostgreSQL its row stays locked until
 		// the commit, so of two concurrent buyers the second waits, then finds it no longer OPEN.
 		var current []byte
-		err := tx.QueryRowContext(ctx, `SELECT packed FROM shipments WHERE account_id = $1 AND id = $2 AND status = $3`+
-			db.forUpdate(), accountID, shipmentID, shipping.StatusOpen).Scan(&current)
+		var orderID sql.NullString
+		var additional bool
+		err := tx.QueryRowContext(ctx, `SELECT packed, order_id, order_additional FROM shipments
+			WHERE account_id = $1 AND id = $2 AND status = $3`+db.forUpdate(),
+			accountID, shipmentID, shipping.StatusOpen).Scan(&current, &orderID, &additional)
 		open := err == nil
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
+		}
+		if open && orderID.Valid {
+			if err := db.checkOrderShips(ctx, tx, accountID, orderID.String, additional); err != nil {
+				return err
+			}
 		}
 		asRead := open && pre != nil && bytes.Equal(current, stored)
 		if s = read; !asRead {
@@ -384,6 +392,24 @@ func trackingCodeTaken(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "UNIQUE constraint failed: shipping_labels.tracking_code") ||
 		strings.Contains(msg, "23505") && strings.Contains(msg, `"shipping_labels_tracking_code_key"`)
+}
+
+// checkOrderShips applies shipping.ShipOrder to a buy of a shipment made for an order, inside the
+// buy's transaction, so that of two buys for one order that race the second sees the first's
+// label: on PostgreSQL the order's row is locked first (the second buyer waits for the first to
+// commit, and its next statement reads the committed label); SQLite runs one writer at a time.
+func (db *DB) checkOrderShips(ctx context.Context, tx *sql.Tx, accountID, orderID string, additional bool) error {
+	if additional {
+		return nil
+	}
+	if err := db.lock(ctx, tx, `SELECT id FROM orders WHERE account_id = $1 AND id = $2`, accountID, orderID); err != nil {
+		return err
+	}
+	shipments, err := orderShipments(ctx, tx, accountID, []string{orderID})
+	if err != nil {
+		return err
+	}
+	return shipping.ShipOrder(shipments[orderID], false)
 }
 
 // shipmentToBuy reads a shipment with its rates, without its label, its packed value and its

@@ -47,17 +47,20 @@ func (db *DB) CreateManifest(ctx context.Context, accountID, carrier, shipDate s
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// Locks in the order every change to a shipment and its label takes them: the
 		// shipments, then their labels (docs/decisions.md).
+		// The shipments are those manifest.Qualifies can collect a label of: the carrier's,
+		// of the date, bought, and no returns.
 		if err := db.lock(ctx, tx, `SELECT id FROM shipments WHERE account_id = $1 AND carrier = $2 AND ship_date = $3
-			AND status = $4 ORDER BY id`, accountID, carrier, shipDate, shipping.StatusPurchased); err != nil {
+			AND status = $4 AND is_return = $5 ORDER BY id`, accountID, carrier, shipDate, shipping.StatusPurchased, false); err != nil {
 			return err
 		}
 		if err := db.lock(ctx, tx, `SELECT id FROM shipping_labels WHERE account_id = $1 AND carrier = $2 AND status = $3
-			AND manifest_id IS NULL AND shipment_id IN (SELECT id FROM shipments WHERE account_id = $1 AND ship_date = $4)
-			ORDER BY id`, accountID, carrier, shipping.LabelPreTransit, shipDate); err != nil {
+			AND manifest_id IS NULL AND shipment_id IN (SELECT id FROM shipments WHERE account_id = $1 AND ship_date = $4
+			AND is_return = $5) ORDER BY id`, accountID, carrier, shipping.LabelPreTransit, shipDate, false); err != nil {
 			return err
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT `+shipmentColumns+` FROM shipments WHERE account_id = $1 AND carrier = $2
-			AND ship_date = $3 AND status = $4 ORDER BY created_at, id`, accountID, carrier, shipDate, shipping.StatusPurchased)
+			AND ship_date = $3 AND status = $4 AND is_return = $5 ORDER BY created_at, id`,
+			accountID, carrier, shipDate, shipping.StatusPurchased, false)
 		if err != nil {
 			return err
 		}
@@ -148,6 +151,23 @@ func (db *DB) CreateManifest(ctx context.Context, accountID, carrier, shipDate s
 		return db.emitEvent(ctx, tx, accountID, "MANIFEST_CREATED", emitted)
 	})
 	return m, err
+}
+
+// PendingManifests lists, per carrier and ship date, how many of the account's labels wait for
+// a manifest (manifest.Awaits: bought, PRE_TRANSIT, never scanned, in no manifest, no
+// returns), ordered by carrier, then ship date.
+func (db *DB) PendingManifests(ctx context.Context, accountID string, p Page) (List[manifest.Pending], error) {
+	return OffsetList(ctx, db.r, Query[manifest.Pending]{
+		Columns: `l.carrier, s.ship_date, COUNT(*)`,
+		From: `shipping_labels l JOIN shipments s ON s.account_id = l.account_id AND s.id = l.shipment_id
+			WHERE l.account_id = $1 AND l.status = $2 AND l.manifest_id IS NULL AND l.first_carrier_scan_at IS NULL
+			AND s.status = $3 AND s.is_return = $4 GROUP BY l.carrier, s.ship_date`,
+		Args: []any{accountID, shipping.LabelPreTransit, shipping.StatusPurchased, false},
+		Scan: func(rows *sql.Rows) (manifest.Pending, error) {
+			var m manifest.Pending
+			return m, rows.Scan(&m.Carrier, &m.ShipDate, &m.LabelCount)
+		},
+	}, db.bytewise("l.carrier")+", s.ship_date", p)
 }
 
 const manifestColumns = `id, carrier, ship_date, label_ids, label_count, created_at`

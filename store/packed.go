@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -260,7 +261,29 @@ func unpackShipment(b []byte, s *shipping.Shipment) ([]byte, error) {
 	if s.ShippingRates, err = quotesOf(rendering, cents); err != nil {
 		return nil, fmt.Errorf("shipment %s: %w", s.ID, err)
 	}
+	if s.Messages, err = messagesOf(rendering); err != nil {
+		return nil, fmt.Errorf("shipment %s: messages: %w", s.ID, err)
+	}
 	return rendering, nil
+}
+
+// messagesOf reads the messages of a shipment's rendering, kept there alone (billing copies the
+// request part, which they are not part of): nil for a rendering stored before shipments had
+// them, which therefore renders without them again. Only the shipment's own key is named
+// messages, and a quote inside a string is escaped, so `"messages":[` is found only there.
+func messagesOf(rendering []byte) ([]shipping.Reason, error) {
+	const key = `"messages":[`
+	i := bytes.Index(rendering, []byte(key))
+	if i < 0 {
+		return nil, nil
+	}
+	rest := string(rendering[i+len(key):])
+	if ms, ok := fastMessages(rest); ok {
+		return ms, nil
+	}
+	var ms []shipping.Reason
+	err := json.NewDecoder(strings.NewReader("[" + rest)).Decode(&ms)
+	return ms, err
 }
 
 // quotesOf reads the quotes of a shipment's rendering, with the cents packShipment stored.

@@ -117,6 +117,8 @@ func TestPackShipment(t *testing.T) {
 				EstimatedDeliveryDays: 5, PostageCents: 1049, SurchargesCents: 126, TotalCents: 1175, RetailCents: 1469,
 				RateMetadata: shipping.RateMetadata{USPSZone: 8, SurchargesMetadata: []shipping.SurchargeMetadata{}}},
 		}}
+	s.Messages = []shipping.Reason{{Carrier: "SPEEDSHIP", Message: "does not deliver to ZIP3 968 under profile default"},
+		{Carrier: "REGIONALX", Service: "REGSL", Message: "parcel weighs more than 1 lb"}}
 	rendering, err := renderShipment(s)
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +135,8 @@ func TestPackShipment(t *testing.T) {
 	if err != nil || !bytes.Equal(r, rendering) {
 		t.Fatalf("unpackShipment = %.40q…, %v; want the rendering", r, err)
 	}
-	if !reflect.DeepEqual(got.ShippingRates, s.ShippingRates) || got.Origin != s.Origin || got.Parcel != s.Parcel {
+	if !reflect.DeepEqual(got.ShippingRates, s.ShippingRates) || !reflect.DeepEqual(got.Messages, s.Messages) ||
+		got.Origin != s.Origin || got.Parcel != s.Parcel {
 		t.Errorf("unpackShipment read\n %+v\nwant\n %+v", got, s)
 	}
 	if r, err := appendRendering([]byte("x"), packed, 3); err != nil || string(r) != "x"+string(rendering) {
@@ -143,6 +146,52 @@ func TestPackShipment(t *testing.T) {
 		if _, err := unpackShipment(bad, &shipping.Shipment{}); err == nil {
 			t.Errorf("unpackShipment(%.20x…): no error", bad)
 		}
+	}
+}
+
+// A shipment packed before shipments had messages (this value was packed by the code of
+// then) reads without them, and renders again without them: GET shows no messages rather than
+// an empty list, which would claim every carrier quoted.
+func TestPackedShipmentWithoutMessages(t *testing.T) {
+	s := &shipping.Shipment{ID: "s1", Status: shipping.StatusOpen}
+	rendering, err := unpackShipment(mustHex(t, packedBeforeMessages), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Messages != nil || bytes.Contains(rendering, []byte(`"messages"`)) {
+		t.Errorf("a shipment packed before messages reads messages %#v from %s; want none", s.Messages, rendering)
+	}
+	s.ShipDate, s.Origin.Name = "2026-11-23", "A" // what its columns would hold
+	if again, err := renderShipment(s); err != nil || !bytes.Equal(again, rendering) {
+		t.Errorf("renderShipment of it = %s, %v; want its stored rendering %s", again, err, rendering)
+	}
+}
+
+const packedBeforeMessages = "01b508ec020707f004047331119a06084f50454e2d860e14323032362d31312d323321900e024113e60c1231204d61696e2053740def0c0c41757374696e0ff50c0454580bf70c0a3738373031bb01a70ea301a50e25a30e02310da40e02380da40e023433a40e023257a50e319e0e1db9099701980e0472311bab0904733113ad0910504f53544c494e4513b5090c47524f554e4421bb0908392e343755be0908303030312da50669d9090238a902d909219609023205ad0911ff07359602139a08352b23b508026f198716a905f707107dc00e26e60ec012"
+
+// messagesOf reads back what renderShipment wrote, by hand in the common shape and by
+// encoding/json otherwise (escapes, text beyond ASCII, a message naming a key of the shipment).
+func TestMessagesOf(t *testing.T) {
+	tests := map[string][]shipping.Reason{
+		"stored before messages": nil,
+		"every carrier quoted":   {},
+		"plain": {{Carrier: "SPEEDSHIP", Message: "does not deliver to ZIP3 968 under profile default"},
+			{Carrier: "REGIONALX", Service: "REGSL", Message: "parcel weighs more than 1 lb"}},
+		"escaped": {{Carrier: "ACME", Message: `a "quoted" <reason> & é, "messages":[`}, {Carrier: "ACME", Service: "X", Message: `],"created_at":`}},
+	}
+	for name, want := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := boughtShipment()
+			s.Messages = want
+			rendering, err := renderShipment(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := messagesOf(rendering)
+			if err != nil || !reflect.DeepEqual(got, want) || (got == nil) != (want == nil) {
+				t.Errorf("messagesOf(%s) = %#v, %v; want %#v", name, got, err, want)
+			}
+		})
 	}
 }
 
@@ -206,6 +255,7 @@ func boughtShipment() *shipping.Shipment {
 					SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.USD(40)}}, CarrierVersion: 1}})
 		}
 	}
+	s.Messages = []shipping.Reason{{Carrier: "REGIONALX", Service: "REGSL", Message: "parcel weighs more than 1 lb"}}
 	purchased(s, s.ShippingRates[4], "lbl_0a1b2c3d4e5f60718293a4b5", "1Z999AA10123456784", at.UnixMicro(), 0, 0)
 	return s
 }

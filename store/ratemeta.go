@@ -200,6 +200,32 @@ func fastQuotes(s string) ([]shipping.Rate, bool) {
 	return out, true
 }
 
+// fastMessages parses a shipment's messages after their opening bracket, as its rendering has
+// them,
+//
+//	{"carrier":"S","service":"S","message":"S"},…]
+//
+// (service absent for a whole carrier), and reports whether s started with exactly that shape;
+// what follows the array is not read.
+func fastMessages(s string) ([]shipping.Reason, bool) {
+	p := &metaParser{s: s}
+	out := []shipping.Reason{}
+	for !p.take("]") {
+		if len(out) > 0 && !p.take(",") {
+			return nil, false
+		}
+		var m shipping.Reason
+		ok := p.take(`{"carrier":"`) && p.string(&m.Carrier) && p.take(`",`) &&
+			(!p.take(`"service":"`) || p.string(&m.Service) && p.take(`",`)) &&
+			p.take(`"message":"`) && p.string(&m.Message) && p.take(`"}`)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, m)
+	}
+	return out, true
+}
+
 // jsonInt reports whether s is a JSON integer: -?(0|[1-9][0-9]*).
 func jsonInt(s string) bool {
 	s = strings.TrimPrefix(s, "-")

@@ -104,12 +104,17 @@ func TestBoughtRateRefusesAnotherShipmentsRate(t *testing.T) {
 func TestBoughtRendering(t *testing.T) {
 	ref, incoterm := `a "quoted" <ref> & é`, "DDP"
 	cases := map[string]func(s *shipping.Shipment){
-		"plain":      func(s *shipping.Shipment) {},
-		"references": func(s *shipping.Shipment) { s.CustomReference1, s.CustomReference2 = &ref, &ref },
-		"return":     func(s *shipping.Shipment) { s.IsReturn = true },
-		"no quotes":  func(s *shipping.Shipment) { s.ShippingRates = s.ShippingRates[:0] },
-		"hostile id": func(s *shipping.Shipment) { s.ID = `shp_"],"created_at":<&>` },
-		"insured":    func(s *shipping.Shipment) {},
+		"plain":                            func(s *shipping.Shipment) {},
+		"references":                       func(s *shipping.Shipment) { s.CustomReference1, s.CustomReference2 = &ref, &ref },
+		"return":                           func(s *shipping.Shipment) { s.IsReturn = true },
+		"no quotes":                        func(s *shipping.Shipment) { s.ShippingRates = s.ShippingRates[:0] },
+		"hostile id":                       func(s *shipping.Shipment) { s.ID = `shp_"],"created_at":<&>` },
+		"insured":                          func(s *shipping.Shipment) {},
+		"no messages (stored before them)": func(s *shipping.Shipment) { s.Messages = nil },
+		"all quoted":                       func(s *shipping.Shipment) { s.Messages = []shipping.Reason{} },
+		"hostile message": func(s *shipping.Shipment) {
+			s.Messages = []shipping.Reason{{Carrier: "ACME", Message: `x"],"created_at":"` + s.CreatedAt.Format(shipping.TimeLayout) + `"`}}
+		},
 		"customs": func(s *shipping.Shipment) {
 			s.CustomsInfo = &shipping.CustomsInfo{CustomsSigner: `x"],"created_at":"`, Incoterm: &incoterm,
 				CustomsItems: []shipping.CustomsItem{{Description: `],"updated_at":`, OriginCountry: "US", Quantity: 1}}}

@@ -42,11 +42,11 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string,
 	return string(body), db.write(ctx, func(ctx context.Context, w writer) error {
 		_, err := w.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
-			created_at, updated_at, packed, order_id)
-			VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, '', $11, $12, $13, $14)`,
+			created_at, updated_at, packed, order_id, is_return, order_additional)
+			VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, '', $11, $12, $13, $14, $15, $16)`,
 			s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,
 			s.CustomReference1, s.CustomReference2, Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), packed,
-			sql.NullString{String: s.OrderID, Valid: s.OrderID != ""})
+			sql.NullString{String: s.OrderID, Valid: s.OrderID != ""}, s.IsReturn, s.OrderID != "" && s.Additional)
 		return err
 	})
 }
@@ -362,26 +362,37 @@ func (db *DB) UpdateShipmentReferences(ctx context.Context, accountID, id string
 	return db.Shipment(ctx, accountID, id)
 }
 
-// OrderShipmentIDs returns, for each of the account's orders (waybill's ids), the ids of the
-// shipments made for it, oldest first, in one query; an order without any is absent.
-func (db *DB) OrderShipmentIDs(ctx context.Context, accountID string, orderIDs []string) (map[string][]string, error) {
-	out := map[string][]string{}
+// OrderShipments returns, for each of the account's orders (waybill's ids), the shipments made
+// for it with their labels' statuses, oldest first, in one query; an order without any is
+// absent.
+func (db *DB) OrderShipments(ctx context.Context, accountID string, orderIDs []string) (map[string][]shipping.OrderShipment, error) {
+	return orderShipments(ctx, db.r, accountID, orderIDs)
+}
+
+// orderShipments is OrderShipments through q (a transaction, say).
+func orderShipments(ctx context.Context, q querier, accountID string, orderIDs []string) (map[string][]shipping.OrderShipment, error) {
+	out := map[string][]shipping.OrderShipment{}
 	if len(orderIDs) == 0 {
 		return out, nil
 	}
 	args := []any{accountID}
-	rows, err := db.r.QueryContext(ctx, `SELECT order_id, id FROM shipments
-		WHERE account_id = $1 AND order_id IN (`+placeholders(&args, orderIDs)+`) ORDER BY order_id, created_at, id`, args...)
+	rows, err := q.QueryContext(ctx, `SELECT s.order_id, s.id, l.status FROM shipments s
+		LEFT JOIN shipping_labels l ON l.account_id = s.account_id AND l.shipment_id = s.id
+		WHERE s.account_id = $1 AND s.order_id IN (`+placeholders(&args, orderIDs)+`)
+		ORDER BY s.order_id, s.created_at, s.id`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var order, id string
-		if err := rows.Scan(&order, &id); err != nil {
+		var order string
+		var s shipping.OrderShipment
+		var status sql.NullString
+		if err := rows.Scan(&order, &s.ID, &status); err != nil {
 			return nil, err
 		}
-		out[order] = append(out[order], id)
+		s.LabelStatus = status.String
+		out[order] = append(out[order], s)
 	}
 	return out, rows.Err()
 }

@@ -26,8 +26,9 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// ErrNotFound reports a missing row, or a row that belongs to another account.
-var ErrNotFound = errors.New("not found")
+// ErrNotFound reports a missing row, or a row that belongs to another account: the domain's
+// shipping.ErrNotFound, so that the domain's rules know it (shipping.Refused).
+var ErrNotFound = shipping.ErrNotFound
 
 // DB is waybill's database. Writes go through one connection (SQLite has a single writer and
 // every write transaction begins IMMEDIATE); reads use a separate pool.
@@ -165,6 +166,15 @@ func (db *DB) forUpdate() string {
 		return " FOR UPDATE"
 	}
 	return ""
+}
+
+// bytewise is an ORDER BY term that orders a text column by its bytes on both databases:
+// SQLite's default, whereas PostgreSQL follows the database's locale unless told otherwise.
+func (db *DB) bytewise(column string) string {
+	if db.dialect == PostgreSQL {
+		return column + ` COLLATE "C"`
+	}
+	return column
 }
 
 // Close closes both pools.
@@ -359,6 +369,11 @@ func (db *DB) applyMigration(ctx context.Context, conn *sql.Conn, version int, b
 	for _, stmt := range splitStatements(body) {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("%w\n%s", err, stmt)
+		}
+	}
+	if step := migrationSteps[version]; step != nil {
+		if err := step(ctx, tx); err != nil {
+			return err
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,

@@ -1,5 +1,5 @@
 // Package barcode encodes and decodes Code 128 (ISO/IEC 15417) barcodes as module widths, the
-// form a drawing of the bars needs.
+// form a drawing of the bars needs, GS1-128 among them (FNC1).
 package barcode
 
 import (
@@ -24,8 +24,16 @@ var patterns = [107]string{
 	"114131", "311141", "411131", "211412", "211214", "211232", "2331112",
 }
 
+// FNC1 stands for the function character FNC1 in the text Encode and Modules take and Decode
+// returns. First in the text, right after the start symbol, it makes the symbol GS1-128 (a
+// scanner reports the GS1 modifier); later, it ends a variable-length GS1 element string (a
+// scanner reports it as GS, 0x1D). The byte 0xF1 is not printable ASCII, so it stands for
+// nothing else.
+const FNC1 = "\xf1"
+
 // Symbol values with a special meaning.
 const (
+	fnc1   = 102 // FNC1, in every code set
 	codeC  = 99  // switch to code set C (in B)
 	codeB  = 100 // switch to code set B (in C)
 	codeA  = 101 // switch to code set A (in B and C)
@@ -39,14 +47,15 @@ const (
 const QuietZone = 10
 
 // Encode returns the Code 128 symbol values for s, start and check symbols included, stop
-// excluded. s must be printable ASCII (space to DEL). Digit runs use code set C (two digits a
-// symbol) where that makes the code shorter; everything else uses code set B.
+// excluded. s must be printable ASCII (space to DEL), and FNC1. Digit runs use code set C (two
+// digits a symbol) where that makes the code shorter; everything else uses code set B. FNC1 is
+// the same symbol in every code set, so a digit run that ends at one ends as at the end of s.
 func Encode(s string) ([]int, error) {
 	if s == "" {
 		return nil, errors.New("barcode: empty text")
 	}
 	for i := 0; i < len(s); i++ {
-		if s[i] < 32 || s[i] > 127 {
+		if (s[i] < 32 || s[i] > 127) && s[i] != FNC1[0] {
 			return nil, fmt.Errorf("barcode: byte %#x at %d is not printable ASCII", s[i], i)
 		}
 	}
@@ -57,13 +66,23 @@ func Encode(s string) ([]int, error) {
 		}
 		return n
 	}
+	ends := func(i int) bool { return i == len(s) || s[i] == FNC1[0] }
+	first := 0
+	for first < len(s) && s[first] == FNC1[0] {
+		first++
+	}
 	var vals []int
 	set := startB
-	if n := digits(0); n >= 4 || n == len(s) && n%2 == 0 {
+	if n := digits(first); n >= 4 || n >= 2 && n%2 == 0 && ends(first+n) {
 		set = startC
 	}
 	vals = append(vals, set)
 	for i := 0; i < len(s); {
+		if s[i] == FNC1[0] {
+			vals = append(vals, fnc1)
+			i++
+			continue
+		}
 		if set == startC {
 			if digits(i) >= 2 {
 				vals = append(vals, int(s[i]-'0')*10+int(s[i+1]-'0'))
@@ -73,8 +92,9 @@ func Encode(s string) ([]int, error) {
 			vals, set = append(vals, codeB), startB
 		}
 		// In set B a run of digits is worth switching for when it is long enough to pay for
-		// the switch: 4 digits ending the text, else 6. An odd run keeps its first digit in B.
-		if n := digits(i); n >= 6 || n >= 4 && i+n == len(s) {
+		// the switch: 4 digits ending the text (or at an FNC1), else 6. An odd run keeps its
+		// first digit in B.
+		if n := digits(i); n >= 6 || n >= 4 && ends(i+n) {
 			if n%2 == 1 {
 				vals = append(vals, int(s[i])-32)
 				i++
@@ -115,7 +135,7 @@ func Modules(s string) ([]int, error) {
 
 // Decode reads the text back from bar and space widths in modules (as Modules returns them,
 // or measured off an image and rounded), checking the start, check and stop symbols. It reads
-// code sets B and C, and A for its printable characters.
+// code sets B and C, A for its printable characters, and FNC1 (as FNC1) in any of them.
 func Decode(widths []int) (string, error) {
 	if len(widths) < 6*3+7 || (len(widths)-7)%6 != 0 {
 		return "", fmt.Errorf("barcode: %d bars and spaces do not make a Code 128 symbol", len(widths))
@@ -153,6 +173,8 @@ func Decode(widths []int) (string, error) {
 	var out strings.Builder
 	for _, v := range vals[1:] {
 		switch {
+		case v == fnc1:
+			out.WriteString(FNC1)
 		case set == startC && v < 100:
 			fmt.Fprintf(&out, "%02d", v)
 		case set != startC && v < 96:

@@ -53,6 +53,15 @@ func TestEncode(t *testing.T) {
 		{"123", []int{startB, 17, 18, 19, (104 + 17 + 2*18 + 3*19) % 103}},
 		// Leading digits then letters: start C, switch to B.
 		{"1234AB", []int{startC, 12, 34, codeB, 33, 34, (105 + 12 + 2*34 + 3*100 + 4*33 + 5*34) % 103}},
+		// GS1-128 of a USPS IMpb with its routing code (Publication 199): start C, FNC1, 420 and
+		// the ZIP, FNC1, the tracking number, all in code set C.
+		{FNC1 + "42078701" + FNC1 + "9261292700768711948021",
+			[]int{startC, fnc1, 42, 7, 87, 1, fnc1, 92, 61, 29, 27, 0, 76, 87, 11, 94, 80, 21, 47}},
+		{FNC1 + "420787011234" + FNC1 + "9261292700768711948021",
+			[]int{startC, fnc1, 42, 7, 87, 1, 12, 34, fnc1, 92, 61, 29, 27, 0, 76, 87, 11, 94, 80, 21, 69}},
+		// FNC1 is the same symbol in code set B; a digit run ending at one may use set C.
+		{FNC1 + "ABC", []int{startB, fnc1, 33, 34, 35, (104 + 102 + 2*33 + 3*34 + 4*35) % 103}},
+		{FNC1 + "1234" + FNC1 + "A", []int{startC, fnc1, 12, 34, fnc1, codeB, 33, (105 + 102 + 2*12 + 3*34 + 4*102 + 5*100 + 6*33) % 103}},
 	}
 	for _, tt := range tests {
 		got, err := Encode(tt.in)
@@ -63,7 +72,7 @@ func TestEncode(t *testing.T) {
 }
 
 func TestEncodeRejects(t *testing.T) {
-	for _, s := range []string{"", "tab\there", "café"} {
+	for _, s := range []string{"", "tab\there", "café", "\xf0", "GS\x1dseparator"} {
 		if got, err := Encode(s); err == nil {
 			t.Errorf("Encode(%q) = %v, nil; want an error", s, got)
 		}
@@ -74,6 +83,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, s := range []string{
 		"PJJ123C", "1Z999AA10123456784", "WBAX00000000000123456789", "9400111899223344556677",
 		"a", "00", "000", "Hello, World! ~{}|", "12ab34cd5678ef", "X1234567Y12",
+		FNC1 + "42078701" + FNC1 + "9261292700768711948021", FNC1, FNC1 + FNC1, "AB" + FNC1 + "123", FNC1 + "1" + FNC1 + "23",
 	} {
 		m, err := Modules(s)
 		if err != nil {
@@ -117,6 +127,8 @@ func TestDecodeRejects(t *testing.T) {
 func FuzzRoundTrip(f *testing.F) {
 	f.Add("PJJ123C")
 	f.Add("0123456789")
+	f.Add(FNC1 + "42078701" + FNC1 + "9261292700768711948021")
+	f.Add("AB" + FNC1 + "12345" + FNC1)
 	f.Fuzz(func(t *testing.T, s string) {
 		m, err := Modules(s)
 		if err != nil {

@@ -48,10 +48,28 @@ type Line struct {
 
 // Qualifies reports whether a manifest of carrier and shipDate collects the label l of shipment
 // s: a label of that carrier on a shipment of that date that is still the shipper's to hand
-// over — PRE_TRANSIT, never scanned, not voided, and in no manifest yet.
+// over — PRE_TRANSIT, never scanned, not voided, and in no manifest yet — and that leaves with
+// the shipper: a return label enters the mail stream from the customer, so it never does
+// (DESIGN §16), and stays voidable until its first scan. This is the one statement of the
+// rule; the store's queries (the close-out, the pending count) select exactly these labels,
+// which its tests check against this function.
 func Qualifies(s *shipping.Shipment, l *shipping.Label, carrier, shipDate string) bool {
-	return s != nil && l != nil && s.Status == shipping.StatusPurchased && s.ShipDate == shipDate &&
-		l.Carrier == carrier && l.Status == shipping.LabelPreTransit && !l.Scanned() && l.ManifestID == nil
+	return Awaits(s, l) && s.ShipDate == shipDate && l.Carrier == carrier
+}
+
+// Awaits reports whether label l of shipment s waits for a manifest of its carrier and its
+// shipment's ship date: whether one would collect it (Qualifies).
+func Awaits(s *shipping.Shipment, l *shipping.Label) bool {
+	return s != nil && l != nil && !s.IsReturn && s.Status == shipping.StatusPurchased &&
+		l.Status == shipping.LabelPreTransit && !l.Scanned() && l.ManifestID == nil
+}
+
+// Pending is how many labels of one carrier and ship date wait for a manifest
+// (GET /manifests/pending).
+type Pending struct {
+	Carrier    string `json:"carrier"`
+	ShipDate   string `json:"ship_date"`
+	LabelCount int    `json:"label_count"`
 }
 
 // LineFor is the manifest line of label l of shipment s.
@@ -112,14 +130,18 @@ type Request struct {
 }
 
 // Validate checks the request and fills in its default: ship_date today (YYYY-MM-DD, UTC).
-// Any date is accepted, past ones included: a day is closed out after it ends too.
-func (r *Request) Validate(today string) error {
+// The carrier must be one known reports the deployment has, by its exact code: a typo'd or
+// miscased code is refused, never taken for a carrier with nothing to close (DESIGN §16). Any
+// date is accepted, past ones included: a day is closed out after it ends too.
+func (r *Request) Validate(today string, known func(code string) bool) error {
 	var v shipping.ValidationError
 	switch {
 	case r.Carrier == "":
 		v.Add("carrier", "required", "is required")
 	case len(r.Carrier) > 64:
 		v.Add("carrier", "too_long", "must be at most 64 characters")
+	case !known(r.Carrier):
+		v.Add("carrier", "unknown", "is not a carrier of this deployment (codes are case-sensitive)")
 	}
 	if r.ShipDate == "" {
 		r.ShipDate = today

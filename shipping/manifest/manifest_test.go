@@ -46,12 +46,19 @@ func TestQualifies(t *testing.T) {
 		{"voided", shipment(shipping.StatusCancelled, "2026-11-22"), label(func(l *shipping.Label) { l.Status = shipping.LabelVoided }), false},
 		{"delivered", shipment(shipping.StatusPurchased, "2026-11-22"), label(func(l *shipping.Label) { l.Status = shipping.LabelDelivered }), false},
 		{"no label", shipment(shipping.StatusOpen, "2026-11-22"), nil, false},
+		{"return label", returnShipment(shipment(shipping.StatusPurchased, "2026-11-22")), label(nil), false},
 	}
 	for _, tt := range tests {
 		if got := Qualifies(tt.s, tt.l, "SWIFTSHIP", "2026-11-22"); got != tt.want {
 			t.Errorf("Qualifies(%s) = %v; want %v", tt.name, got, tt.want)
 		}
 	}
+}
+
+// returnShipment marks s a return: its label enters the mail stream from the customer.
+func returnShipment(s *shipping.Shipment) *shipping.Shipment {
+	s.IsReturn = true
+	return s
 }
 
 func TestLineFor(t *testing.T) {
@@ -190,26 +197,34 @@ func BenchmarkRender1000(b *testing.B) {
 	}
 }
 
+// TestRequestValidate: a close-out names a carrier the deployment has, by its exact code (a
+// typo or another case is unknown), and a date.
 func TestRequestValidate(t *testing.T) {
+	known := func(code string) bool { return code == "SWIFTSHIP" || code == "USPSGA" }
 	tests := []struct {
 		req      Request
 		wantDate string
-		fields   string
+		fields   string // field:code, …
 	}{
 		{Request{Carrier: "SWIFTSHIP"}, "2026-11-22", ""},
 		{Request{Carrier: "SWIFTSHIP", ShipDate: "2026-11-20"}, "2026-11-20", ""},
-		{Request{}, "2026-11-22", "carrier"},
-		{Request{Carrier: strings.Repeat("X", 65)}, "2026-11-22", "carrier"},
-		{Request{Carrier: "SWIFTSHIP", ShipDate: "2026-13-01"}, "2026-13-01", "ship_date"},
-		{Request{Carrier: "SWIFTSHIP", ShipDate: "tomorrow"}, "tomorrow", "ship_date"},
+		{Request{Carrier: "USPSGA"}, "2026-11-22", ""},
+		{Request{}, "2026-11-22", "carrier:required"},
+		{Request{Carrier: strings.Repeat("X", 65)}, "2026-11-22", "carrier:too_long"},
+		{Request{Carrier: "uspsga"}, "2026-11-22", "carrier:unknown"},
+		{Request{Carrier: "USPSG"}, "2026-11-22", "carrier:unknown"},
+		{Request{Carrier: "USPSGA "}, "2026-11-22", "carrier:unknown"},
+		{Request{Carrier: "NO_SUCH_CARRIER", ShipDate: "tomorrow"}, "tomorrow", "carrier:unknown,ship_date:invalid"},
+		{Request{Carrier: "SWIFTSHIP", ShipDate: "2026-13-01"}, "2026-13-01", "ship_date:invalid"},
+		{Request{Carrier: "SWIFTSHIP", ShipDate: "tomorrow"}, "tomorrow", "ship_date:invalid"},
 	}
 	for _, tt := range tests {
 		r := tt.req
-		err := r.Validate("2026-11-22")
+		err := r.Validate("2026-11-22", known)
 		var fields []string
 		if ve, ok := err.(*shipping.ValidationError); ok {
 			for _, f := range ve.Fields {
-				fields = append(fields, f.Field)
+				fields = append(fields, f.Field+":"+f.Code)
 			}
 		}
 		if got := strings.Join(fields, ","); got != tt.fields || r.ShipDate != tt.wantDate {

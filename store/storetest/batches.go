@@ -29,11 +29,11 @@ func testClaimBatchItemsConcurrently(t *testing.T) {
 	for i, acct := range append(accounts, accounts[0]) {
 		b := &shipping.Batch{ID: db.NewID(), AccountID: acct.ID, Buy: shipping.BatchBuyNone, Count: perBatch,
 			CreatedAt: shipping.Timestamp{Time: time.Now()}}
-		ids, bodies := make([]string, perBatch), make([]string, perBatch)
+		items := make([]store.NewBatchItem, perBatch)
 		for j := range perBatch {
-			ids[j], bodies[j] = db.NewID(), fmt.Sprintf(`{"n": %d}`, j)
+			items[j] = store.NewBatchItem{ShipmentID: db.NewID(), Body: fmt.Sprintf(`{"n": %d}`, j)}
 		}
-		if err := db.CreateBatch(ctx, b, ids, bodies); err != nil {
+		if err := db.CreateBatch(ctx, b, items, nil); err != nil {
 			t.Fatalf("CreateBatch %d: %v", i, err)
 		}
 		batches = append(batches, b.ID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -190,5 +191,118 @@ func testClaimPollsConcurrently(t *testing.T) {
 	}
 	if accts, err := db.PollAccounts(ctx, []string{"ACME"}, now.Add(2*time.Minute), time.Hour, 10); err != nil || len(accts) != 1 {
 		t.Errorf("accounts due after the claims ran out: %v, %v; want the one", accts, err)
+	}
+}
+
+// testManifestSelection holds the store's queries to the one statement of which labels a
+// manifest takes (manifest.Qualifies, manifest.Awaits): over labels of every kind — outbound,
+// return, voided, scanned, manifested, OPEN, of two carriers, two dates and two accounts —
+// PendingManifests counts exactly the labels manifest.Awaits accepts, per carrier and date in
+// that order, and CreateManifest collects exactly those manifest.Qualifies accepts.
+func testManifestSelection(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	acct := newAccount(t, db)
+	other, err := db.CreateAccount(ctx, "other", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	var shipments []*shipping.Shipment
+	buy := func(accountID, carrier, shipDate string, isReturn bool) *shipping.Shipment {
+		t.Helper()
+		s := testShipment(db, accountID, now)
+		s.ShipDate, s.IsReturn = shipDate, isReturn
+		for i := range s.ShippingRates {
+			s.ShippingRates[i].Carrier = carrier
+		}
+		if _, err := db.CreateShipment(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		bought, _, _, err := db.BuyLabel(ctx, accountID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil,
+			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
+				return "TRK-" + s.ID, nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if accountID == acct.ID {
+			shipments = append(shipments, bought)
+		}
+		return bought
+	}
+	for _, carrier := range []string{"ACME", "ZED"} {
+		for _, date := range []string{"2026-11-22", "2026-11-23"} {
+			buy(acct.ID, carrier, date, false)
+			buy(acct.ID, carrier, date, false)
+			buy(acct.ID, carrier, date, true)
+		}
+	}
+	buy(other.ID, "ACME", "2026-11-22", false)
+	voided := buy(acct.ID, "ACME", "2026-11-22", false)
+	if _, err := db.CancelShipment(ctx, acct.ID, voided.ID, func(context.Context, *shipping.Label) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	scanned := buy(acct.ID, "ACME", "2026-11-22", false)
+	if _, _, err := db.AddCarrierTrackingEvent(ctx, "ACME", scanned.ShippingLabel.TrackingCode, shipping.TrackingEvent{
+		Status: shipping.LabelInTransit, Message: "scan", OccurredAt: shipping.Timestamp{Time: now.Add(time.Minute)}, Source: "carrier"}); err != nil {
+		t.Fatal(err)
+	}
+	open := testShipment(db, acct.ID, now)
+	if _, err := db.CreateShipment(ctx, open); err != nil {
+		t.Fatal(err)
+	}
+	shipments = append(shipments, open)
+	if _, err := db.CreateManifest(ctx, acct.ID, "ZED", "2026-11-23", nil); err != nil {
+		t.Fatal(err)
+	}
+
+	// Every shipment as it stands now, with its label.
+	current := func() []*shipping.Shipment {
+		t.Helper()
+		ids := make([]string, len(shipments))
+		for i, s := range shipments {
+			ids[i] = s.ID
+		}
+		got, err := db.Shipments(ctx, acct.ID, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	var want []manifest.Pending
+	for _, s := range current() {
+		if !manifest.Awaits(s, s.ShippingLabel) {
+			continue
+		}
+		if n := len(want); n > 0 && want[n-1].Carrier == s.ShippingLabel.Carrier && want[n-1].ShipDate == s.ShipDate {
+			want[n-1].LabelCount++
+			continue
+		}
+		want = append(want, manifest.Pending{Carrier: s.ShippingLabel.Carrier, ShipDate: s.ShipDate, LabelCount: 1})
+	}
+	l, err := db.PendingManifests(ctx, acct.ID, store.Page{Number: 1, Size: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPending := []manifest.Pending{{Carrier: "ACME", ShipDate: "2026-11-22", LabelCount: 2},
+		{Carrier: "ACME", ShipDate: "2026-11-23", LabelCount: 2}, {Carrier: "ZED", ShipDate: "2026-11-22", LabelCount: 2}}
+	if !slices.Equal(l.Items, want) || !slices.Equal(want, wantPending) || l.Total != len(want) {
+		t.Errorf("PendingManifests = %v (total %d); manifest.Awaits counts %v; want %v", l.Items, l.Total, want, wantPending)
+	}
+
+	before := current()
+	m, err := db.CreateManifest(ctx, acct.ID, "ACME", "2026-11-22", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qualified []string
+	for _, s := range before {
+		if manifest.Qualifies(s, s.ShippingLabel, "ACME", "2026-11-22") {
+			qualified = append(qualified, s.ShippingLabel.ID)
+		}
+	}
+	if got := slices.Sorted(slices.Values(m.ShippingLabelIDs)); !slices.Equal(got, slices.Sorted(slices.Values(qualified))) || len(got) != 2 {
+		t.Errorf("CreateManifest collected %v; manifest.Qualifies takes %v (2 labels)", got, qualified)
 	}
 }

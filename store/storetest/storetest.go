@@ -67,6 +67,8 @@ var tests = []struct {
 	{"TrackingNumberTaken", testTrackingNumberTaken},
 	{"TrackingRangeOverlap", testTrackingRangeOverlap},
 	{"ManifestsRaceChanges", testManifestsRaceChanges},
+	{"ManifestSelection", testManifestSelection},
+	{"OrderShipsOnce", testOrderShipsOnce},
 	{"CarrierTrackingEvent", testCarrierTrackingEvent},
 	{"ClaimPollsConcurrently", testClaimPollsConcurrently},
 }

@@ -28,6 +28,8 @@ func commands() []command {
 		{name: "carrier list", synopsis: "", summary: "print every stored carrier as JSON, one line each: its version in force today and its services", define: defineCarrierList},
 		{name: "carrier put", synopsis: "CARD.json [-dry-run]", summary: "store a carrier's card (with its \"code\") as its new version; prints the version", define: defineCarrierPut},
 		{name: "carrier prices", synopsis: "CODE SERVICE GRID.csv [-effective-from D] [-dry-run]", summary: "store a new version with one service's prices from a CSV grid (weight_oz|weight_lb,zone_1,…,zone_8)", define: defineCarrierPrices},
+		{name: "inspect shipment", synopsis: "ID", summary: "print a shipment's stored record as JSON, straight from the database: request, quotes in cents, label, tracking events", define: defineInspectShipment},
+		{name: "export shipments", synopsis: "[-since D]", summary: "print the stored record of every shipment (created on or after D, a date or RFC 3339 time), one JSON object per line", define: defineExportShipments},
 		{name: "help", synopsis: "[COMMAND]", summary: "print the usage of every command, or of one", define: defineHelp},
 	}
 }
@@ -109,6 +111,48 @@ func defineAccountShow(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 				return err
 			}
 			return json.NewEncoder(e.stdout).Encode(accountView(a))
+		})
+	}
+}
+
+func defineInspectShipment(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 1 {
+			return errUsage("inspect shipment")
+		}
+		return e.withDB(ctx, *db, func(db *store.DB) error {
+			r, err := db.ShipmentRecord(ctx, args[0])
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("no shipment has the id %q", args[0])
+			}
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(r)
+		})
+	}
+}
+
+func defineExportShipments(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	since := fs.String("since", "", "only shipments created on or after this date (YYYY-MM-DD, UTC) or time (RFC 3339)")
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 0 {
+			return errUsage("export shipments")
+		}
+		var from time.Time
+		if *since != "" {
+			var err error
+			if from, err = time.Parse(time.DateOnly, *since); err != nil {
+				if from, err = time.Parse(time.RFC3339Nano, *since); err != nil {
+					return fmt.Errorf("-since %q is neither a date (YYYY-MM-DD) nor an RFC 3339 time", *since)
+				}
+			}
+		}
+		return e.withDB(ctx, *db, func(db *store.DB) error {
+			enc := json.NewEncoder(e.stdout)
+			return db.ExportShipments(ctx, from, func(r *store.Record) error { return enc.Encode(r) })
 		})
 	}
 }

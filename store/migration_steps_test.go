@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// TestMarkReturns: migration 025's Go step marks the return shipments stored before it — packed,
+// and stored before migration 024 (the request column) — and only them, over more than one
+// batch of rows.
+func TestMarkReturns(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	acct, err := db.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := shipping.Address{Name: "A", Street1: "1 Main St", City: "Austin", State: "TX", Zip: "78701", Country: "US"}
+	want := map[string]bool{}
+	for i := range markReturnsBatch + 3 {
+		s := &shipping.Shipment{ID: db.NewID(), AccountID: acct.ID, Status: shipping.StatusOpen, ShipDate: "2026-11-22",
+			Origin: addr, Destination: addr, ReturnAddress: addr, RateShoppingProfile: "default", RateShoppingStrategy: "ALL",
+			LabelFormat: "PDF", IsReturn: i%7 == 3, ShippingRates: []shipping.Rate{},
+			CreatedAt: shipping.Timestamp{Time: time.Now()}, UpdatedAt: shipping.Timestamp{Time: time.Now()}}
+		if _, err := db.CreateShipment(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		want[s.ID] = s.IsReturn
+	}
+	// As before migration 025: no shipment marked; and one return and one outbound shipment as
+	// stored before migration 024, their requests unpacked.
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE shipments SET is_return = $1`, false); err != nil {
+			return err
+		}
+		for _, legacy := range []struct {
+			id  string
+			req string
+		}{
+			{"legacy-return", `{"origin":{},"destination":{},"return_address":{},"parcel":{},"is_return":true}`},
+			{"legacy-outbound", `{"origin":{},"destination":{},"return_address":{},"parcel":{}}`},
+		} {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, ship_date, rate_shopping_profile,
+				rate_shopping_strategy, label_format, request, created_at, updated_at) VALUES ($1, $2, $3, '', '2026-11-22', 'default',
+				'ALL', 'PDF', $4, 0, 0)`, legacy.id, acct.ID, shipping.StatusOpen, legacy.req); err != nil {
+				return err
+			}
+			want[legacy.id] = legacy.id == "legacy-return"
+		}
+		return markReturns(ctx, tx)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT id, is_return FROM shipments`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id string
+		var isReturn bool
+		if err := rows.Scan(&id, &isReturn); err != nil {
+			t.Fatal(err)
+		}
+		if n++; isReturn != want[id] {
+			t.Errorf("shipment %s: is_return %v; want %v", id, isReturn, want[id])
+		}
+	}
+	if err := rows.Err(); err != nil || n != len(want) {
+		t.Errorf("%d shipments read (%v); want %d", n, err, len(want))
+	}
+}
+
+// TestMarkReturnsDamaged: a packed value that does not read fails the migration, naming its
+// shipment, rather than mark a return outbound.
+func TestMarkReturnsDamaged(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	acct, err := db.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := shipping.Address{Name: "A", Street1: "1 Main St", City: "Austin", State: "TX", Zip: "78701", Country: "US"}
+	s := &shipping.Shipment{ID: db.NewID(), AccountID: acct.ID, Status: shipping.StatusOpen, ShipDate: "2026-11-22",
+		Origin: addr, Destination: addr, ReturnAddress: addr, RateShoppingProfile: "default", RateShoppingStrategy: "ALL",
+		LabelFormat: "PDF", IsReturn: true, ShippingRates: []shipping.Rate{},
+		CreatedAt: shipping.Timestamp{Time: time.Now()}, UpdatedAt: shipping.Timestamp{Time: time.Now()}}
+	if _, err := db.CreateShipment(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var packed []byte
+		if err := tx.QueryRowContext(ctx, `SELECT packed FROM shipments WHERE id = $1`, s.ID).Scan(&packed); err != nil {
+			return err
+		}
+		packed[len(packed)-1] ^= 0x20
+		if _, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1 WHERE id = $2`, packed, s.ID); err != nil {
+			return err
+		}
+		return markReturns(ctx, tx)
+	})
+	if err == nil || !strings.Contains(err.Error(), s.ID) {
+		t.Errorf("markReturns over a damaged value = %v; want an error naming shipment %s", err, s.ID)
+	}
+}

@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// Record is a shipment as the database holds it, for an auditor (`waybill inspect shipment`,
+// `waybill export shipments`): what was asked (the request), every quote with the cents the
+// API does not show, the label bought and its tracking events. It is read from the rows, every
+// packed value checked on the way, never from a stored answer.
+type Record struct {
+	ID                   string             `json:"id"`
+	AccountID            string             `json:"account_id"`
+	OrderID              string             `json:"order_id,omitempty"`
+	Status               string             `json:"status"`
+	Brand                string             `json:"brand"`
+	ShipDate             string             `json:"ship_date"`
+	RateShoppingProfile  string             `json:"rate_shopping_profile"`
+	RateShoppingStrategy string             `json:"rate_shopping_strategy"`
+	LabelFormat          string             `json:"label_format"`
+	CustomReference1     *string            `json:"custom_reference_1"`
+	CustomReference2     *string            `json:"custom_reference_2"`
+	Request              RecordRequest      `json:"request"`
+	Quotes               []RecordQuote      `json:"quotes"`
+	Label                *RecordLabel       `json:"label"`
+	CreatedAt            shipping.Timestamp `json:"created_at"`
+	UpdatedAt            shipping.Timestamp `json:"updated_at"`
+}
+
+// RecordRequest is what the shipment was created with.
+type RecordRequest struct {
+	Origin        shipping.Address      `json:"origin"`
+	Destination   shipping.Address      `json:"destination"`
+	ReturnAddress shipping.Address      `json:"return_address"`
+	Parcel        shipping.Parcel       `json:"parcel"`
+	CustomsInfo   *shipping.CustomsInfo `json:"customs_info"`
+	IsReturn      bool                  `json:"is_return"`
+}
+
+// RecordQuote is one quote of the shipment, in cents.
+type RecordQuote struct {
+	ID                    string                `json:"id"`
+	Carrier               string                `json:"carrier"`
+	Service               string                `json:"service"`
+	Currency              string                `json:"currency"`
+	PostageCents          int64                 `json:"postage_cents"`
+	SurchargesCents       int64                 `json:"surcharges_cents"`
+	TotalCents            int64                 `json:"total_cents"`
+	RetailCents           int64                 `json:"retail_cents"`
+	EstimatedDeliveryDate shipping.Timestamp    `json:"estimated_delivery_date"`
+	EstimatedDeliveryDays int                   `json:"estimated_delivery_days"`
+	RateMetadata          shipping.RateMetadata `json:"rate_metadata"`
+}
+
+// RecordLabel is the label bought, with the money and dates the API does not show.
+type RecordLabel struct {
+	ID                 string                   `json:"id"`
+	Status             string                   `json:"status"`
+	Substatus          *string                  `json:"substatus"`
+	TrackingCode       string                   `json:"tracking_code"`
+	Carrier            string                   `json:"carrier"`
+	Service            string                   `json:"service"`
+	ShippingRateID     string                   `json:"shipping_rate_id"`
+	InsuredCents       int64                    `json:"insured_cents"`
+	InsuranceCents     int64                    `json:"insurance_cents"`
+	ManifestID         *string                  `json:"manifest_id"`
+	FirstCarrierScanAt *shipping.Timestamp      `json:"first_carrier_scan_at"`
+	DeliveredAt        *shipping.Timestamp      `json:"delivered_at"`
+	CreatedAt          shipping.Timestamp       `json:"created_at"`
+	UpdatedAt          shipping.Timestamp       `json:"updated_at"`
+	Events             []shipping.TrackingEvent `json:"events"`
+}
+
+// ShipmentRecord reads the record of the shipment with the id, whichever account it is of.
+func (db *DB) ShipmentRecord(ctx context.Context, id string) (*Record, error) {
+	var acct string
+	err := db.r.QueryRowContext(ctx, `SELECT account_id FROM shipments WHERE id = $1`, id).Scan(&acct)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return db.record(ctx, acct, id)
+}
+
+// exportPage is how many shipments ExportShipments reads per query.
+const exportPage = 200
+
+// ExportShipments calls each with the record of every shipment created at or after since:
+// account by account (oldest account first), each account's oldest shipment first, reading a
+// page at a time through the account's index on (created_at, id).
+func (db *DB) ExportShipments(ctx context.Context, since time.Time, each func(*Record) error) error {
+	accts, err := db.accountIDs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, acct := range accts {
+		created, id := since.UnixMicro(), ""
+		for {
+			ids, last, err := db.exportPage(ctx, acct, created, id)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				r, err := db.record(ctx, acct, id)
+				if err != nil {
+					return err
+				}
+				if err := each(r); err != nil {
+					return err
+				}
+			}
+			if len(ids) < exportPage {
+				break
+			}
+			created, id = last, ids[len(ids)-1]
+		}
+	}
+	return nil
+}
+
+// accountIDs lists every account's id, oldest first.
+func (db *DB) accountIDs(ctx context.Context) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id FROM accounts ORDER BY created_at, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// exportPage lists the ids of the account's shipments after (created, id), and the created_at
+// of the last.
+func (db *DB) exportPage(ctx context.Context, acct string, created int64, id string) (ids []string, last int64, err error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, created_at FROM shipments WHERE account_id = $1
+		AND (created_at > $2 OR (created_at = $2 AND id > $3)) ORDER BY created_at, id LIMIT $4`, acct, created, id, exportPage)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id, &last); err != nil {
+			return nil, 0, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, last, rows.Err()
+}
+
+// record reads one of the account's shipments as its Record.
+func (db *DB) record(ctx context.Context, acct, id string) (*Record, error) {
+	s, err := db.Shipment(ctx, acct, id)
+	if err != nil {
+		return nil, err
+	}
+	var order sql.NullString
+	if err := db.r.QueryRowContext(ctx, `SELECT order_id FROM shipments WHERE id = $1`, id).Scan(&order); err != nil {
+		return nil, err
+	}
+	r := &Record{ID: s.ID, AccountID: s.AccountID, OrderID: order.String, Status: s.Status, Brand: s.Brand,
+		ShipDate: s.ShipDate, RateShoppingProfile: s.RateShoppingProfile, RateShoppingStrategy: s.RateShoppingStrategy,
+		LabelFormat: s.LabelFormat, CustomReference1: s.CustomReference1, CustomReference2: s.CustomReference2,
+		Request: RecordRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn},
+		Quotes:  []RecordQuote{}, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+	for _, q := range s.ShippingRates {
+		r.Quotes = append(r.Quotes, RecordQuote{q.ID, q.Carrier, q.Service, q.Price.Currency, q.PostageCents,
+			q.SurchargesCents, q.TotalCents, q.RetailCents, q.EstimatedDeliveryDate, q.EstimatedDeliveryDays, q.RateMetadata})
+	}
+	if l := s.ShippingLabel; l != nil {
+		events, err := trackingEvents(ctx, db.r, acct, l.ID)
+		if err != nil {
+			return nil, err
+		}
+		r.Label = &RecordLabel{ID: l.ID, Status: l.Status, Substatus: l.Substatus, TrackingCode: l.TrackingCode,
+			Carrier: l.Carrier, Service: l.Service, ShippingRateID: l.ShippingRateID, InsuredCents: l.InsuredCents,
+			InsuranceCents: l.InsuranceCents, ManifestID: l.ManifestID, FirstCarrierScanAt: l.FirstCarrierScanAt,
+			DeliveredAt: l.DeliveredAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, Events: events}
+	}
+	return r, nil
+}
