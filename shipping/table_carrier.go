@@ -174,6 +174,9 @@ func (c *TableCarrier) Quotes(ctx context.Context, req RateRequest) ([]Quote, []
 	if v == nil {
 		return nil, nil, fmt.Errorf("no rate card in force on %s", req.ShipDate)
 	}
+	if req.international() {
+		return c.internationalRates(v, req)
+	}
 	card, x := v.Card, v.idx()
 	dest := zip3Index(req.Destination.Zip)
 	if x.coverage != nil && (dest < 0 || !x.coverage[dest]) {
@@ -186,22 +189,8 @@ func (c *TableCarrier) Quotes(ctx context.Context, req RateRequest) ([]Quote, []
 	if zone < 1 || zone > 8 {
 		return nil, nil, fmt.Errorf("no zone %d", zone)
 	}
-	sides := [3]float64{req.LengthIn, req.WidthIn, req.HeightIn}
-	for _, f := range [...]float64{sides[0], sides[1], sides[2], req.WeightOz} {
-		// Also rejects NaN and absurd sizes, which would overflow the billable weight.
-		if !(f > 0 && f < 1e6) {
-			return nil, nil, errors.New("parcel dimensions and weight must be positive")
-		}
-	}
-	longest := max(sides[0], sides[1], sides[2])
-	girth := 2 * (sides[0] + sides[1] + sides[2] - longest)
-	switch {
-	case req.WeightOz > card.MaxWeightOz:
-		return nil, nil, fmt.Errorf("parcel weighs more than %s", formatOz(card.MaxWeightOz))
-	case longest > card.MaxLengthIn:
-		return nil, nil, fmt.Errorf("parcel is longer than %g in", card.MaxLengthIn)
-	case longest+girth > card.MaxGirthIn:
-		return nil, nil, fmt.Errorf("parcel's length plus girth exceeds %g in", card.MaxGirthIn)
+	if err := card.checkParcel(req); err != nil {
+		return nil, nil, err
 	}
 	area := req.AreaSurcharge
 	if !req.AreaSurchargeFromProfile {
@@ -227,6 +216,9 @@ func (c *TableCarrier) Quotes(ctx context.Context, req RateRequest) ([]Quote, []
 	var left []Reason
 	for i := range card.Services {
 		s := &card.Services[i]
+		if s.International {
+			continue // never quoted at home, nor listed as left out
+		}
 		if req.WeightOz > s.MaxWeightOz {
 			left = append(left, Reason{Carrier: c.code, Service: s.Code, Message: "parcel weighs more than " + formatOz(s.MaxWeightOz)})
 			continue

@@ -178,6 +178,9 @@ func (db *DB) PutPriceGrid(ctx context.Context, code, service, effectiveFrom str
 		if inForce.Service(service) == nil {
 			return nil, ErrNotFound
 		}
+		if err := inForce.CheckGrid(service, prices); err != nil {
+			return nil, err
+		}
 		card := inForce.WithGrid(service, breaks, prices, effectiveFrom)
 		return card, card.Validate(code)
 	})
