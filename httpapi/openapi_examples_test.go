@@ -278,9 +278,12 @@ func TestOpenAPIRules(t *testing.T) {
 		return map[string]any{"customs_items": items, "customs_signer": signer}
 	}
 	item := map[string]any{"description": "T-shirt", "quantity": 1, "value": 10, "weight": 5, "weight_unit": "OZ", "origin_country": "US"}
+	hsItem := with(item, "harmonized_system_code", "6109.10")
+	toronto := map[string]any{"name": "Marie Tremblay", "street1": "100 Queen St W", "city": "Toronto", "state": "ON", "zip": "M5H 2N2", "country": "CA"}
 	for _, tc := range []struct {
 		name, route string
-		query       string // a query string; or, without it, the body field at path set to value
+		query       string         // a query string; or, without it, the body field at path set to value
+		with        map[string]any // members set in the example first
 		path        []any
 		value       any
 		code, field string // the error's code, and the field (or parameter) it names
@@ -335,6 +338,37 @@ func TestOpenAPIRules(t *testing.T) {
 			code: "validation_failed", field: "carriers.0", fieldCode: "unknown_carrier"},
 		{name: "carrier code with a control character", route: "PUT /admin/rate_shopping_profiles/{key}", path: []any{"carriers"},
 			value: []any{"POSTLINE\x01"}, code: "validation_failed", field: "carriers.0", fieldCode: "unknown_carrier"},
+		{name: "international without customs_info", route: "POST /shipments", with: map[string]any{"destination": toronto},
+			path: []any{"customs_info"}, value: nil, code: "validation_failed", field: "customs_info", fieldCode: "required", described: true},
+		{name: "country outside ISO 3166", route: "POST /shipments", path: []any{"destination", "country"}, value: "XX",
+			code: "validation_failed", field: "destination.country", fieldCode: "invalid", described: true},
+		{name: "province missing in Canada", route: "POST /shipments", with: map[string]any{"customs_info": customs([]any{hsItem}, "Jane Doe")},
+			path: []any{"destination"}, value: without(toronto, "state"), code: "validation_failed", field: "destination.state",
+			fieldCode: "required", described: true},
+		{name: "postal code not Canada's", route: "POST /shipments", with: map[string]any{"customs_info": customs([]any{hsItem}, "Jane Doe")},
+			path: []any{"destination"}, value: with(toronto, "zip", "12345"), code: "validation_failed", field: "destination.zip",
+			fieldCode: "invalid", described: true},
+		{name: "HS code missing abroad", route: "POST /shipments", with: map[string]any{"destination": toronto},
+			path: []any{"customs_info"}, value: customs([]any{item}, "Jane Doe"), code: "validation_failed",
+			field: "customs_info.customs_items[0].harmonized_system_code", fieldCode: "required", described: true},
+		{name: "HS code not digits", route: "POST /shipments", path: []any{"customs_info"},
+			value: customs([]any{with(item, "harmonized_system_code", "61A9.10")}, "Jane Doe"), code: "validation_failed",
+			field: "customs_info.customs_items[0].harmonized_system_code"},
+		{name: "customs description too long abroad", route: "POST /shipments", with: map[string]any{"destination": toronto},
+			path: []any{"customs_info"}, value: customs([]any{with(hsItem, "description", strings.Repeat("T", 101))}, "Jane Doe"),
+			code: "validation_failed", field: "customs_info.customs_items[0].description", fieldCode: "too_long", described: true},
+		{name: "customs items heavier than the parcel", route: "POST /shipments", with: map[string]any{"destination": toronto},
+			path: []any{"customs_info"}, value: customs([]any{with(hsItem, "weight", 100)}, "Jane Doe"), code: "validation_failed",
+			field: "customs_info.customs_items", fieldCode: "too_heavy", described: true},
+		{name: "no AES ITN over $2,500", route: "POST /shipments", with: map[string]any{"destination": toronto},
+			path: []any{"customs_info"}, value: customs([]any{with(hsItem, "value", 3000)}, "Jane Doe"), code: "validation_failed",
+			field: "customs_info.aes_itn", fieldCode: "required", described: true},
+		{name: "AES ITN malformed", route: "POST /shipments", path: []any{"customs_info"},
+			value: with(customs([]any{item}, "Jane Doe"), "aes_itn", "AES 123"), code: "validation_failed", field: "customs_info.aes_itn"},
+		{name: "country zone for the US", route: "PUT /admin/carriers/{code}", path: []any{"country_zones"}, value: map[string]any{"US": 1},
+			code: "validation_failed", field: "country_zones.US"},
+		{name: "country zone key in lower case", route: "PUT /admin/carriers/{code}", path: []any{"country_zones"}, value: map[string]any{"ca": 1},
+			code: "validation_failed", field: "country_zones.ca"},
 		{name: "order shipment without an origin", route: "POST /orders/{id}/shipments", path: []any{"origin"}, value: nil,
 			code: "validation_failed", field: "origin"},
 	} {
@@ -350,10 +384,14 @@ func TestOpenAPIRules(t *testing.T) {
 				a = c.send(o.op, o.method, target+"?"+tc.query, nil)
 			} else {
 				f := bodyField{path: tc.path}
+				base := jsonClone(example(o.op)).(map[string]any)
+				for k, v := range tc.with {
+					base[k] = v
+				}
 				if tc.value == nil {
-					body = deleteField(example(o.op), tc.path)
+					body = deleteField(base, tc.path)
 				} else {
-					body = f.within(example(o.op), tc.value)
+					body = f.within(base, tc.value)
 				}
 				if tc.path[0] == "shipments" {
 					f.item = 2 // a batch item is judged alone
@@ -370,7 +408,7 @@ func TestOpenAPIRules(t *testing.T) {
 				t.Errorf("%s: %.400s; want field %s with code %s", tc.name, a.body, tc.field, tc.fieldCode)
 			}
 			// The document refuses it too.
-			if problem := c.documentRefuses(o, tc.query, tc.path, body, tc.fieldCode, tc.described); problem != "" {
+			if problem := c.documentRefuses(o, tc.query, tc.path, body, tc.field, tc.fieldCode, tc.described); problem != "" {
 				t.Errorf("%s %s: the server refuses it (%s), yet the document %s", o.method, o.pattern, a.Errors.Code, problem)
 			}
 		})
@@ -379,7 +417,7 @@ func TestOpenAPIRules(t *testing.T) {
 
 // documentRefuses returns "" when the document refuses what a rule case sends, else what it
 // does instead.
-func (c *contract) documentRefuses(o operation, query string, path []any, body []byte, fieldCode string, described bool) string {
+func (c *contract) documentRefuses(o operation, query string, path []any, body []byte, field, fieldCode string, described bool) string {
 	if query != "" {
 		q, _ := url.ParseQuery(query)
 		if len(q) > 1 {
@@ -425,15 +463,37 @@ func (c *contract) documentRefuses(o operation, query string, path []any, body [
 		}
 		return ""
 	}
-	for _, f := range c.v.bodyFields(schema, nil, 0) {
-		if f.name() == pathName(path) {
-			if d, _ := f.schema["description"].(string); strings.Contains(d, fieldCode) {
-				return ""
-			}
-			return fmt.Sprintf("does not name %s in %s's description", fieldCode, f.name())
+	// The field the answer names (customs_info.customs_items[0].description), step by step.
+	var steps []any
+	for _, seg := range strings.Split(strings.NewReplacer("[", ".", "]", "").Replace(field), ".") {
+		if i, err := strconv.Atoi(seg); err == nil {
+			steps = append(steps, i)
+		} else {
+			steps = append(steps, seg)
 		}
 	}
-	return "has no field " + pathName(path)
+	var raw any = schema
+	for _, step := range steps {
+		s := c.v.objectOf(raw)
+		if _, ok := step.(int); ok {
+			raw = s["items"]
+			continue
+		}
+		props, _ := s["properties"].(map[string]any)
+		if raw = props[step.(string)]; raw == nil {
+			return "has no field " + field
+		}
+	}
+	// The description beside a $ref, or the referred schema's.
+	d, _ := raw.(map[string]any)["description"].(string)
+	if s, _ := c.v.resolve(raw).(map[string]any); s != nil {
+		d2, _ := s["description"].(string)
+		d += " " + d2
+	}
+	if !strings.Contains(d, "code "+fieldCode) {
+		return fmt.Sprintf("does not name code %s in %s's description", fieldCode, field)
+	}
+	return ""
 }
 
 // fieldHasCode reports whether an error answer's fields give field the code.
@@ -451,6 +511,20 @@ func fieldHasCode(body, field, code string) bool {
 		}
 	}
 	return false
+}
+
+// with is a copy of m with k set to v.
+func with(m map[string]any, k string, v any) map[string]any {
+	out := jsonClone(m).(map[string]any)
+	out[k] = v
+	return out
+}
+
+// without is a copy of m without k.
+func without(m map[string]any, k string) map[string]any {
+	out := jsonClone(m).(map[string]any)
+	delete(out, k)
+	return out
 }
 
 // deleteField is v (a decoded body) without the member at path.

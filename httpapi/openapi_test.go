@@ -422,7 +422,7 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 		switch k {
 		case "type", "properties", "required", "additionalProperties", "items", "enum", "oneOf", "format",
 			"minimum", "maximum", "exclusiveMinimum", "minItems", "maxItems", "minLength", "maxLength", "pattern",
-			"not", "const", "multipleOf", itemsFailAlone:
+			"not", "const", "multipleOf", "propertyNames", "uniqueItems", itemsFailAlone:
 		default:
 			if !slices.Contains(annotations, k) {
 				bad("schema keyword %q is not supported by the validator", k)
@@ -474,6 +474,13 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 				}
 			}
 		}
+		if names, ok := s["propertyNames"]; ok {
+			for k := range x {
+				for _, problem := range v.validate(names, k, path) {
+					bad("property name %q: %s", k, problem)
+				}
+			}
+		}
 		for k, val := range x {
 			if ps, ok := props[k]; ok {
 				problems = append(problems, v.validate(ps, val, path+"."+k)...)
@@ -494,6 +501,13 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 		}
 		if n, ok := s["maxItems"].(json.Number); ok && int64(len(x)) > mustInt(n) {
 			bad("%d items; want at most %s", len(x), n)
+		}
+		if s["uniqueItems"] == true {
+			for i := range x {
+				if slices.ContainsFunc(x[:i], func(y any) bool { return jsonEqual(x[i], y) }) {
+					bad("item %d repeats an earlier one", i)
+				}
+			}
 		}
 		if items, ok := s["items"]; ok && s[itemsFailAlone] != true {
 			for i, it := range x {
@@ -608,6 +622,8 @@ func TestSchemaValidator(t *testing.T) {
 				"maybe": map[string]any{"oneOf": []any{map[string]any{"$ref": "#/components/schemas/Thing"}, map[string]any{"type": "null"}}},
 				"fee":   map[string]any{"type": "integer", "not": map[string]any{"const": json.Number("0")}},
 				"usd":   map[string]any{"type": "number", "multipleOf": json.Number("0.01")},
+				"zones": map[string]any{"type": "object", "propertyNames": map[string]any{"pattern": "^[A-Z]{2}$", "not": map[string]any{"const": "US"}}},
+				"zips":  map[string]any{"type": "array", "uniqueItems": true},
 			}},
 	}}}
 	v := &schemaValidator{root: root}
@@ -634,6 +650,9 @@ func TestSchemaValidator(t *testing.T) {
 		{`{"id": "00000000-0000-7000-8000-000000000001", "fee": -5, "usd": 99.95}`, 0},
 		{`{"id": "00000000-0000-7000-8000-000000000001", "fee": 0}`, 1},
 		{`{"id": "00000000-0000-7000-8000-000000000001", "usd": 0.015}`, 1},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "zones": {"CA": 1}, "zips": ["1", "2"]}`, 0},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "zones": {"US": 1, "ca": 2}}`, 2},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "zips": ["1", "2", "1"]}`, 1},
 		{`[]`, 1},
 	} {
 		value, err := decodeJSONNumbers([]byte(tc.doc))
