@@ -3,22 +3,40 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
 // example is the documented example of the operation's JSON request body (for text/csv, its
-// text), or nil.
+// text): its example, or the first of its named examples; nil for none.
 func example(op map[string]any) any {
+	if all := examples(op); len(all) > 0 {
+		return all[0]
+	}
+	return nil
+}
+
+// examples are every documented example of the operation's request body: its example, or its
+// named examples in the order of their names.
+func examples(op map[string]any) []any {
 	rb, _ := op["requestBody"].(map[string]any)
 	content, _ := rb["content"].(map[string]any)
 	for _, media := range content {
-		if ex, ok := media.(map[string]any)["example"]; ok {
-			return ex
+		media := media.(map[string]any)
+		if ex, ok := media["example"]; ok {
+			return []any{ex}
 		}
+		named, _ := media["examples"].(map[string]any)
+		var out []any
+		for _, name := range slices.Sorted(maps.Keys(named)) {
+			out = append(out, named[name].(map[string]any)["value"])
+		}
+		return out
 	}
 	return nil
 }
@@ -108,16 +126,16 @@ func TestOpenAPIExamples(t *testing.T) {
 			continue
 		}
 		posted[route] = false
-		ex := example(o.op)
-		if ex == nil {
+		if example(o.op) == nil {
 			t.Errorf("%s: the request body has no example", route)
 			continue
 		}
-		value, _ := decodeJSONNumbers(mustJSON(ex))
-		for _, problem := range c.v.validate(schema, value, "") {
-			t.Errorf("%s: example: %s", route, problem)
-		}
-		if s := c.v.resolve(schema).(map[string]any); s != nil {
+		for _, ex := range examples(o.op) {
+			value, _ := decodeJSONNumbers(mustJSON(ex))
+			for _, problem := range c.v.validate(schema, value, "") {
+				t.Errorf("%s: example: %s", route, problem)
+			}
+			s := c.v.resolve(schema).(map[string]any)
 			props, _ := s["properties"].(map[string]any)
 			for name, p := range props {
 				if p, _ := c.v.resolve(p).(map[string]any); p[itemsFailAlone] == true {
@@ -136,6 +154,7 @@ func TestOpenAPIExamples(t *testing.T) {
 		t.FailNow()
 	}
 	answers := map[string][]byte{} // route → the answer to its example
+	targets := map[string]string{} // route → where its example went
 	// post sends route's example (or body, when given) to target, and wants a 2xx.
 	post := func(route, target string, body []byte, headers ...string) []byte {
 		t.Helper()
@@ -157,6 +176,7 @@ func TestOpenAPIExamples(t *testing.T) {
 		}
 		posted[route] = true
 		answers[route] = []byte(a.body)
+		targets[route] = target
 		return []byte(a.body)
 	}
 	// via is the body the link named gives route's operation, from the answer of from.
@@ -242,6 +262,13 @@ func TestOpenAPIExamples(t *testing.T) {
 	invoice := post("POST /admin/billing/invoices", "/admin/billing/invoices",
 		via("POST /admin/accounts", "201", "OpenDraftInvoice", "POST /admin/billing/invoices"))
 	post("POST /admin/billing/invoices/{id}/line_items", "/admin/billing/invoices/"+field(invoice, "data/id")+"/line_items", nil)
+
+	// The other named examples of a body, each where its first went.
+	for route, target := range targets {
+		for _, ex := range examples(ops[route].op)[1:] {
+			post(route, target, mustJSON(ex))
+		}
+	}
 
 	for route, done := range posted {
 		if !done {
