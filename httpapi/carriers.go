@@ -192,8 +192,15 @@ func (a *API) putCarrier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	body, err := readLimited(w, r, "application/json", maxCardBody, true)
+	if err != nil {
+		return err
+	}
+	if body == nil {
+		return errEmptyBody
+	}
 	var card shipping.Card
-	if err := readJSON(w, r, &card); err != nil {
+	if err := decodeStrict(body, &card); err != nil {
 		return err
 	}
 	code := r.PathValue("code")
