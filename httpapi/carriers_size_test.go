@@ -3,12 +3,15 @@ package httpapi
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/waybill/waybill/shipping"
 )
 
 // realSizeCard is acmeCard with a zone chart of origins × 995 destination ZIP3s, pretty-printed
@@ -104,5 +107,57 @@ func TestCarrierCardSizes(t *testing.T) {
 	got := decode[answer](t, e.do("GET", "/admin/carriers/ACMEX", "admin", nil), http.StatusOK)
 	if got.Data.Version != 2 || len(got.Data.ZoneChart) != 20*995 {
 		t.Errorf("GET = version %d with %d chart entries; want version 2 with %d (nothing stored on a refusal)", got.Data.Version, len(got.Data.ZoneChart), 20*995)
+	}
+}
+
+// TestCarriersCompiledOnlyInForce: only versions in force today or later are compiled, on the
+// first quote that needs them; a change to one carrier carries the others' compiled versions
+// over, and a version no longer in force is never read again (DESIGN §18).
+func TestCarriersCompiledOnlyInForce(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, code := range []string{"ACMEX", "BETAX"} {
+		card := strings.Replace(acmeCard, `"999AA1"`, map[string]string{"ACMEX": `"999AA1"`, "BETAX": `"999BB1"`}[code], 1)
+		decode[any](t, e.do("PUT", "/admin/carriers/"+code, "admin", card), http.StatusCreated)
+	}
+	decode[any](t, e.do("PUT", "/admin/rate_shopping_profiles/both", "admin", `{"name": "Both", "carriers": ["ACMEX", "BETAX"]}`), http.StatusCreated)
+	quote := func() {
+		t.Helper()
+		s := decode[shipmentAnswer](t, e.do("POST", "/shipments", "all", strings.Replace(shipmentBody("ALL", "PDF"), "{", `{"rate_shopping_profile": "both", `, 1)), http.StatusCreated)
+		if len(s.Data.ShippingRates) != 2 {
+			t.Fatalf("quoted %+v; want ACMEX and BETAX", s.Data.ShippingRates)
+		}
+	}
+	versions := func(code string) []*shipping.CarrierVersion {
+		t.Helper()
+		s, err := e.api.carriers(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.all[code].(*shipping.TableCarrier).Versions()
+	}
+	quote()
+	beta := versions("BETAX")[0]
+	// A new version of ACMEX effective today: version 1 is no longer in force.
+	decode[any](t, e.do("PUT", "/admin/carriers/ACMEX", "admin", strings.Replace(acmeCard, `"2026-01-01"`, `"2026-11-22"`, 1)), http.StatusOK)
+	if _, err := e.db.Reader().ExecContext(ctx, `UPDATE carrier_versions SET card = 'unreadable' WHERE carrier = 'ACMEX' AND version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	quote()
+	if got := versions("BETAX")[0]; got != beta {
+		t.Error("BETAX's compiled version was not carried over a change of ACMEX")
+	}
+	// Another process on the same database, started now, compiles only what is in force.
+	other, err := New(Config{DB: e.db, BaseURL: e.url})
+	if err != nil {
+		t.Fatalf("New with an unreadable version no longer in force: %v", err)
+	}
+	req := httptest.NewRequest("POST", "/shipments", strings.NewReader(strings.Replace(shipmentBody("ALL", "PDF"), "{", `{"rate_shopping_profile": "both", `, 1)))
+	req.Header.Set("Authorization", "Bearer "+e.tokens["all"])
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	other.ServeHTTP(w, req)
+	if s := decode[shipmentAnswer](t, w, http.StatusCreated); len(s.Data.ShippingRates) != 2 {
+		t.Errorf("the other process quoted %+v; want ACMEX and BETAX", s.Data.ShippingRates)
 	}
 }

@@ -99,6 +99,10 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := db.fillOutlines(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	db.file = watchFile(path)
 	return db, nil
 }
@@ -109,6 +113,9 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 func Open(ctx context.Context, sqldb *sql.DB, dialect Dialect) (*DB, error) {
 	db := newDB(sqldb, sqldb, dialect)
 	if err := db.migrate(ctx); err != nil {
+		return nil, err
+	}
+	if err := db.fillOutlines(ctx); err != nil {
 		return nil, err
 	}
 	return db, nil
