@@ -277,7 +277,7 @@ func (c *TableCarrier) Purchase(ctx context.Context, req PurchaseRequest) (strin
 		return "", errors.New("no source of tracking serials")
 	}
 	t := &v.Card.Tracking
-	serial, err := req.Serials.NextSerial(ctx, c.code, t.RangeStart)
+	serial, err := req.Serials.NextSerial(ctx, c.code, t.RangeStart, t.RangeEnd)
 	if err != nil {
 		return "", err
 	}

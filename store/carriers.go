@@ -91,6 +91,9 @@ func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*Sto
 			return nil, err
 		}
 		c.CreatedAt, c.UpdatedAt = Time(created), Time(updated)
+		if n, ok := db.serials.peek(c.Code); ok {
+			c.NextSerial = n // the serials this process reserved and has not handed out are still to come
+		}
 		out, byCode[c.Code] = append(out, &c), &c
 	}
 	if err := rows.Close(); err != nil {
@@ -481,29 +484,6 @@ func (db *DB) DeleteCarrier(ctx context.Context, code string) error {
 		}
 		return carriersChanged(ctx, tx)
 	})
-}
-
-// txSerials hands out tracking serials in a purchase's transaction (shipping.SerialSource):
-// the carrier's row stays locked until the commit on PostgreSQL, so concurrent purchases get
-// one serial each, and a purchase that fails rolls its serial back. It remembers the last
-// serial it handed out, which passOver needs.
-type txSerials struct {
-	tx      *sql.Tx
-	carrier string
-	serial  int64
-}
-
-func (s *txSerials) NextSerial(ctx context.Context, carrier string, from int64) (int64, error) {
-	var n int64
-	err := s.tx.QueryRowContext(ctx, `UPDATE carriers SET next_serial = CASE WHEN next_serial < $1 THEN $1 + 1 ELSE next_serial + 1 END
-		WHERE code = $2 RETURNING next_serial - 1`, from, carrier).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("carrier %s is not stored: it has no tracking serials", carrier)
-	}
-	if err == nil {
-		s.carrier, s.serial = carrier, n
-	}
-	return n, err
 }
 
 // passOver makes carrier hand out serials after serial from now on, in a transaction of its

@@ -134,8 +134,11 @@ func testCarrierVersions(t *testing.T) {
 
 // SerialsAcrossHandles buys 50 labels of one carrier with 40 serials from two handles on one
 // database (two processes), four buyers at once; every sixth purchase fails after taking its
-// serial. Exactly 40 labels are bought, with the serials 1 to 40 each once (a failed purchase
-// gives its serial back), and the other 10 fail or are refused as exhausted.
+// serial. On SQLite exactly 40 labels are bought, with the serials 1 to 40 each once (a failed
+// purchase gives its serial back), and the other 10 fail or are refused as exhausted. On
+// PostgreSQL each handle reserves serials in blocks (DESIGN §18): a failed purchase's serial is
+// lost, never reused — every label has its own serial of 1 to 40, and
+// the buys that found none left are refused as exhausted.
 func SerialsAcrossHandles(t *testing.T, here, there *store.DB) {
 	ctx := context.Background()
 	acct := newAccount(t, here)
@@ -195,6 +198,22 @@ func SerialsAcrossHandles(t *testing.T, here, there *store.DB) {
 	var want []string
 	for n := range int64(40) {
 		want = append(want, scheme.Number("GROUND", n+1))
+	}
+	if here.Dialect() == store.PostgreSQL {
+		seen := map[string]bool{}
+		for _, c := range codes {
+			if seen[c] || !slices.Contains(want, c) {
+				t.Errorf("tracking code %q issued twice or outside the range", c)
+			}
+			seen[c] = true
+		}
+		if len(codes)+exhausted+failed != len(shipments) || len(codes)+failed > 40 || exhausted < 10 {
+			t.Errorf("bought %d, %d exhausted, %d failed; want every serial used at most once, the rest exhausted", len(codes), exhausted, failed)
+		}
+		if c, err := there.Carrier(ctx, "ACME"); err != nil || c.NextSerial != 41 {
+			t.Errorf("next serial = %d, %v; want 41", c.NextSerial, err)
+		}
+		return
 	}
 	slices.Sort(codes)
 	// Which purchases fail and which find the range used up depends on their order; 10 do.
