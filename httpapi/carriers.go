@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -105,11 +106,45 @@ func (a *API) loadCarriers(ctx context.Context) (*carrierSet, error) {
 			quotable = append(quotable, tc)
 		}
 	}
+	if err := compileInForce(ctx, stored, today); err != nil {
+		return nil, err
+	}
 	s.shopper = shipping.NewShopper(quotable...)
 	for _, c := range quotable {
 		s.names = append(s.names, c.Name())
 	}
 	return s, nil
+}
+
+// compileInForce compiles the stored carriers' versions in force today that are not yet (after
+// a change, only the new ones), side by side on every core, before the set serves: the first
+// quote after a start or a change does not compile them one by one. Versions in force later
+// are compiled by the first quote that needs them.
+func compileInForce(ctx context.Context, stored []*store.StoredCarrier, today string) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(stored))
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for _, sc := range stored {
+		v := shipping.InForce(sc.Versions, today)
+		if sc.Deleted || v == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			errs <- v.Compile(ctx)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // carriedOver is versions read anew, where those in force today or later are replaced by the

@@ -108,6 +108,13 @@ type cardIndex struct {
 	chart    zoneChart
 }
 
+// Compile compiles the version for quoting now, if it is not yet: a caller may compile the
+// versions in force side by side rather than leave them to quotes one by one.
+func (v *CarrierVersion) Compile(ctx context.Context) error {
+	_, err := v.compiled(ctx)
+	return err
+}
+
 // compiled returns the version compiled for quoting, reading its card first if need be.
 func (v *CarrierVersion) compiled(ctx context.Context) (*cardIndex, error) {
 	if x := v.index.Load(); x != nil {
