@@ -396,6 +396,13 @@ func TestOpenAPIRules(t *testing.T) {
 			code: "validation_failed", field: "country_zones.US"},
 		{name: "country zone key in lower case", route: "PUT /admin/carriers/{code}", path: []any{"country_zones"}, value: map[string]any{"ca": 1},
 			code: "validation_failed", field: "country_zones.ca"},
+		{name: "DAS ZIP listed twice", route: "PUT /admin/carriers/{code}", path: []any{"das_zips"}, value: []any{"10001", "10001"},
+			code: "validation_failed", field: "das_zips[1]", fieldCode: "duplicate"},
+		{name: "EDAS ZIP listed twice", route: "PUT /admin/carriers/{code}", path: []any{"edas_zips"}, value: []any{"10001", "10002", "10001"},
+			code: "validation_failed", field: "edas_zips[2]", fieldCode: "duplicate"},
+		{name: "zone chart destinations overlap", route: "PUT /admin/carriers/{code}", path: []any{"zone_chart"},
+			value: []any{map[string]any{"origin_zip3": "900", "dest_zip3": "100-105", "zone": 5}, map[string]any{"origin_zip3": "900", "dest_zip3": "103", "zone": 6}},
+			code:  "validation_failed", field: "zone_chart[1].dest_zip3", fieldCode: "overlap", described: true},
 		{name: "order shipment without an origin", route: "POST /orders/{id}/shipments", path: []any{"origin"}, value: nil,
 			code: "validation_failed", field: "origin"},
 	} {
