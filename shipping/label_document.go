@@ -88,11 +88,15 @@ func LabelDocumentFor(s *Shipment, l *Label, c Carrier) LabelDocument {
 	return d
 }
 
+// HasCustomsDocuments reports whether the shipment's label has customs documents (a
+// declaration and a commercial invoice): it crosses a border, declared (as it must be).
+func (s *Shipment) HasCustomsDocuments() bool { return s.International() && s.CustomsInfo != nil }
+
 // CustomsDocumentFor is what the customs documents of the label l of shipment s show (its CN22
 // or CN23 and its commercial invoice); c is the label's carrier, nil when it is not known. ok is
 // false for a domestic shipment, which has none.
 func CustomsDocumentFor(s *Shipment, l *Label, c Carrier) (doc customs.Document, ok bool) {
-	if !s.International() || s.CustomsInfo == nil {
+	if !s.HasCustomsDocuments() {
 		return customs.Document{}, false
 	}
 	carrier, service := l.Carrier, ServiceName(l.Carrier, l.Service)
