@@ -294,7 +294,7 @@ func (a *API) purchaseFromCarrier(ctx context.Context, s *shipping.Shipment, rat
 	}
 	code, err := c.Purchase(ctx, shipping.PurchaseRequest{LabelID: labelID, ShipmentID: s.ID, Service: rate.Service,
 		ShipDate: s.ShipDate, Serials: serials})
-	if errors.Is(err, shipping.ErrTrackingNumbersExhausted) {
+	if errors.Is(err, shipping.ErrTrackingNumbersExhausted) || errors.Is(err, store.ErrNoSerialsReserved) {
 		return "", err
 	}
 	if err != nil {

@@ -77,7 +77,7 @@ const (
 	maxCardFuel      = 1000
 	maxCardZips      = 50000
 	maxCardCoverage  = 1000
-	maxCardZoneChart = 20000
+	maxCardZoneChart = 100000 // 100 origins of ~900 destination ZIP3s (DESIGN §18)
 	maxCardNameLen   = 200
 )
 
@@ -222,6 +222,7 @@ func (c *Card) Validate(code string) error {
 				v.Add(l.field+"["+strconv.Itoa(i)+"]", "invalid", "must be a 5-digit ZIP code")
 			}
 		}
+		checkDuplicateZips(&v, l.field, l.zips)
 	}
 	for i, r := range c.Coverage {
 		if _, _, ok := parseZip3Range(r); !ok {
@@ -240,6 +241,7 @@ func (c *Card) Validate(code string) error {
 			v.Add(p+".zone", "out_of_range", "must be 1 to 8")
 		}
 	}
+	checkChartOverlaps(&v, c.ZoneChart)
 	c.Tracking.validate(&v, "tracking", c.Services)
 	return v.Err()
 }

@@ -3,6 +3,7 @@ package shipping
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,6 +85,13 @@ func TestCardValidate(t *testing.T) {
 		}, []string{"tracking.service_indicators.GROUND", "tracking.service_indicators.AIR", "tracking.country", "tracking.range_end"}},
 		{"s10 fields on a luhn card", "ACME", func(c *Card) { c.Tracking.Country = "US" }, []string{"tracking.country"}},
 		{"too many services", "ACME", func(c *Card) { c.Services = make([]CardService, maxCardServices+1) }, []string{"services"}},
+		{"duplicate das zip", "ACME", func(c *Card) { c.DASZips = []string{"10001", "20001", "10001"} }, []string{"das_zips[2]"}},
+		{"duplicate edas zip", "ACME", func(c *Card) { c.EDASZips = []string{"10001", "10001"} }, []string{"edas_zips[1]"}},
+		{"chart ranges overlap", "ACME", func(c *Card) {
+			c.ZoneChart = []ZoneChartEntry{{"100", "200-299", 3}, {"101", "250", 4}, {"100", "300-399", 4}, {"100", "290-310", 5}}
+		}, []string{"zone_chart[3].dest_zip3"}},
+		{"chart of 100,000 entries", "ACME", func(c *Card) { c.ZoneChart = chartOf(100_000) }, nil},
+		{"chart of 100,001 entries", "ACME", func(c *Card) { c.ZoneChart = chartOf(100_001) }, []string{"zone_chart"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,6 +102,15 @@ func TestCardValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// chartOf is a zone chart of n entries without overlaps: origins of 1,000 destination ZIP3s.
+func chartOf(n int) []ZoneChartEntry {
+	out := make([]ZoneChartEntry, n)
+	for i := range out {
+		out[i] = ZoneChartEntry{fmt.Sprintf("%03d", i/1000%1000), fmt.Sprintf("%03d", i%1000), 1 + i%8}
+	}
+	return out
 }
 
 // A card with only a name and a service gets the default limits and tracking scheme.
@@ -302,8 +319,10 @@ func TestCardRates(t *testing.T) {
 	if _, err := c.Rates(context.Background(), req("20001", "2026-03-01", nil)); !errors.Is(err, ErrZipNotServiced) {
 		t.Errorf("Rates outside coverage = %v; want ErrZipNotServiced", err)
 	}
-	// A card's own dim factor prices the dimensional weight.
+	// A card's own dim factor prices the dimensional weight. Versions never change: the
+	// changed card is another version, compiled anew.
 	card.DimFactor = 400
+	c = NewTableCarrier("ACME", []*CarrierVersion{{Version: 4, Card: card}})
 	quotes, err := c.Rates(context.Background(), req("10003", "2026-03-01", func(r *RateRequest) { r.LengthIn, r.WidthIn, r.HeightIn = 12, 12, 3 }))
 	if err != nil || quotes[0].BillableWeightOz != 18 || quotes[0].PostageCents != 210 {
 		t.Errorf("with dim factor 400: %v, %v; want 18 oz (432/400 lb) at 210", quotes, err)

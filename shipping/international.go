@@ -166,12 +166,11 @@ func (r *RateRequest) international() bool {
 	return r.Origin.Country != "" && r.Destination.Country != "" && r.Origin.Country != r.Destination.Country
 }
 
-// internationalRates quotes the international services of the card version v for a route
+// internationalRates quotes the international services of the card version v (compiled: card) for a route
 // abroad: by the country's zone, with the weight breaks, DIM, limits and fuel as at home, and
 // for a DDP shipment only the services with a DDP fee, the fee added to the price. Like Quotes,
 // it also says why each service it left out while quoting others gave none.
-func (c *TableCarrier) internationalRates(v *CarrierVersion, req RateRequest) ([]Quote, []Reason, error) {
-	card := v.Card
+func (c *TableCarrier) internationalRates(v *CarrierVersion, card *Card, req RateRequest) ([]Quote, []Reason, error) {
 	zone, ok := card.CountryZones[req.foreignCountry()]
 	if !ok || !slices.ContainsFunc(card.Services, func(s CardService) bool { return s.International }) {
 		return nil, nil, ErrCountryNotServiced

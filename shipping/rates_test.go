@@ -345,7 +345,7 @@ func TestAddBusinessDays(t *testing.T) {
 // serialCounter is a SerialSource counting in memory, for a carrier without a database.
 type serialCounter map[string]int64
 
-func (c serialCounter) NextSerial(ctx context.Context, carrier string, from int64) (int64, error) {
+func (c serialCounter) NextSerial(ctx context.Context, carrier string, from, to int64) (int64, error) {
 	n := max(c[carrier], from)
 	c[carrier] = n + 1
 	return n, nil

@@ -246,9 +246,14 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	}
 	var codeJSON []byte // the tracking code, when the purchase was made as prebought
 	serials := &txSerials{}
+	var blocks *serialBlocks
+	if db.dialect == PostgreSQL {
+		blocks = &db.serials
+	}
+again:
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		rendered, codeJSON = "", nil
-		*serials = txSerials{tx: tx}
+		*serials = txSerials{tx: tx, blocks: blocks}
 		if idem != nil {
 			// Claiming the key first serializes retries: on PostgreSQL a concurrent insert of
 			// the same key waits for this transaction and then finds the stored answer.
@@ -369,6 +374,13 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		}
 		return nil
 	})
+	if errors.Is(err, ErrNoSerialsReserved) && serials.need != nil {
+		// Reserved outside the buy's transaction, which would otherwise hold a connection of
+		// the pool while asking for another.
+		if err = db.reserveSerials(ctx, serials.need); err == nil {
+			goto again
+		}
+	}
 	if errors.Is(err, shipping.ErrTrackingNumberTaken) && serials.carrier != "" {
 		if perr := db.passOver(ctx, serials.carrier, serials.serial); perr != nil {
 			return nil, "", false, perr

@@ -12,7 +12,7 @@ import (
 // packed value), run in the migration's transaction after its SQL.
 var migrationSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	25: markReturns,
-	26: markCommercialInvoices,
+	27: markCommercialInvoices,
 }
 
 // markReturnsBatch is how many shipments markReturns reads at a time.
@@ -75,7 +75,7 @@ func markReturns(ctx context.Context, tx *sql.Tx) error {
 	}
 }
 
-// markCommercialInvoices sets shipping_labels.commercial_invoice (migration 026) on the labels of
+// markCommercialInvoices sets shipping_labels.commercial_invoice (migration 027) on the labels of
 // the international shipments stored before it, from their shipments' requests (packed, or in
 // the request column for a row stored before migration 024), a batch of labels at a time in id
 // order. A request it cannot read fails the migration, naming the shipment.

@@ -9,7 +9,7 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// TestMarkCommercialInvoices: migration 026's Go step marks the labels of the international
+// TestMarkCommercialInvoices: migration 027's Go step marks the labels of the international
 // shipments stored before it — packed, and stored before migration 024 (the request column) —
 // and only them.
 func TestMarkCommercialInvoices(t *testing.T) {
