@@ -83,8 +83,8 @@ func testInvoiceNumbersGapless(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, _, err := b.OpenDraftInvoice(ctx, acct); err != nil {
-					t.Errorf("OpenDraftInvoice: %v", err)
+				if _, _, err := b.svc.OpenDraft(ctx, acct); err != nil {
+					t.Errorf("OpenDraft: %v", err)
 				}
 			}()
 		}
