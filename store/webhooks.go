@@ -296,8 +296,7 @@ func (db *DB) RedeliverWebhookEvent(ctx context.Context, accountID, subscription
 // serves them all) and only the due index, so parked records cost nothing. It finds the
 // accounts with a due record by a skip scan of that index (one seek per account with pending
 // work), takes up to accounts of them, longest waiting first and none of exclude, and reads up
-// to perAccount due records of each, none of excludeSubscriptions. The result interleaves the
-// accounts round-robin: every account's first record, then every account's second…
+// to perAccount due records of each, none of excludeSubscriptions, account after account.
 func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, exclude, excludeSubscriptions []string, perAccount, accounts int) ([]webhook.Candidate, error) {
 	// Placeholders are numbered in order of first appearance (SQLite binds them so).
 	var args []any
@@ -354,17 +353,10 @@ func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, exclude, excl
 		}
 	}
 	var out []webhook.Candidate
-	for round := 0; ; round++ {
-		n := len(out)
-		for _, id := range ids {
-			if cs := byAccount[id]; round < len(cs) {
-				out = append(out, cs[round])
-			}
-		}
-		if len(out) == n {
-			return out, nil
-		}
+	for _, id := range ids {
+		out = append(out, byAccount[id]...)
 	}
+	return out, nil
 }
 
 // dueChunk is how many accounts' due records one query reads.
