@@ -37,7 +37,7 @@ func parkedDB(tb testing.TB) *DB {
 		tb.Fatal(err)
 	}
 	off := false
-	if _, err := db.UpdateWebhookSubscription(ctx, acct.ID, parked.ID, nil, &off); err != nil {
+	if _, err := webhook.Update(ctx, db, acct.ID, parked.ID, webhook.Change{Active: &off}); err != nil {
 		tb.Fatal(err)
 	}
 	if _, err := db.CreateWebhookSubscription(ctx, acct.ID, "https://live.example/", webhook.TopicLabelInTransit, true); err != nil {
@@ -129,7 +129,7 @@ func TestDueWebhookEventsByAccount(t *testing.T) {
 		t.Errorf("before any record is due: %d candidates; want 0", len(cs))
 	}
 	off := false
-	if _, err := db.UpdateWebhookSubscription(ctx, accts[0], subs[0], nil, &off); err != nil {
+	if _, err := webhook.Update(ctx, db, accts[0], subs[0], webhook.Change{Active: &off}); err != nil {
 		t.Fatal(err)
 	}
 	cs, _ := db.DueWebhookEvents(ctx, now, nil, nil, 1, 10)
