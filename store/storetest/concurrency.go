@@ -347,8 +347,10 @@ func testConcurrentChangesKeepEachOther(t *testing.T) {
 	}
 	for round := range 10 {
 		url, active := fmt.Sprintf("https://example.com/%d", round+1), round%2 == 1
-		both(func() error { _, err := webhook.Update(ctx, db, acct.ID, sub.ID, webhook.Change{URL: &url}); return err },
-			func() error { _, err := webhook.Update(ctx, db, acct.ID, sub.ID, webhook.Change{Active: &active}); return err })
+		update := func(c webhook.Change) func() error {
+			return func() error { _, err := webhook.Update(ctx, db, acct.ID, sub.ID, c); return err }
+		}
+		both(update(webhook.Change{URL: &url}), update(webhook.Change{Active: &active}))
 		got, err := db.WebhookSubscription(ctx, acct.ID, sub.ID)
 		if err != nil {
 			t.Fatal(err)
