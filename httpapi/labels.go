@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/work"
 	"github.com/waybill/waybill/store"
 )
 
@@ -35,18 +36,8 @@ func (a *API) setupLabels() error {
 
 // runKeyPruner forgets expired idempotency keys every pruneEvery until ctx ends.
 func (a *API) runKeyPruner(ctx context.Context) error {
-	t := time.NewTicker(a.labels.pruneEvery)
-	defer t.Stop()
-	for {
-		if err := a.pruneKeys(ctx); err != nil && ctx.Err() == nil {
-			a.workerLog("idempotency_key_pruner").Error("idempotency-key pruner", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	work.Loop{Every: a.labels.pruneEvery, Log: a.workerLog("idempotency_key_pruner"), Name: "idempotency-key pruner"}.Run(ctx, a.pruneKeys)
+	return nil
 }
 
 // pruneKeys forgets the idempotency keys older than keyRetention, once.
