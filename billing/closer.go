@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/waybill/waybill/shipping/work"
 )
 
 // Closer finalizes every DRAFT invoice whose period has ended, exactly once (a move is
@@ -24,18 +26,8 @@ func (c *Closer) Run(ctx context.Context) error {
 	if every <= 0 {
 		every = time.Minute
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if err := c.Drain(ctx); err != nil && ctx.Err() == nil {
-			c.log().Error("billing closer", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	work.Loop{Every: every, Log: c.log(), Name: "billing closer"}.Run(ctx, c.Drain)
+	return nil
 }
 
 // Drain finalizes every DRAFT invoice whose period ended before today, then returns.
