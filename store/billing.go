@@ -433,29 +433,21 @@ func (db *DB) BillFinishedLabel(ctx context.Context, tx *sql.Tx, labelID string,
 // the label's account.
 func (db *DB) billFinishedLabel(ctx context.Context, tx *sql.Tx, labelID string, finishedAt int64) error {
 	var accountID, carrier, service, tracking, status, request, meta string
-	var packed []byte
 	var rate shipping.Rate
 	var purchased, insurance int64
 	err := tx.QueryRowContext(ctx, `SELECT l.account_id, l.carrier, l.service, l.tracking_code, l.status, l.created_at,
-			l.insurance_cents, s.packed, s.request, r.postage_cents, r.surcharges_cents, r.total_cents, r.retail_cents, r.rate_metadata
+			l.insurance_cents, q.request, r.postage_cents, r.surcharges_cents, r.total_cents, r.retail_cents, r.rate_metadata
 		FROM shipping_labels l
-		JOIN shipments s ON s.id = l.shipment_id AND s.account_id = l.account_id
+		JOIN shipment_requests q ON q.shipment_id = l.shipment_id
 		JOIN shipping_rates r ON r.id = l.shipping_rate_id AND r.account_id = l.account_id
 		WHERE l.id = $1`, labelID).
-		Scan(&accountID, &carrier, &service, &tracking, &status, &purchased, &insurance, &packed, &request,
+		Scan(&accountID, &carrier, &service, &tracking, &status, &purchased, &insurance, &request,
 			&rate.PostageCents, &rate.SurchargesCents, &rate.TotalCents, &rate.RetailCents, &meta)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}
 	if err != nil || status == "VOIDED" {
 		return err
-	}
-	if packed != nil {
-		p, err := unpack(packed, 3)
-		if err != nil {
-			return fmt.Errorf("label %s: shipment: %w", labelID, err)
-		}
-		request = string(p[1])
 	}
 	if insurance > 0 {
 		// The postage is billed as bought: the rate with its insurance surcharge.
