@@ -123,61 +123,81 @@ func scanQuote(row rowScanner) (shipping.Rate, error) {
 	return r, nil
 }
 
-// encodeSurcharges is the surcharges column of a quote in currency: JSON, a pair of type and
-// cents per surcharge ([["FUEL",19]]).
+// encodeSurcharges is the surcharges column of a quote in currency: a JSON object of each
+// surcharge's cents by its type, in the quote's order ({"FUEL":19,"DAS":300}).
 func encodeSurcharges(ss []shipping.SurchargeMetadata, currency string) (string, error) {
-	stored := make([][2]any, len(ss))
+	b := []byte{'{'}
 	for i, s := range ss {
 		cents := int64(math.Round(s.Surcharge.Amount * 100))
 		if s.Surcharge != (shipping.Money{Amount: float64(cents) / 100, Currency: currency}) {
 			return "", fmt.Errorf("surcharge %s of %v is not in whole cents of %s", s.SurchargeType, s.Surcharge, currency)
 		}
-		stored[i] = [2]any{s.SurchargeType, cents}
+		typ, err := json.Marshal(s.SurchargeType)
+		if err != nil {
+			return "", err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(append(append(b, typ...), ':'), cents, 10)
 	}
-	b, err := json.Marshal(stored)
-	return string(b), err
+	return string(append(b, '}')), nil
 }
 
 // decodeSurcharges reads a surcharges column. A quote's are read by every buy and full read,
-// so the shape encodeSurcharges writes is parsed by hand; anything else goes to encoding/json.
+// so the shape encodeSurcharges writes is parsed by hand; anything else (escapes) goes to
+// encoding/json's tokens, which keep the order.
 func decodeSurcharges(s, currency string) ([]shipping.SurchargeMetadata, error) {
 	out, ok := fastSurcharges(s, currency)
 	if ok {
 		return out, nil
 	}
-	var raw [][2]json.RawMessage
-	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("not an object: %q", s)
+	}
+	out = []shipping.SurchargeMetadata{}
+	for d.More() {
+		typ, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		v, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		n, ok := v.(json.Number)
+		cents, err := n.Int64()
+		if !ok || err != nil {
+			return nil, fmt.Errorf("surcharge %v: %v is not cents", typ, v)
+		}
+		out = append(out, shipping.SurchargeMetadata{SurchargeType: typ.(string),
+			Surcharge: shipping.Money{Amount: float64(cents) / 100, Currency: currency}})
+	}
+	if _, err := d.Token(); err != nil {
 		return nil, err
 	}
-	out = make([]shipping.SurchargeMetadata, len(raw))
-	for i, pair := range raw {
-		var typ string
-		var cents int64
-		if err := json.Unmarshal(pair[0], &typ); err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(pair[1], &cents); err != nil {
-			return nil, err
-		}
-		out[i] = shipping.SurchargeMetadata{SurchargeType: typ, Surcharge: shipping.Money{Amount: float64(cents) / 100, Currency: currency}}
+	if d.More() {
+		return nil, fmt.Errorf("more after the object: %q", s)
 	}
 	return out, nil
 }
 
-// fastSurcharges parses `[["FUEL",19],…]` with plain types (no escapes).
+// fastSurcharges parses `{"FUEL":19,…}` with plain types (no escapes).
 func fastSurcharges(s, currency string) ([]shipping.SurchargeMetadata, bool) {
 	out := []shipping.SurchargeMetadata{}
 	p := metaParser{s}
-	if !p.take("[") {
+	if !p.take("{") {
 		return nil, false
 	}
-	for !p.take("]") {
+	for !p.take("}") {
 		if len(out) > 0 && !p.take(",") {
 			return nil, false
 		}
 		var typ string
 		var cents int64
-		if !(p.take(`["`) && p.string(&typ) && p.take(`",`) && p.int64(&cents, "]") && p.take("]")) {
+		if !(p.take(`"`) && p.string(&typ) && p.take(`":`) && p.int64(&cents, ",}")) {
 			return nil, false
 		}
 		out = append(out, shipping.SurchargeMetadata{SurchargeType: typ, Surcharge: shipping.Money{Amount: float64(cents) / 100, Currency: currency}})

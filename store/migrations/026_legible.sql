@@ -11,10 +11,10 @@ CREATE TABLE shipment_requests (
     request     TEXT NOT NULL,
     messages    TEXT
 ) WITHOUT ROWID;
--- One row per quote, in the order the API shows them (position); surcharges is JSON, pairs of
--- type and cents ([["FUEL",19]]). WITHOUT ROWID on SQLite: the rows are kept in their key's
--- order, with no second copy of it in an index (PostgreSQL's tables have no rowid; the words
--- are dropped there).
+-- One row per quote, in the order the API shows them (position); surcharges is a JSON object
+-- of cents by type, in the quote's order ({"FUEL":19,"DAS":300}). WITHOUT ROWID on SQLite:
+-- the rows are kept in their key's order, with no second copy of it in an index (PostgreSQL's
+-- tables have no rowid; the words are dropped there).
 CREATE TABLE shipment_quotes (
     shipment_id             TEXT NOT NULL REFERENCES shipments (id),
     position                INTEGER NOT NULL,
