@@ -231,6 +231,20 @@ func LegibleRecords(t *testing.T, db *store.DB, reopen func() *store.DB) {
 		r.Request.Destination.City != "New York" {
 		t.Errorf("ShipmentRecord(%s) = %+v; want 9 quotes, the 5th of 1448 cents (retail 1810), New York, a label", boughtID, r)
 	}
+	// The record is read from the rows, not from the packed copy: with the copy damaged it reads
+	// the same, while the answer the copy is for is refused.
+	if err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1 WHERE id = $2`, []byte{5, 0, 0, 0, 0, 1, 0}, boughtID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := db.ShipmentRecord(ctx, boughtID); err != nil || !reflect.DeepEqual(again, r) {
+		t.Errorf("ShipmentRecord with the packed copy damaged = %+v, %v; want the record as before", again, err)
+	}
+	if got, err := db.ShipmentJSON(ctx, acct.ID, boughtID); err == nil {
+		t.Errorf("ShipmentJSON of a damaged copy = %.60s…; want an error", got)
+	}
 	var rates sql.NullString
 	var request string
 	if err := db.Reader().QueryRowContext(ctx, `SELECT rates, request FROM shipments WHERE id = $1`, mid.ID).
