@@ -222,14 +222,14 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 const maxDrain = 8 << 20
 
 // finishBody sends a refusal (413, 400, 401, …) at once, then reads and discards what is
-// left of the request body, up to maxDrain. Most clients send their whole body before they
+// left of the request body, up to maxDrain beyond the route's limit. Most clients send their whole body before they
 // read the answer; a server that closes the connection with body bytes still arriving makes
 // the kernel reset it, and the reset throws away the answer the client had not yet read
 // ("connection reset by peer"). Once the body is read the connection closes cleanly (or
 // stays open); beyond maxDrain it is closed anyway, and the server's read timeout bounds a
 // client that sends slowly.
 func finishBody(w http.ResponseWriter, r *http.Request) {
-	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 || r.ContentLength > maxBody+maxDrain ||
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 || r.ContentLength > bodyLimit(r)+maxDrain ||
 		strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
 		// No body; or one too large to wait for; or one the client sends only once told to
 		// (net/http tells it only when the handler reads the body).
@@ -238,7 +238,7 @@ func finishBody(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	rc.EnableFullDuplex() // the body stays readable once the answer is sent
 	rc.Flush()
-	io.CopyN(io.Discard, r.Body, maxDrain)
+	io.CopyN(io.Discard, r.Body, bodyLimit(r)-maxBody+maxDrain) // a card's route takes more, and drains more
 }
 
 // maxRequestLine bounds the request line (method, target with its query, protocol): 8 KiB

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 // stored ones, compiled.
 type carrierSet struct {
 	changes int64
+	today   string                      // the date the set was made for: versions no longer in force leave it
 	shopper *shipping.Shopper           // the quotable carriers: the host's and the stored ones not deleted
 	all     map[string]shipping.Carrier // deleted stored carriers too: their labels still void, track and bill
 	names   []string                    // the quotable carriers' names, which profiles may name
@@ -55,7 +57,7 @@ func (a *API) carriers(ctx context.Context) (*carrierSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s == nil || n != s.changes {
+	if s == nil || n != s.changes || s.today != a.today() {
 		if s, err = a.loadCarriers(ctx); err != nil {
 			return nil, err
 		}
@@ -69,15 +71,26 @@ func (a *API) carriers(ctx context.Context) (*carrierSet, error) {
 // through this process, so the change applies to the very next request.
 func (a *API) refreshCarriers() { a.ship.carriers.checked.Store(0) }
 
-// loadCarriers compiles the stored carriers beside the host's. A stored carrier with the name
-// of one of the host's is left out (New refuses to start with one; the command line could
-// store one later) and logged.
+// loadCarriers reads the stored carriers' outlines beside the host's carriers. A version is
+// compiled on the first quote that needs it (shipping.CarrierVersion.Load); a version in force
+// today or later that the current set has is carried over, compiled, so a change to one carrier
+// compiles only its new version, and one no longer in force is let go. A stored carrier with
+// the name of one of the host's is left out (New refuses to start with one; the command line
+// could store one later) and logged.
 func (a *API) loadCarriers(ctx context.Context) (*carrierSet, error) {
+	today := a.today()
 	stored, changes, err := a.db.Carriers(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &carrierSet{changes: changes, all: map[string]shipping.Carrier{}}
+	if old := a.ship.carriers.set.Load(); old != nil {
+		for _, sc := range stored {
+			if tc, ok := old.all[sc.Code].(*shipping.TableCarrier); ok {
+				sc.Versions = carriedOver(tc.Versions(), sc.Versions, today)
+			}
+		}
+	}
+	s := &carrierSet{changes: changes, today: today, all: map[string]shipping.Carrier{}}
 	quotable := slices.Clone(a.ship.carriers.host)
 	for _, c := range quotable {
 		s.all[c.Name()] = c
@@ -93,11 +106,58 @@ func (a *API) loadCarriers(ctx context.Context) (*carrierSet, error) {
 			quotable = append(quotable, tc)
 		}
 	}
+	if err := compileInForce(ctx, stored, today); err != nil {
+		return nil, err
+	}
 	s.shopper = shipping.NewShopper(quotable...)
 	for _, c := range quotable {
 		s.names = append(s.names, c.Name())
 	}
 	return s, nil
+}
+
+// compileInForce compiles the stored carriers' versions in force today that are not yet (after
+// a change, only the new ones), side by side on every core, before the set serves: the first
+// quote after a start or a change does not compile them one by one. Versions in force later
+// are compiled by the first quote that needs them.
+func compileInForce(ctx context.Context, stored []*store.StoredCarrier, today string) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(stored))
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for _, sc := range stored {
+		v := shipping.InForce(sc.Versions, today)
+		if sc.Deleted || v == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			errs <- v.Compile(ctx)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// carriedOver is versions read anew, where those in force today or later are replaced by the
+// same versions of compiled (versions never change), compiled or not.
+func carriedOver(compiled, versions []*shipping.CarrierVersion, today string) []*shipping.CarrierVersion {
+	out := slices.Clone(versions)
+	for _, v := range shipping.InForceFrom(versions, today) {
+		i := slices.IndexFunc(out, func(o *shipping.CarrierVersion) bool { return o.Version == v.Version })
+		if j := slices.IndexFunc(compiled, func(o *shipping.CarrierVersion) bool { return o.Version == v.Version }); j >= 0 {
+			out[i] = compiled[j]
+		}
+	}
+	return out
 }
 
 // setupCarriers seeds the sample carriers into a new database and checks that no stored
@@ -162,12 +222,22 @@ type versionView struct {
 	CreatedAt     shipping.Timestamp `json:"created_at"`
 }
 
-// viewOf shows c on today's date: the version in force, or before any is, the first to come.
-func viewOf(c *store.StoredCarrier, today string) carrierView {
-	return versionOf(c, shipping.Shown(c.Versions, today), today)
+// viewOf shows c on today's date: the version in force, or before any is, the first to come,
+// whose card alone it reads whole.
+func (a *API) viewOf(ctx context.Context, c *store.StoredCarrier, today string) (carrierView, error) {
+	return a.wholeVersionOf(ctx, c, shipping.Shown(c.Versions, today), today)
 }
 
-// versionOf shows c at version v, beside the version in force today.
+// wholeVersionOf shows c at version v (an outline), reading its whole card.
+func (a *API) wholeVersionOf(ctx context.Context, c *store.StoredCarrier, v *shipping.CarrierVersion, today string) (carrierView, error) {
+	card, err := a.db.CarrierCard(ctx, c.Code, v.Version)
+	if err != nil {
+		return carrierView{}, err
+	}
+	return versionOf(c, &shipping.CarrierVersion{Version: v.Version, CreatedAt: v.CreatedAt, Card: card}, today), nil
+}
+
+// versionOf shows c at version v, whose card is whole, beside the version in force today.
 func versionOf(c *store.StoredCarrier, v *shipping.CarrierVersion, today string) carrierView {
 	t := v.Card.Tracking
 	next := max(c.NextSerial, t.RangeStart)
@@ -192,8 +262,15 @@ func (a *API) putCarrier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	body, err := readLimited(w, r, "application/json", maxCardBody, true)
+	if err != nil {
+		return err
+	}
+	if body == nil {
+		return errEmptyBody
+	}
 	var card shipping.Card
-	if err := readJSON(w, r, &card); err != nil {
+	if err := decodeStrict(body, &card); err != nil {
 		return err
 	}
 	code := r.PathValue("code")
@@ -265,15 +342,20 @@ func (a *API) getCarrier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if version == 0 {
-		writeData(w, http.StatusOK, viewOf(c, a.today()))
-		return nil
+	today := a.today()
+	v := shipping.Shown(c.Versions, today)
+	if version != 0 {
+		i := slices.IndexFunc(c.Versions, func(v *shipping.CarrierVersion) bool { return v.Version == int64(version) })
+		if i < 0 {
+			return errNotFound
+		}
+		v = c.Versions[i]
 	}
-	i := slices.IndexFunc(c.Versions, func(v *shipping.CarrierVersion) bool { return v.Version == int64(version) })
-	if i < 0 {
-		return errNotFound
+	view, err := a.wholeVersionOf(r.Context(), c, v, today)
+	if err != nil {
+		return err
 	}
-	writeData(w, http.StatusOK, versionOf(c, c.Versions[i], a.today()))
+	writeData(w, http.StatusOK, view)
 	return nil
 }
 
@@ -292,7 +374,11 @@ func (a *API) listCarriers(w http.ResponseWriter, r *http.Request) error {
 	today := a.today()
 	from := min(len(stored), (p.Number-1)*p.Size)
 	for _, c := range stored[from:min(len(stored), from+p.Size)] {
-		views = append(views, viewOf(c, today))
+		v, err := a.viewOf(r.Context(), c, today)
+		if err != nil {
+			return err
+		}
+		views = append(views, v)
 	}
 	writeList(w, views, offsetMeta(p, store.List[carrierView]{Total: len(stored),
 		HasNext: from+p.Size < len(stored), HasPrev: p.Number > 1}))

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,17 +69,57 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 // readBodyOf reads a request body of at most maxBody bytes of the media type: nil for an
 // empty one, 415 for one of another type.
 func readBodyOf(w http.ResponseWriter, r *http.Request, mediaType string) ([]byte, error) {
-	tooLargeErr := &Error{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: "request body exceeds 1 MiB"}
-	if r.ContentLength > maxBody {
+	return readLimited(w, r, mediaType, maxBody, false)
+}
+
+// maxCardBody is the largest carrier card accepted (DESIGN §18), as sent and, gzipped, as
+// inflated: a real contract's zone chart of 20 origins is over a megabyte.
+const maxCardBody = 16 << 20
+
+// cardRoute is the one route that takes bodies up to maxCardBody.
+const cardRoute = "PUT /admin/carriers/{code}"
+
+// bodyLimit is the largest body r's route accepts.
+func bodyLimit(r *http.Request) int64 {
+	if r.Pattern == cardRoute {
+		return maxCardBody
+	}
+	return maxBody
+}
+
+// readLimited reads a request body of at most limit bytes of the media type; with gzipOK a body
+// sent with Content-Encoding: gzip is inflated, to at most limit bytes too, so a gzip bomb is
+// a 413 after bounded work.
+func readLimited(w http.ResponseWriter, r *http.Request, mediaType string, limit int64, gzipOK bool) ([]byte, error) {
+	tooLargeErr := &Error{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large",
+		Message: "request body exceeds " + strconv.FormatInt(limit>>20, 10) + " MiB"}
+	if r.ContentLength > limit {
 		return nil, tooLargeErr // at once, not after waiting for a body that may never come
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	var src io.Reader = http.MaxBytesReader(w, r.Body, limit)
+	inflated := false
+	if enc := r.Header.Get("Content-Encoding"); gzipOK && enc != "" && !strings.EqualFold(enc, "identity") {
+		if !strings.EqualFold(enc, "gzip") {
+			return nil, &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
+				Message: "Content-Encoding must be gzip or identity"}
+		}
+		zr, err := gzip.NewReader(src)
+		if err != nil {
+			return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "request body is not gzip"}
+		}
+		src, inflated = io.LimitReader(zr, limit+1), true
+	}
+	body, err := io.ReadAll(src)
 	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
+	if errors.As(err, &tooLarge) || int64(len(body)) > limit {
 		return nil, tooLargeErr
 	}
 	if err != nil {
-		return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "could not read request body"}
+		msg := "could not read request body"
+		if inflated {
+			msg = "request body is not gzip"
+		}
+		return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: msg}
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, nil

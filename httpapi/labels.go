@@ -215,27 +215,41 @@ func (a *API) linkShipments(ss ...*shipping.Shipment) {
 	}
 }
 
-// linkLabels sets label_url, the label's capability URL, on labels.
+// linkLabels sets label_url, the label's capability URL, on labels, and an international
+// label's commercial_invoice_url.
 func (a *API) linkLabels(ls ...*shipping.Label) {
 	for _, l := range ls {
 		if l != nil {
 			l.LabelURL = a.labelURL(l.ID)
+			l.CommercialInvoiceURL = nil
+			if l.CommercialInvoice {
+				u := a.commercialInvoiceURL(l.ID)
+				l.CommercialInvoiceURL = &u
+			}
 		}
 	}
 }
 
-// appendLinked appends a stored response to b with its marked label_urls replaced by the
-// labels' URLs. The mark starts with a JSON escape, and escapes are rare in a rendering, so the
-// scan looks for backslashes, not for the whole mark.
+// appendLinked appends a stored response to b with its marked label_urls and
+// commercial_invoice_urls replaced by the labels' URLs. The mark starts with a JSON escape, and
+// escapes are rare in a rendering, so the scan looks for backslashes, not for the whole mark.
 func (a *API) appendLinked(b []byte, s string) []byte {
-	const key = `"label_url":`
+	const labelKey, invoiceKey = `"label_url":"`, `"commercial_invoice_url":"`
 	for i := 0; ; {
 		j := strings.IndexByte(s[i:], '\\')
 		if j < 0 {
 			break
 		}
 		j += i
-		if !strings.HasPrefix(s[j:], `\u0000`) || !strings.HasSuffix(s[:j], key+`"`) {
+		var url func(id string) string
+		switch {
+		case !strings.HasPrefix(s[j:], `\u0000`):
+		case strings.HasSuffix(s[:j], labelKey):
+			url = a.labelURL
+		case strings.HasSuffix(s[:j], invoiceKey):
+			url = a.commercialInvoiceURL
+		}
+		if url == nil {
 			i = j + 2 // past the escape and the character it escapes
 			continue
 		}
@@ -245,7 +259,7 @@ func (a *API) appendLinked(b []byte, s string) []byte {
 			break
 		}
 		b = append(b, s[:j-1]...)
-		b = appendJSONString(b, a.labelURL(s[start:start+end]))
+		b = appendJSONString(b, url(s[start:start+end]))
 		s, i = s[start+end+1:], 0
 	}
 	return append(b, s...)
@@ -280,7 +294,7 @@ func (a *API) purchaseFromCarrier(ctx context.Context, s *shipping.Shipment, rat
 	}
 	code, err := c.Purchase(ctx, shipping.PurchaseRequest{LabelID: labelID, ShipmentID: s.ID, Service: rate.Service,
 		ShipDate: s.ShipDate, Serials: serials})
-	if errors.Is(err, shipping.ErrTrackingNumbersExhausted) {
+	if errors.Is(err, shipping.ErrTrackingNumbersExhausted) || errors.Is(err, store.ErrNoSerialsReserved) {
 		return "", err
 	}
 	if err != nil {
@@ -418,6 +432,39 @@ func (a *API) serveLabelDocument(w http.ResponseWriter, r *http.Request, account
 	doc.filename = "label-" + l.TrackingCode + shipping.LabelFileExtension(l.LabelFormat)
 	doc.attachment = l.LabelFormat == shipping.LabelFormatZPL
 	serveDocument(w, r, doc)
+	return nil
+}
+
+// docCommercialInvoice is the kind of an international label's commercial invoice URL.
+const docCommercialInvoice = "commercial_invoice"
+
+// commercialInvoiceURL is the capability URL of an international label's commercial invoice
+// (commercial_invoice_url).
+func (a *API) commercialInvoiceURL(labelID string) string {
+	return a.baseURL + "/documents/commercial_invoices/" + labelID + "/" + a.docs.sign(docCommercialInvoice, labelID)
+}
+
+// commercialInvoiceOf serves an international label's commercial invoice, a US Letter PDF,
+// through its capability URL: drawn from the stored label and shipment each time, as the label
+// is. A domestic label has none (not_found).
+func (a *API) commercialInvoiceOf(w http.ResponseWriter, r *http.Request, id string) error {
+	acct, err := a.db.LabelAccount(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	l, s, err := a.db.LabelDocument(r.Context(), acct, id)
+	if err != nil {
+		return err
+	}
+	c, _ := a.carrier(l.Carrier)
+	doc, ok := shipping.CustomsDocumentFor(s, l, c)
+	if !ok {
+		return store.ErrNotFound
+	}
+	body := doc.InvoicePDF()
+	sum := sha256.Sum256(body)
+	serveDocument(w, r, document{body: body, contentType: shipping.ContentTypePDF, etag: hex.EncodeToString(sum[:]),
+		filename: "commercial-invoice-" + l.TrackingCode + ".pdf"})
 	return nil
 }
 

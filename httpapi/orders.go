@@ -200,7 +200,15 @@ func (a *API) orderShipment(ctx context.Context, acct, orderID string, body orde
 	if err != nil {
 		return shipping.ShipmentRequest{}, forOrder{}, err
 	}
-	req, err := ingest.ShipmentRequest(o, body.FulfillmentOrderID, body.ShipmentRequest)
+	signer := body.CustomsSigner
+	if signer == "" {
+		acc, err := a.db.Account(ctx, acct)
+		if err != nil {
+			return shipping.ShipmentRequest{}, forOrder{}, err
+		}
+		signer = acc.Name
+	}
+	req, err := ingest.ShipmentRequest(o, body.FulfillmentOrderID, signer, body.ShipmentRequest)
 	if err != nil {
 		return req, forOrder{}, err
 	}

@@ -77,9 +77,9 @@ func seedShipments(b *testing.B, db *store.DB, accountID string, n int) []store.
 		defer req.Close()
 		rate, err := tx.Prepare(`INSERT INTO shipment_quotes (shipment_id, position, id, carrier, service, currency,
 			postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_at, estimated_delivery_days,
-			usps_zone, billable_weight, actual_oz_weight, billable_oz_weight, dim_factor, dim_threshold, volume, surcharges,
-			carrier_version)
-			VALUES ($1, $2, $3, 'POSTLINE', $4, 'USD', 928, 19, 947, 1184, $5, 5, 8, 31, 20, 31, 166, 1728, 320, '{"FUEL":19}', 0)`)
+			usps_zone, country_zone, billable_weight, actual_oz_weight, billable_oz_weight, dim_factor, dim_threshold, volume,
+			surcharges, carrier_version)
+			VALUES ($1, $2, $3, 'POSTLINE', $4, 'USD', 928, 19, 947, 1184, $5, 5, 8, 0, 31, 20, 31, 166, 1728, 320, '{"FUEL":19}', 0)`)
 		if err != nil {
 			return err
 		}

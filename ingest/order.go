@@ -95,4 +95,9 @@ type LineItem struct {
 	Currency                 string `json:"currency"`
 	CountryOfOrigin          string `json:"country_of_origin"`
 	HarmonizedSystemCode     string `json:"harmonized_system_code"`
+	// VariantPriceCents is the variant's price (variant.price) and VariantWeightOz its measured
+	// weight (variant.inventoryItem.measurement.weight), one unit's, when the payload gives
+	// them: what a customs declaration declares (DESIGN §15).
+	VariantPriceCents *int64   `json:"variant_price_cents,omitempty"`
+	VariantWeightOz   *float64 `json:"variant_weight_oz,omitempty"`
 }

@@ -442,8 +442,11 @@ func (p parser) lineItem(m map[string]any, path string) LineItem {
 			li.CountryOfOrigin = strings.ToUpper(p.str(inv, ipath, "countryCodeOfOrigin"))
 			li.HarmonizedSystemCode = p.str(inv, ipath, "harmonizedSystemCode")
 			if meas, ok := p.object(inv, ipath, "measurement"); ok {
-				if w, ok := p.object(meas, join(ipath, "measurement"), "weight"); ok && li.WeightOz == nil {
-					li.WeightOz = p.weight(w, join(ipath, "measurement.weight"))
+				if w, ok := p.object(meas, join(ipath, "measurement"), "weight"); ok {
+					li.VariantWeightOz = p.weight(w, join(ipath, "measurement.weight"))
+					if li.WeightOz == nil {
+						li.WeightOz = li.VariantWeightOz
+					}
 				}
 			}
 		}
@@ -460,6 +463,7 @@ func (p parser) lineItem(m map[string]any, path string) LineItem {
 	if li.UnitPriceCents == nil {
 		li.UnitPriceCents = variantPrice
 	}
+	li.VariantPriceCents = variantPrice
 	return li
 }
 

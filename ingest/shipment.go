@@ -1,9 +1,11 @@
 package ingest
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/customs"
 )
 
 // OrderShipment is what POST /orders/{id}/shipments (and a batch item naming an order) sends
@@ -13,6 +15,9 @@ import (
 type OrderShipment struct {
 	FulfillmentOrderID string `json:"fulfillment_order_id"`
 	Additional         bool   `json:"additional"`
+	// CustomsSigner signs the customs declaration made from the order's line items for a
+	// shipment abroad (DESIGN §15); the account's name when empty.
+	CustomsSigner string `json:"customs_signer"`
 }
 
 // DefaultParcel is the box of an order's shipment when the caller gives no parcel: a small
@@ -26,7 +31,10 @@ var DefaultParcel = shipping.Parcel{Length: 6, Width: 4, Height: 2, LengthUnit: 
 // line items' weight when the caller gives no weight; custom_reference_1 is the order's name
 // unless the caller gives one. It reports the order's own gaps (no fulfillment order of that
 // id, no weight to ship) as validation errors; the request is validated as any other after.
-func ShipmentRequest(o Order, fulfillmentOrderID string, req shipping.ShipmentRequest) (shipping.ShipmentRequest, error) {
+//
+// A shipment to another country gets, unless the caller gives one, a customs declaration made
+// from the fulfillment order's line items and duties, signed by signer (Declaration).
+func ShipmentRequest(o Order, fulfillmentOrderID, signer string, req shipping.ShipmentRequest) (shipping.ShipmentRequest, error) {
 	var v shipping.ValidationError
 	var fo *FulfillmentOrder
 	for i := range o.FulfillmentOrders {
@@ -56,6 +64,9 @@ func ShipmentRequest(o Order, fulfillmentOrderID string, req shipping.ShipmentRe
 		parcel.Weight, parcel.WeightUnit = fo.WeightOz, "OZ"
 	}
 	req.Parcel = &parcel
+	if req.CustomsInfo == nil && req.Origin != nil && abroad(req.Origin.Country, d.Country) {
+		req.CustomsInfo = Declaration(fo, signer, &v)
+	}
 	if req.CustomReference1 == nil && o.Name != "" {
 		name := o.Name
 		req.CustomReference1 = &name
@@ -74,10 +85,73 @@ var standIn = Order{Name: "stand-in", FulfillmentOrders: []FulfillmentOrder{{
 // Validate would refuse whatever the order holds. The order's own gaps (an unknown
 // fulfillment order, no weight) are found when the order is read.
 func CheckShipmentFields(req shipping.ShipmentRequest, today time.Time) error {
-	r, err := ShipmentRequest(standIn, "", req)
+	r, err := ShipmentRequest(standIn, "", "", req)
 	if err != nil {
 		return err
 	}
 	_, err = r.Validate(today)
 	return err
+}
+
+// Declaration is the customs declaration of a fulfillment order shipped abroad (DESIGN §15):
+// one item per line that requires shipping — description the product's title with the
+// variant's, quantity the line's, value the variant's price (else the line's unit price) times
+// the quantity, weight the variant's measured weight (else the line's) times the quantity, HS
+// code and origin from the variant's inventory item —, the incoterm of the order's duties, and
+// signer. A line without HS code, origin, price or weight is reported in v, named by its index
+// and id; customs.Declaration.Validate checks the rest when the request is validated.
+func Declaration(fo *FulfillmentOrder, signer string, v *shipping.ValidationError) *shipping.CustomsInfo {
+	d := &shipping.CustomsInfo{CustomsSigner: signer, CustomsItems: []shipping.CustomsItem{}}
+	if fo.Incoterm != "" {
+		term := fo.Incoterm
+		d.Incoterm = &term
+	}
+	for i, li := range fo.LineItems {
+		if !li.RequiresShipping {
+			continue
+		}
+		field := fmt.Sprintf("line_items[%d]", i)
+		line := "line item " + li.ID
+		if li.ProductTitle != "" {
+			line += " (" + li.ProductTitle + ")"
+		}
+		missing := func(name, what string) {
+			v.Add(field+"."+name, "required", fmt.Sprintf("%s has no %s, which a customs declaration needs", line, what))
+		}
+		desc := li.ProductTitle
+		if li.VariantTitle != "" {
+			desc += " - " + li.VariantTitle
+		}
+		price, weight := li.VariantPriceCents, li.VariantWeightOz
+		if price == nil {
+			price = li.UnitPriceCents
+		}
+		if weight == nil {
+			weight = li.WeightOz
+		}
+		hs := li.HarmonizedSystemCode
+		switch {
+		case hs == "":
+			missing("harmonized_system_code", "HS code (variant.inventoryItem.harmonizedSystemCode)")
+		case li.CountryOfOrigin == "":
+			missing("country_of_origin", "origin country (variant.inventoryItem.countryCodeOfOrigin)")
+		case price == nil:
+			missing("price", "price (variant.price)")
+		case weight == nil:
+			missing("weight", "weight (variant.inventoryItem.measurement.weight or weight)")
+		default:
+			d.CustomsItems = append(d.CustomsItems, shipping.CustomsItem{Description: desc, HarmonizedSystemCode: &hs,
+				OriginCountry: li.CountryOfOrigin, Quantity: li.Quantity, Value: float64(*price*li.Quantity) / 100,
+				Weight: *weight * float64(li.Quantity), WeightUnit: "OZ"})
+		}
+	}
+	return d
+}
+
+// abroad reports whether a parcel from the country from to the country to crosses a border:
+// both are ISO 3166-1 codes (an invalid one is the request's validation's to report) and differ.
+func abroad(from, to string) bool {
+	f, okFrom := customs.LookupCountry(from)
+	t, okTo := customs.LookupCountry(to)
+	return okFrom && okTo && f.Code != t.Code
 }

@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"errors"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -45,7 +47,7 @@ func TestShipmentRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ShipmentRequest(order, tt.fo, tt.req)
+			got, err := ShipmentRequest(order, tt.fo, "", tt.req)
 			var v *shipping.ValidationError
 			if tt.wantFields != nil {
 				if !errors.As(err, &v) || len(v.Fields) != len(tt.wantFields) {
@@ -100,5 +102,67 @@ func TestCheckShipmentFields(t *testing.T) {
 		if !errors.As(err, &v) || len(v.Fields) != len(tt.wantFields) || v.Fields[0].Field != tt.wantFields[0] {
 			t.Errorf("%s: CheckShipmentFields = %v; want errors on %v", tt.name, err, tt.wantFields)
 		}
+	}
+}
+
+// TestOrderDeclaration: an order to another country gets its customs declaration from its line
+// items and duties (DESIGN §15); a caller's wins; a line without HS code or origin is named.
+func TestOrderDeclaration(t *testing.T) {
+	cents := func(n int64) *int64 { return &n }
+	oz := func(f float64) *float64 { return &f }
+	shirt := LineItem{ID: "li1", ProductTitle: "Cotton T-shirt", VariantTitle: "Large", Quantity: 2, RequiresShipping: true,
+		WeightOz: oz(7), VariantWeightOz: oz(6), VariantPriceCents: cents(1999), UnitPriceCents: cents(2500),
+		HarmonizedSystemCode: "6109.10", CountryOfOrigin: "PT"}
+	mug := LineItem{ID: "li2", ProductTitle: "Mug", Quantity: 1, RequiresShipping: true, WeightOz: oz(12), UnitPriceCents: cents(900),
+		HarmonizedSystemCode: "6912.00", CountryOfOrigin: "US"}
+	card := LineItem{ID: "li3", ProductTitle: "Gift card", Quantity: 1}
+	noHS := mug
+	noHS.HarmonizedSystemCode = ""
+	noOrigin := mug
+	noOrigin.CountryOfOrigin = ""
+	toronto := Address{Name: "Jane Roe", Street1: "1 Front St W", City: "Toronto", State: "ON", Zip: "M5V 2T6", Country: "CA"}
+	order := func(items ...LineItem) Order {
+		return Order{Name: "#1002", FulfillmentOrders: []FulfillmentOrder{{ID: "fo1", Destination: toronto, Incoterm: "DDP", LineItems: items, WeightOz: 24}}}
+	}
+	la := &shipping.Address{Name: "Acme", Street1: "1 Main St", City: "Los Angeles", State: "CA", Zip: "90058", Country: "US"}
+	hs := func(s string) *string { return &s }
+	ddp := "DDP"
+	tests := []struct {
+		name   string
+		order  Order
+		req    shipping.ShipmentRequest
+		want   *shipping.CustomsInfo
+		fields []string
+	}{
+		{"from the line items", order(shirt, mug, card), shipping.ShipmentRequest{Origin: la}, &shipping.CustomsInfo{CustomsSigner: "Acme Inc",
+			Incoterm: &ddp, CustomsItems: []shipping.CustomsItem{
+				{Description: "Cotton T-shirt - Large", HarmonizedSystemCode: hs("6109.10"), OriginCountry: "PT", Quantity: 2, Value: 39.98, Weight: 12, WeightUnit: "OZ"},
+				{Description: "Mug", HarmonizedSystemCode: hs("6912.00"), OriginCountry: "US", Quantity: 1, Value: 9, Weight: 12, WeightUnit: "OZ"}}}, nil},
+		{"the caller's declaration wins", order(noHS), shipping.ShipmentRequest{Origin: la, CustomsInfo: &shipping.CustomsInfo{CustomsSigner: "Me"}},
+			&shipping.CustomsInfo{CustomsSigner: "Me"}, nil},
+		{"a line without HS code", order(shirt, noHS), shipping.ShipmentRequest{Origin: la}, nil, []string{"line_items[1].harmonized_system_code"}},
+		{"a line without origin", order(noOrigin), shipping.ShipmentRequest{Origin: la}, nil, []string{"line_items[0].country_of_origin"}},
+		{"at home, none", Order{FulfillmentOrders: []FulfillmentOrder{{Destination: Address{Country: "US"}, LineItems: []LineItem{noHS}, WeightOz: 8}}},
+			shipping.ShipmentRequest{Origin: la}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ShipmentRequest(tt.order, "", "Acme Inc", tt.req)
+			var v *shipping.ValidationError
+			var fields []string
+			if errors.As(err, &v) {
+				for _, f := range v.Fields {
+					fields = append(fields, f.Field)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(fields, tt.fields) {
+				t.Fatalf("ShipmentRequest fields = %v; want %v", fields, tt.fields)
+			}
+			if tt.fields == nil && !reflect.DeepEqual(got.CustomsInfo, tt.want) {
+				t.Errorf("ShipmentRequest customs_info = %+v; want %+v", got.CustomsInfo, tt.want)
+			}
+		})
 	}
 }

@@ -33,6 +33,9 @@ type Card struct {
 	Coverage  []string         `json:"coverage" nullable:"true"`
 	ZoneChart []ZoneChartEntry `json:"zone_chart"`
 	Tracking  TrackingScheme   `json:"tracking"`
+	// CountryZones maps the countries the card's international services deliver to (ISO
+	// 3166-1 alpha-2) to their zones, 1 to 20 (DESIGN §15); absent for a domestic card.
+	CountryZones map[string]int `json:"country_zones,omitempty"`
 }
 
 // CardService prices one service: PricesCents[i][zone-1] is the price up to WeightBreaksOz[i]
@@ -42,9 +45,15 @@ type CardService struct {
 	Name           string    `json:"name"`
 	Expedited      bool      `json:"expedited"`
 	MaxWeightOz    float64   `json:"max_weight_oz"` // the card's max_weight_oz when omitted
-	TransitDays    []int     `json:"transit_days"`  // by zone, 8 entries
+	TransitDays    []int     `json:"transit_days"`  // by zone, 8 entries (international: one per country zone)
 	WeightBreaksOz []int64   `json:"weight_breaks_oz"`
 	PricesCents    [][]int64 `json:"prices_cents"`
+	// International marks a service that carries parcels abroad, to the card's CountryZones,
+	// priced by country zone; a domestic service never quotes abroad, nor it at home.
+	International bool `json:"international,omitempty"`
+	// DDPFeeCents is what the service charges to deliver duty paid (incoterm DDP); a service
+	// without it does not offer DDP. International services only.
+	DDPFeeCents int64 `json:"ddp_fee_cents,omitempty"`
 }
 
 // FuelSurcharge is a fuel percentage and the day it takes effect.
@@ -68,7 +77,7 @@ const (
 	maxCardFuel      = 1000
 	maxCardZips      = 50000
 	maxCardCoverage  = 1000
-	maxCardZoneChart = 20000
+	maxCardZoneChart = 100000 // 100 origins of ~900 destination ZIP3s (DESIGN §18)
 	maxCardNameLen   = 200
 )
 
@@ -173,16 +182,19 @@ func (c *Card) Validate(code string) error {
 			v.Add(p+".name", "too_long", "must be at most 200 bytes")
 		}
 		positive(&v, p+".max_weight_oz", s.MaxWeightOz)
-		if len(s.TransitDays) != 8 {
-			v.Add(p+".transit_days", "invalid", "must have 8 entries, one per zone")
+		zones := c.zones(s)
+		if zones > 0 && len(s.TransitDays) != zones {
+			v.Add(p+".transit_days", "invalid", "must have "+strconv.Itoa(zones)+" entries, one per zone")
 		}
 		for z, d := range s.TransitDays {
 			if d < 0 || d > 60 {
 				v.Add(p+".transit_days["+strconv.Itoa(z)+"]", "out_of_range", "must be 0 to 60 days")
 			}
 		}
-		validateGrid(&v, p, s.WeightBreaksOz, s.PricesCents)
+		validateGrid(&v, p, s.WeightBreaksOz, s.PricesCents, zones)
+		c.validateInternational(&v, p, s)
 	}
+	c.validateCountryZones(&v)
 	for i, f := range c.FuelSurcharges {
 		p := "fuel_surcharges[" + strconv.Itoa(i) + "]"
 		checkDate(&v, p+".effective_from", f.EffectiveFrom)
@@ -210,6 +222,7 @@ func (c *Card) Validate(code string) error {
 				v.Add(l.field+"["+strconv.Itoa(i)+"]", "invalid", "must be a 5-digit ZIP code")
 			}
 		}
+		checkDuplicateZips(&v, l.field, l.zips)
 	}
 	for i, r := range c.Coverage {
 		if _, _, ok := parseZip3Range(r); !ok {
@@ -228,6 +241,7 @@ func (c *Card) Validate(code string) error {
 			v.Add(p+".zone", "out_of_range", "must be 1 to 8")
 		}
 	}
+	checkChartOverlaps(&v, c.ZoneChart)
 	c.Tracking.validate(&v, "tracking", c.Services)
 	return v.Err()
 }
@@ -242,6 +256,7 @@ func (c *Card) tooLarge() error {
 	tooMany("edas_zips", len(c.EDASZips), maxCardZips)
 	tooMany("coverage", len(c.Coverage), maxCardCoverage)
 	tooMany("zone_chart", len(c.ZoneChart), maxCardZoneChart)
+	tooMany("country_zones", len(c.CountryZones), maxCardCountryZones)
 	if v.Err() == nil {
 		for i, s := range c.Services {
 			p := "services[" + strconv.Itoa(i) + "]"
@@ -253,8 +268,9 @@ func (c *Card) tooLarge() error {
 }
 
 // validateGrid checks a service's price grid: breaks positive and strictly increasing, one row
-// of 8 zone prices per break, prices at least 0.
-func validateGrid(v *ValidationError, p string, breaks []int64, prices [][]int64) {
+// of zone prices per break (8 for a domestic service; none checked when zones is 0), prices at
+// least 0.
+func validateGrid(v *ValidationError, p string, breaks []int64, prices [][]int64, zones int) {
 	if len(breaks) == 0 {
 		v.Add(p+".weight_breaks_oz", "required", "must have at least one weight break")
 	}
@@ -270,8 +286,8 @@ func validateGrid(v *ValidationError, p string, breaks []int64, prices [][]int64
 	}
 	for i, row := range prices {
 		rp := p + ".prices_cents[" + strconv.Itoa(i) + "]"
-		if len(row) != 8 {
-			v.Add(rp, "invalid", "must have 8 prices, one per zone")
+		if zones > 0 && len(row) != zones {
+			v.Add(rp, "invalid", "must have "+strconv.Itoa(zones)+" prices, one per zone")
 			continue
 		}
 		for z, c := range row {

@@ -11,8 +11,9 @@ import (
 )
 
 // ParsePriceGrid reads one service's price grid from CSV (DESIGN §11): a header row
-// "weight_oz,zone_1,…,zone_8" (or weight_lb), then one row per weight break with eight prices
-// in dollars and cents ("7.45"), parsed exactly into cents. Errors name the row (data rows
+// "weight_oz,zone_1,…,zone_8" (or weight_lb; an international service's has zone_1 to zone_N,
+// N up to 20, DESIGN §15), then one row per weight break with a price per zone in dollars and
+// cents ("7.45"), parsed exactly into cents. Errors name the row (data rows
 // counted from 1 after the header) and the column by its header name. A UTF-8 byte-order mark
 // and CRLF line ends, as spreadsheets save CSV, are accepted (DESIGN §16).
 func ParsePriceGrid(r io.Reader) (breaksOz []int64, pricesCents [][]int64, err error) {
@@ -26,7 +27,13 @@ func ParsePriceGrid(r io.Reader) (breaksOz []int64, pricesCents [][]int64, err e
 		return nil, nil, v.Err()
 	}
 	perLb := header[0] == "weight_lb"
-	want := []string{"weight_oz", "zone_1", "zone_2", "zone_3", "zone_4", "zone_5", "zone_6", "zone_7", "zone_8"}
+	// A domestic service's grid has 8 zones; an international one's as many as its card's
+	// highest country zone (Card.CheckGrid compares them).
+	zones := len(header) - 1
+	if zones < 1 || zones > MaxCountryZone || !slices.Equal(header[1:], gridHeader(zones)[1:]) {
+		zones = 8
+	}
+	want := gridHeader(zones)
 	if perLb {
 		want[0] = "weight_lb"
 	}
@@ -59,8 +66,8 @@ func ParsePriceGrid(r io.Reader) (breaksOz []int64, pricesCents [][]int64, err e
 		case len(breaksOz) > 0 && oz <= breaksOz[len(breaksOz)-1]:
 			v.Add(at+", "+want[0], "not_increasing", "must be above the row before")
 		}
-		prices := make([]int64, 8)
-		for z := range 8 {
+		prices := make([]int64, zones)
+		for z := range zones {
 			cents, ok := parseDecimal(strings.TrimSpace(rec[1+z]), 2)
 			if !ok || cents < 0 {
 				v.Add(at+", "+want[1+z], "invalid", "must be a price in dollars, such as 7.45")
@@ -79,6 +86,30 @@ func ParsePriceGrid(r io.Reader) (breaksOz []int64, pricesCents [][]int64, err e
 		return nil, nil, err
 	}
 	return breaksOz, pricesCents, nil
+}
+
+// gridHeader is a price grid's CSV header for zones zones.
+func gridHeader(zones int) []string {
+	h := []string{"weight_oz"}
+	for z := 1; z <= zones; z++ {
+		h = append(h, "zone_"+strconv.Itoa(z))
+	}
+	return h
+}
+
+// CheckGrid refuses a grid for service whose rows have another number of zones than the
+// service prices (8 at home, the card's highest country zone abroad), naming the CSV's header.
+func (c *Card) CheckGrid(service string, prices [][]int64) error {
+	s := c.Service(service)
+	if s == nil || len(prices) == 0 {
+		return nil
+	}
+	if zones := c.zones(s); zones > 0 && len(prices[0]) != zones {
+		var v ValidationError
+		v.Add("header", "invalid", "must be "+strings.Join(gridHeader(zones), ",")+" (or weight_lb): service "+service+" prices "+strconv.Itoa(zones)+" zones")
+		return v.Err()
+	}
+	return nil
 }
 
 // utf8BOM is the byte-order mark Excel's "CSV UTF-8" writes at the start of a file.
@@ -157,7 +188,8 @@ func PriceChanges(prev, next *Card) []PriceChange {
 		}
 		slices.Sort(breaks)
 		for _, b := range breaks {
-			for z := range 8 {
+			// An international service's rows are as long as its zones (DESIGN §15).
+			for z := range max(len(old[b]), len(cur[b])) {
 				o, n := cell(old[b], z), cell(cur[b], z)
 				c := PriceChange{Service: code, WeightBreakOz: b, Zone: z + 1, OldCents: o, NewCents: n}
 				switch {

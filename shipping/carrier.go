@@ -41,8 +41,9 @@ type PurchaseRequest struct {
 // SerialSource hands out a carrier's tracking serials, each once: never again, also after a
 // crash and to another process sharing the database.
 type SerialSource interface {
-	// NextSerial returns the carrier's next serial, at least from.
-	NextSerial(ctx context.Context, carrier string, from int64) (int64, error)
+	// NextSerial returns the carrier's next serial, at least from; one above to when the
+	// serials from to to are all used. A source may reserve serials ahead, never above to.
+	NextSerial(ctx context.Context, carrier string, from, to int64) (int64, error)
 }
 
 // Tracker is what a carrier also implements when waybill can ask it for a label's tracking

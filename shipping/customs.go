@@ -4,26 +4,18 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/waybill/waybill/shipping/customs"
 )
 
-// CustomsInfo is a shipment's customs declaration, in the real product's shape (compat).
-type CustomsInfo struct {
-	CustomsItems  []CustomsItem `json:"customs_items"`
-	CustomsSigner string        `json:"customs_signer"`
-	Incoterm      *string       `json:"incoterm" nullable:"true"`
-}
+// CustomsInfo is a shipment's customs declaration, in the real product's shape (compat), with
+// the fields DESIGN §15 adds (contents_type, non_delivery_option, aes_itn). An international
+// shipment's is checked by customs.Declaration.Validate; a domestic one's by validateCustoms.
+type CustomsInfo = customs.Declaration
 
 // CustomsItem is one kind of goods in a parcel: Value is the declared value of the whole line
 // in USD, Weight the line's weight in WeightUnit.
-type CustomsItem struct {
-	Description          string  `json:"description"`
-	HarmonizedSystemCode *string `json:"harmonized_system_code" nullable:"true"`
-	OriginCountry        string  `json:"origin_country"`
-	Quantity             int64   `json:"quantity"`
-	Value                float64 `json:"value"`
-	Weight               float64 `json:"weight"`
-	WeightUnit           string  `json:"weight_unit"`
-}
+type CustomsItem = customs.Item
 
 // Customs limits.
 const (
@@ -32,8 +24,9 @@ const (
 	MaxCustomsValue    = 1_000_000 // USD per item line
 )
 
-// Incoterms are the trade terms a declaration may name: the Incoterms 2020 rules and the older
-// DDU, DAT and DEQ that carriers still accept.
+// Incoterms are the trade terms a domestic shipment's declaration may name: the Incoterms 2020
+// rules and the older DDU, DAT and DEQ that carriers still accept. An international shipment's
+// takes only DAP or DDP (customs.Declaration.Validate).
 var Incoterms = []string{"EXW", "FCA", "FAS", "FOB", "CFR", "CIF", "CPT", "CIP", "DAP", "DPU", "DDP", "DDU", "DAT", "DEQ"}
 
 // validateCustoms checks a customs declaration and normalizes it: text trimmed, country codes,
@@ -55,6 +48,22 @@ func validateCustoms(v *ValidationError, c *CustomsInfo) {
 		v.Add(prefix+".customs_signer", "required", "is required")
 	} else {
 		checkText(v, prefix+".customs_signer", c.CustomsSigner)
+	}
+	// The fields DESIGN §15 adds are checked here too, but not defaulted: a domestic
+	// declaration is stored as sent.
+	for _, f := range []struct {
+		name    string
+		v       *string
+		allowed []string
+	}{{"contents_type", &c.ContentsType, []string{customs.ContentsMerchandise, customs.ContentsGift, customs.ContentsDocuments,
+		customs.ContentsSample, customs.ContentsReturnedGoods}}, {"non_delivery_option", &c.NonDeliveryOption,
+		[]string{customs.NonDeliveryReturn, customs.NonDeliveryAbandon}}} {
+		if *f.v = strings.ToUpper(strings.TrimSpace(*f.v)); *f.v != "" && !slices.Contains(f.allowed, *f.v) {
+			v.Add(prefix+"."+f.name, "invalid", "must be one of "+strings.Join(f.allowed, ", "))
+		}
+	}
+	if c.AESITN = strings.ToUpper(strings.TrimSpace(c.AESITN)); c.AESITN != "" && !customs.ValidITN(c.AESITN) {
+		v.Add(prefix+".aes_itn", "invalid", "must be AES X followed by 14 digits, e.g. AES X20260115123456")
 	}
 	if c.Incoterm != nil {
 		term := strings.ToUpper(strings.TrimSpace(*c.Incoterm))

@@ -34,6 +34,9 @@ type RateRequest struct {
 	AreaSurcharge            string
 	AreaSurchargeFromProfile bool
 	ShipDate                 string // YYYY-MM-DD
+	// DDP says the shipment goes abroad delivered duty paid (its declaration's incoterm): only
+	// services with a DDP fee quote it (DESIGN §15).
+	DDP bool
 }
 
 // Quote is one carrier service's price for a RateRequest.
@@ -44,6 +47,7 @@ type Quote struct {
 	RetailCents      int64
 	TransitDays      int
 	Zone             int
+	CountryZone      int // an international quote's zone, 1 to 20 (Zone is then 0)
 	BillableWeightOz int64
 	DimFactor        int   // the dim factor the billable weight used; DimFactor when 0
 	CarrierVersion   int64 // the card version that priced the quote; 0 for a carrier without versions
@@ -95,7 +99,10 @@ type Rate struct {
 
 // RateMetadata explains a rate's price, with the real product's field names (DESIGN §4).
 type RateMetadata struct {
-	USPSZone int `json:"usps_zone"` // the distance zone, 1 to 8
+	USPSZone int `json:"usps_zone,omitempty"` // the distance zone, 1 to 8; absent abroad
+	// CountryZone is an international rate's zone, 1 to 20: the card's zone of the country
+	// (DESIGN §15); absent at home.
+	CountryZone int `json:"country_zone,omitempty"`
 	// BillableWeight is the weight the rate is priced at, in ounces.
 	BillableWeight     int64               `json:"billable_weight"`
 	WeightMetadata     WeightMetadata      `json:"weight_metadata"`
@@ -103,6 +110,9 @@ type RateMetadata struct {
 	// CarrierVersion is the version of the carrier's card that priced the rate (DESIGN §11);
 	// absent for a carrier a host plugs in without versions.
 	CarrierVersion int64 `json:"carrier_version,omitempty"`
+	// DDPFee is the fee for delivering duty paid, part of the price (a DDP surcharge); absent
+	// unless the shipment is DDP.
+	DDPFee *Money `json:"ddp_fee,omitempty"`
 }
 
 // WeightMetadata explains the billable weight: the larger of the actual weight and the
@@ -171,6 +181,9 @@ func (s *Shopper) Carrier(name string) (Carrier, bool) {
 // (empty, not nil, when every one quoted). When no rate is found it returns a *RateError with
 // each carrier's reason.
 func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shipDate time.Time) (rates []Rate, leftOut []Reason, err error) {
+	if sr.International() {
+		return s.shopInternational(ctx, p, sr, shipDate)
+	}
 	if sr.Origin.Country != "US" || sr.Destination.Country != "US" {
 		reasons := make([]Reason, 0, len(p.Carriers))
 		for _, name := range p.Carriers {
@@ -242,13 +255,17 @@ func rateOf(carrier string, q Quote, req RateRequest, shipDate time.Time) Rate {
 	r := Rate{Carrier: carrier, Service: q.Service, EstimatedDeliveryDays: q.TransitDays,
 		EstimatedDeliveryDate: Timestamp{AddBusinessDays(shipDate, q.TransitDays)},
 		PostageCents:          q.PostageCents, SurchargesCents: q.SurchargesCents(), TotalCents: q.TotalCents(), RetailCents: q.RetailCents,
-		RateMetadata: RateMetadata{USPSZone: q.Zone, BillableWeight: q.BillableWeightOz,
+		RateMetadata: RateMetadata{USPSZone: q.Zone, CountryZone: q.CountryZone, BillableWeight: q.BillableWeightOz,
 			WeightMetadata: WeightMetadata{ActualOzWeight: roundTo2(req.WeightOz), BillableOzWeight: q.BillableWeightOz,
 				DimFactor: dimFactor, DimThreshold: DimThreshold, Volume: roundTo2(req.LengthIn * req.WidthIn * req.HeightIn)},
 			SurchargesMetadata: make([]SurchargeMetadata, 0, len(q.Surcharges)), CarrierVersion: q.CarrierVersion}}
 	r.Price = USD(r.TotalCents)
 	for _, s := range q.Surcharges {
 		r.RateMetadata.SurchargesMetadata = append(r.RateMetadata.SurchargesMetadata, SurchargeMetadata{SurchargeType: s.Type, Surcharge: USD(s.AmountCents)})
+		if s.Type == SurchargeDDP {
+			fee := USD(s.AmountCents)
+			r.RateMetadata.DDPFee = &fee
+		}
 	}
 	return r
 }

@@ -236,7 +236,7 @@ func TestMonotonicPrices(t *testing.T) {
 		c := carrierByName(t, card.Code)
 		for _, s := range card.Services {
 			for i, row := range s.PricesCents {
-				for z := 1; z < 8; z++ {
+				for z := 1; z < len(row); z++ {
 					if row[z] < row[z-1] {
 						t.Errorf("%s %s break %d oz: zone %d costs %d < zone %d %d", card.Code, s.Code, s.WeightBreaksOz[i], z+1, row[z], z, row[z-1])
 					}
@@ -245,7 +245,7 @@ func TestMonotonicPrices(t *testing.T) {
 					if s.WeightBreaksOz[i] <= s.WeightBreaksOz[i-1] {
 						t.Errorf("%s %s: weight breaks not increasing at %d", card.Code, s.Code, i)
 					}
-					for z := 0; z < 8; z++ {
+					for z := range row {
 						if row[z] < s.PricesCents[i-1][z] {
 							t.Errorf("%s %s zone %d: %d oz costs less than %d oz", card.Code, s.Code, z+1, s.WeightBreaksOz[i], s.WeightBreaksOz[i-1])
 						}
@@ -345,7 +345,7 @@ func TestAddBusinessDays(t *testing.T) {
 // serialCounter is a SerialSource counting in memory, for a carrier without a database.
 type serialCounter map[string]int64
 
-func (c serialCounter) NextSerial(ctx context.Context, carrier string, from int64) (int64, error) {
+func (c serialCounter) NextSerial(ctx context.Context, carrier string, from, to int64) (int64, error) {
 	n := max(c[carrier], from)
 	c[carrier] = n + 1
 	return n, nil
@@ -458,11 +458,14 @@ func TestShop(t *testing.T) {
 		t.Errorf("Shop(narrow, 75 lb) = %v; want no_rates_available with 2 reasons", err)
 	}
 
-	abroad := shipmentRequest("10001", "NY", "10002", "NY")
-	abroad.Destination = &Address{Name: "N", Street1: "1 Rue", City: "Paris", State: "IF", Zip: "75001", Country: "FR"}
-	_, err = shop(def, abroad)
+	// Routes abroad are TestShopInternational's; one inside another country gets no rate.
+	inCanada := shipmentRequest("10001", "NY", "10002", "NY")
+	inCanada.Origin = &Address{Name: "N", Street1: "1 Front St", City: "Toronto", State: "ON", Zip: "M5V 2T6", Country: "CA"}
+	inCanada.Destination = &Address{Name: "N", Street1: "1 Rue", City: "Montreal", State: "QC", Zip: "H3Z 2Y7", Country: "CA"}
+	inCanada.ReturnAddress = nil
+	_, err = shop(def, inCanada)
 	if !errors.As(err, &re) || re.Code != CodeNoRates {
-		t.Errorf("Shop(→FR) = %v; want no_rates_available", err)
+		t.Errorf("Shop(Toronto→Montreal) = %v; want no_rates_available", err)
 	}
 
 	cheapest := shipmentRequest("90058", "CA", "10001", "NY")
@@ -621,14 +624,64 @@ func TestValidateShipmentRequest(t *testing.T) {
 		{"wrong state", func(r *ShipmentRequest) { r.Destination.State = "CA" }, []string{"destination.zip"}},
 		{"bad country", func(r *ShipmentRequest) { r.Origin.Country = "USA" }, []string{"origin.country"}},
 		{"bad US state", func(r *ShipmentRequest) { r.Destination.State = "NYC" }, []string{"destination.state"}},
-		// Outside the US a state or province is free text (NSW, Ontario): the route then gets
-		// no_rates_available from rate shopping, not a 400.
+		// Outside the US, addresses follow their country's table (DESIGN §15); a shipment
+		// abroad needs a customs declaration.
 		{"foreign state", func(r *ShipmentRequest) {
 			r.Destination.Country, r.Destination.State, r.Destination.Zip = "AU", "NSW", "2000"
-		}, nil},
+		}, []string{"customs_info"}},
 		{"foreign state long", func(r *ShipmentRequest) {
 			r.Destination.Country, r.Destination.State, r.Destination.Zip = "CA", strings.Repeat("x", 256), "M5V 2T6"
+		}, []string{"destination.state", "customs_info"}},
+		{"to Toronto", func(r *ShipmentRequest) {
+			*r.Destination = Address{Name: "N", Street1: "1 Front St", City: "Toronto", State: "on", Zip: "m5v2t6", Country: "CA"}
+			r.CustomsInfo = customsInfo()
+			r.CustomsInfo.Incoterm = nil
+		}, nil},
+		{"to London without a state", func(r *ShipmentRequest) {
+			*r.Destination = Address{Name: "N", Street1: "10 Downing St", City: "London", Zip: "SW1A 2AA", Country: "GB"}
+			r.CustomsInfo = customsInfo()
+			r.CustomsInfo.Incoterm = nil
+		}, nil},
+		{"to Hong Kong without a postal code", func(r *ShipmentRequest) {
+			*r.Destination = Address{Name: "N", Street1: "1 Queen's Rd", City: "Hong Kong", State: "Kowloon", Country: "HK"}
+			r.CustomsInfo = customsInfo()
+			r.CustomsInfo.Incoterm = nil
+		}, nil},
+		{"unknown country", func(r *ShipmentRequest) { r.Destination.Country = "XK" }, []string{"destination.country"}},
+		{"malformed postal code", func(r *ShipmentRequest) {
+			*r.Destination = Address{Name: "N", Street1: "1 Front St", City: "Toronto", State: "ON", Zip: "12345", Country: "CA"}
+			r.CustomsInfo = customsInfo()
+			r.CustomsInfo.Incoterm = nil
+		}, []string{"destination.zip"}},
+		{"missing province", func(r *ShipmentRequest) {
+			*r.Destination = Address{Name: "N", Street1: "1 Front St", City: "Toronto", Zip: "M5V 2T6", Country: "CA"}
+			r.CustomsInfo = customsInfo()
+			r.CustomsInfo.Incoterm = nil
 		}, []string{"destination.state"}},
+		{"unknown province", func(r *ShipmentRequest) {
+			*r.Destination = Address{Name: "N", Street1: "1 Front St", City: "Toronto", State: "ZZ", Zip: "M5V 2T6", Country: "CA"}
+			r.CustomsInfo = customsInfo()
+			r.CustomsInfo.Incoterm = nil
+		}, []string{"destination.state"}},
+		{"postal code of another province", func(r *ShipmentRequest) {
+			*r.Destination = Address{Name: "N", Street1: "1 Front St", City: "Toronto", State: "ON", Zip: "V6B 1A1", Country: "CA"}
+			r.CustomsInfo = customsInfo()
+			r.CustomsInfo.Incoterm = nil
+		}, []string{"destination.zip"}},
+		{"no declaration abroad", func(r *ShipmentRequest) {
+			*r.Destination = Address{Name: "N", Street1: "1 Front St", City: "Toronto", State: "ON", Zip: "M5V 2T6", Country: "CA"}
+		}, []string{"customs_info"}},
+		{"domestic declaration keeps the wider incoterms", func(r *ShipmentRequest) {
+			r.CustomsInfo = customsInfo()
+			term := "EXW"
+			r.CustomsInfo.Incoterm = &term
+		}, nil},
+		{"international declaration takes DAP or DDP", func(r *ShipmentRequest) {
+			*r.Destination = Address{Name: "N", Street1: "1 Front St", City: "Toronto", State: "ON", Zip: "M5V 2T6", Country: "CA"}
+			r.CustomsInfo = customsInfo()
+			term := "EXW"
+			r.CustomsInfo.Incoterm = &term
+		}, []string{"customs_info.incoterm"}},
 		{"bad email", func(r *ShipmentRequest) { r.Origin.Email = "nope" }, []string{"origin.email"}},
 		{"bad units", func(r *ShipmentRequest) { r.Parcel.LengthUnit, r.Parcel.WeightUnit = "FT", "TON" },
 			[]string{"parcel.length_unit", "parcel.weight_unit"}},

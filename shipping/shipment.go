@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/waybill/waybill/shipping/customs"
 )
 
 // Shipment statuses.
@@ -170,9 +172,7 @@ func (r *ShipmentRequest) Validate(today time.Time) (time.Time, error) {
 		r.ReturnAddress = &ra
 	}
 	validateParcel(&v, r.Parcel)
-	if r.CustomsInfo != nil {
-		validateCustoms(&v, r.CustomsInfo)
-	}
+	r.validateDeclaration(&v)
 
 	day := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)
 	shipDate := day
@@ -257,11 +257,17 @@ func validateAddress(v *ValidationError, prefix string, a *Address) {
 		trim(s)
 	}
 	a.State, a.Country = strings.ToUpper(a.State), strings.ToUpper(a.Country)
+	// Which of state and zip are required depends on the country (DESIGN §15); an unknown
+	// country is refused below, and then both are asked for as in the US.
+	country, known := customs.LookupCountry(a.Country)
+	needState, needZip := !known || country.StateRequired, !known || country.PostalCodeRequired
 	required := []struct {
 		name, value string
-	}{{"name", a.Name}, {"street1", a.Street1}, {"city", a.City}, {"state", a.State}, {"zip", a.Zip}, {"country", a.Country}}
+		needed      bool
+	}{{"name", a.Name, true}, {"street1", a.Street1, true}, {"city", a.City, true}, {"state", a.State, needState},
+		{"zip", a.Zip, needZip}, {"country", a.Country, true}}
 	for _, f := range required {
-		if f.value == "" {
+		if f.needed && f.value == "" {
 			v.Add(prefix+"."+f.name, "required", "is required")
 		}
 	}
@@ -276,13 +282,14 @@ func validateAddress(v *ValidationError, prefix string, a *Address) {
 		v.Add(prefix+".country", "invalid", "must be a two-letter country code")
 		return
 	}
-	// Only US addresses are checked against the state codes and the ZIP table; elsewhere a
-	// state or province is free text (NSW, Ontario) and the route gets no rates.
+	if a.Country != "" && !known {
+		v.Add(prefix+".country", "invalid", "must be an ISO 3166-1 alpha-2 country code")
+		return
+	}
+	// US addresses are checked against the state codes and the ZIP table, as they always were;
+	// other countries against the country table's postal-code formats and subdivisions.
 	if a.Country != "US" {
-		checkText(v, prefix+".state", a.State)
-		if len(a.Zip) > 20 {
-			v.Add(prefix+".zip", "invalid", "must be at most 20 characters")
-		}
+		validateForeignAddress(v, prefix, a, country)
 		return
 	}
 	if a.State != "" && !isUpperAlpha(a.State, 2) {

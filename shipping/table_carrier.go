@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -48,9 +49,14 @@ type CarrierVersion struct {
 	Version   int64 // 1, 2, … in the order they were stored
 	CreatedAt time.Time
 	Card      *Card
+	// Load, when set, reads the version's whole card, and Card holds only its outline: its
+	// effective_from, name, tracking and services' codes and names, which choose the version,
+	// buy and void. The whole card is read and compiled the first time a quote needs it, so a
+	// version no quote reaches (one no longer in force) costs no memory (DESIGN §18).
+	Load func(ctx context.Context) (*Card, error)
 
-	once  sync.Once
-	index *cardIndex
+	mu    sync.Mutex // one compilation at a time
+	index atomic.Pointer[cardIndex]
 }
 
 // InForce returns the version in force on date (YYYY-MM-DD): the one with the latest
@@ -92,45 +98,55 @@ func Shown(versions []*CarrierVersion, date string) *CarrierVersion {
 	return InForce(versions, first)
 }
 
-// cardIndex is a card compiled for quoting: coverage, area surcharge ZIPs and the zone chart.
+// cardIndex is a card compiled for quoting: coverage, area surcharge ZIPs and the zone chart
+// in compact forms, beside the card's other parts (card, without the lists compiled here).
 type cardIndex struct {
+	card     *Card
 	coverage *[1000]bool // nil: everywhere
-	das      map[string]bool
-	edas     map[string]bool
-	chart    map[int]*[1000]int8 // origin ZIP3 → zone by destination ZIP3; 0 where none
+	das      zipSet
+	edas     zipSet
+	chart    zoneChart
 }
 
-func (v *CarrierVersion) idx() *cardIndex {
-	v.once.Do(func() {
-		c, x := v.Card, &cardIndex{das: map[string]bool{}, edas: map[string]bool{}, chart: map[int]*[1000]int8{}}
-		if c.Coverage != nil {
-			x.coverage = new([1000]bool)
-			for _, r := range c.Coverage {
-				lo, hi, _ := parseZip3Range(r)
-				for z := lo; z <= hi; z++ {
-					x.coverage[z] = true
-				}
-			}
+// Compile compiles the version for quoting now, if it is not yet: a caller may compile the
+// versions in force side by side rather than leave them to quotes one by one.
+func (v *CarrierVersion) Compile(ctx context.Context) error {
+	_, err := v.compiled(ctx)
+	return err
+}
+
+// compiled returns the version compiled for quoting, reading its card first if need be.
+func (v *CarrierVersion) compiled(ctx context.Context) (*cardIndex, error) {
+	if x := v.index.Load(); x != nil {
+		return x, nil
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if x := v.index.Load(); x != nil {
+		return x, nil
+	}
+	c := v.Card
+	if v.Load != nil {
+		var err error
+		if c, err = v.Load(ctx); err != nil {
+			return nil, fmt.Errorf("rate card version %d: %w", v.Version, err)
 		}
-		for _, z := range c.DASZips {
-			x.das[z] = true
-		}
-		for _, z := range c.EDASZips {
-			x.edas[z] = true
-		}
-		for _, e := range c.ZoneChart {
-			o := zip3Index(e.OriginZip3)
-			lo, hi, _ := parseZip3Range(e.DestZip3)
-			if x.chart[o] == nil {
-				x.chart[o] = new([1000]int8)
-			}
+	}
+	x := &cardIndex{das: newZipSet(c.DASZips), edas: newZipSet(c.EDASZips), chart: newZoneChart(c.ZoneChart)}
+	if c.Coverage != nil {
+		x.coverage = new([1000]bool)
+		for _, r := range c.Coverage {
+			lo, hi, _ := parseZip3Range(r)
 			for z := lo; z <= hi; z++ {
-				x.chart[o][z] = int8(e.Zone)
+				x.coverage[z] = true
 			}
 		}
-		v.index = x
-	})
-	return v.index
+	}
+	priced := *c
+	priced.DASZips, priced.EDASZips, priced.Coverage, priced.ZoneChart = nil, nil, nil, nil
+	x.card = &priced
+	v.index.Store(x)
+	return x, nil
 }
 
 // TableCarrier is a carrier priced from its stored card versions.
@@ -174,44 +190,35 @@ func (c *TableCarrier) Quotes(ctx context.Context, req RateRequest) ([]Quote, []
 	if v == nil {
 		return nil, nil, fmt.Errorf("no rate card in force on %s", req.ShipDate)
 	}
-	card, x := v.Card, v.idx()
+	x, err := v.compiled(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if req.international() {
+		return c.internationalRates(v, x.card, req)
+	}
+	card := x.card
 	dest := zip3Index(req.Destination.Zip)
 	if x.coverage != nil && (dest < 0 || !x.coverage[dest]) {
 		return nil, nil, ErrZipNotServiced
 	}
 	zone := req.Zone
-	if chart := x.chart[req.ZoneOrigin]; !req.ZoneFromProfile && chart != nil && dest >= 0 && chart[dest] > 0 {
-		zone = int(chart[dest])
+	if z := x.chart.zone(req.ZoneOrigin, dest); !req.ZoneFromProfile && z > 0 {
+		zone = z
 	}
 	if zone < 1 || zone > 8 {
 		return nil, nil, fmt.Errorf("no zone %d", zone)
 	}
-	sides := [3]float64{req.LengthIn, req.WidthIn, req.HeightIn}
-	for _, f := range [...]float64{sides[0], sides[1], sides[2], req.WeightOz} {
-		// Also rejects NaN and absurd sizes, which would overflow the billable weight.
-		if !(f > 0 && f < 1e6) {
-			return nil, nil, errors.New("parcel dimensions and weight must be positive")
-		}
-	}
-	longest := max(sides[0], sides[1], sides[2])
-	girth := 2 * (sides[0] + sides[1] + sides[2] - longest)
-	switch {
-	case req.WeightOz > card.MaxWeightOz:
-		return nil, nil, fmt.Errorf("parcel weighs more than %s", formatOz(card.MaxWeightOz))
-	case longest > card.MaxLengthIn:
-		return nil, nil, fmt.Errorf("parcel is longer than %g in", card.MaxLengthIn)
-	case longest+girth > card.MaxGirthIn:
-		return nil, nil, fmt.Errorf("parcel's length plus girth exceeds %g in", card.MaxGirthIn)
+	if err := card.checkParcel(req); err != nil {
+		return nil, nil, err
 	}
 	area := req.AreaSurcharge
 	if !req.AreaSurchargeFromProfile {
 		area = ""
-		if zip := req.Destination.Zip; len(zip) >= 5 {
-			if x.edas[zip[:5]] {
-				area = "EDAS"
-			} else if x.das[zip[:5]] {
-				area = "DAS"
-			}
+		if zip := req.Destination.Zip; x.edas.has(zip) {
+			area = "EDAS"
+		} else if x.das.has(zip) {
+			area = "DAS"
 		}
 	}
 	var areaCents int64
@@ -227,6 +234,9 @@ func (c *TableCarrier) Quotes(ctx context.Context, req RateRequest) ([]Quote, []
 	var left []Reason
 	for i := range card.Services {
 		s := &card.Services[i]
+		if s.International {
+			continue // never quoted at home, nor listed as left out
+		}
 		if req.WeightOz > s.MaxWeightOz {
 			left = append(left, Reason{Carrier: c.code, Service: s.Code, Message: "parcel weighs more than " + formatOz(s.MaxWeightOz)})
 			continue
@@ -277,7 +287,7 @@ func (c *TableCarrier) Purchase(ctx context.Context, req PurchaseRequest) (strin
 		return "", errors.New("no source of tracking serials")
 	}
 	t := &v.Card.Tracking
-	serial, err := req.Serials.NextSerial(ctx, c.code, t.RangeStart)
+	serial, err := req.Serials.NextSerial(ctx, c.code, t.RangeStart, t.RangeEnd)
 	if err != nil {
 		return "", err
 	}

@@ -72,7 +72,8 @@ func rangeText(from, to int64) string {
 
 // Overlaps reports whether t and o can issue the same tracking number: they share a number
 // space (luhn: prefix and digits; usps_impb: application identifier, a service type code and
-// the mailer id; ups_1z: shipper number and a service code) and their serial ranges meet. A
+// the mailer id; ups_1z: shipper number and a service code; s10: a service indicator and the
+// country) and their serial ranges meet. A
 // 6-digit mailer id that begins a 9-digit one shares numbers with it too: the 9-digit id's last
 // three digits are then the first three of the 6-digit id's longer serials.
 func (t *TrackingScheme) Overlaps(o *TrackingScheme) bool {
@@ -88,8 +89,8 @@ func (t *TrackingScheme) Overlaps(o *TrackingScheme) bool {
 
 // numberSpace is a run of tracking numbers: lead, then a serial from..to zero-padded to width
 // digits, then a check digit and tail. Any scheme is one or more of them: a luhn scheme one,
-// usps_impb and ups_1z one per service code (an s10 scheme's would be its service indicators,
-// with the country as tail).
+// usps_impb and ups_1z one per service code, s10 one per service indicator, with the country as
+// tail.
 type numberSpace struct {
 	lead     string
 	width    int
@@ -99,6 +100,7 @@ type numberSpace struct {
 
 func (t *TrackingScheme) numberSpaces() []numberSpace {
 	var leads []string
+	var tail string
 	switch t.Scheme {
 	case SchemeLuhn:
 		leads = []string{t.Prefix}
@@ -110,10 +112,13 @@ func (t *TrackingScheme) numberSpaces() []numberSpace {
 		for _, code := range slices.Sorted(maps.Values(t.ServiceCodes)) {
 			leads = append(leads, "1Z"+t.ShipperNumber+code)
 		}
+	case SchemeS10:
+		leads = slices.Sorted(maps.Values(t.ServiceIndicators))
+		tail = t.Country
 	}
 	out := make([]numberSpace, 0, len(leads))
 	for _, lead := range slices.Compact(leads) {
-		out = append(out, numberSpace{lead: lead, width: t.serialWidth(), from: t.RangeStart, to: t.RangeEnd})
+		out = append(out, numberSpace{lead: lead, width: t.serialWidth(), tail: tail, from: t.RangeStart, to: t.RangeEnd})
 	}
 	return out
 }

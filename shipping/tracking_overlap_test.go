@@ -16,6 +16,9 @@ func TestTrackingOverlaps(t *testing.T) {
 	ups := func(shipper string, codes map[string]string, from, to int64) TrackingScheme {
 		return TrackingScheme{Scheme: SchemeUPS1Z, ShipperNumber: shipper, ServiceCodes: codes, RangeStart: from, RangeEnd: to}
 	}
+	s10 := func(indicators map[string]string, country string, from, to int64) TrackingScheme {
+		return TrackingScheme{Scheme: SchemeS10, ServiceIndicators: indicators, Country: country, RangeStart: from, RangeEnd: to}
+	}
 	ground := map[string]string{"GROUND": "612"}
 	for _, tt := range []struct {
 		name string
@@ -59,6 +62,12 @@ func TestTrackingOverlaps(t *testing.T) {
 			b: ups("999AA1", map[string]string{"GROUND": "01"}, 1, 5000)},
 		{name: "ups, other shipper", a: ups("999AA1", map[string]string{"GROUND": "03"}, 1, 5000), b: ups("999AA2", map[string]string{"GROUND": "03"}, 1, 5000)},
 		{name: "ups, ranges apart", a: ups("999AA1", map[string]string{"GROUND": "03"}, 1, 5000), b: ups("999AA1", map[string]string{"GROUND": "03"}, 5001, 6000)},
+		{name: "s10, shared indicator and country, ranges meet", a: s10(map[string]string{"PARCEL": "CP", "EXPRESS": "EE"}, "US", 1, 1000),
+			b: s10(map[string]string{"INTL": "EE"}, "US", 1000, 2000), want: true, serviceA: "EXPRESS", serialA: 1000, serviceB: "INTL", serialB: 1000},
+		{name: "s10, shared indicator, other country", a: s10(map[string]string{"X": "EE"}, "US", 1, 1000), b: s10(map[string]string{"X": "EE"}, "CA", 1, 1000)},
+		{name: "s10, other indicator", a: s10(map[string]string{"X": "EE"}, "US", 1, 1000), b: s10(map[string]string{"X": "CP"}, "US", 1, 1000)},
+		{name: "s10, ranges apart", a: s10(map[string]string{"X": "EE"}, "US", 1, 1000), b: s10(map[string]string{"X": "EE"}, "US", 1001, 2000)},
+		{name: "s10 and a luhn of its indicator and width", a: s10(map[string]string{"X": "LX"}, "US", 1, 1000), b: luhn("LX", 8, 1, 1000)},
 		{name: "luhn and ups", a: luhn("AC", 15, 1, 100), b: ups("999AA1", map[string]string{"GROUND": "03"}, 1, 100)},
 		{name: "impb and luhn", a: impb("", "927007687", ground, 1, 100), b: luhn("AC", 7, 1, 100)},
 		{name: "luhn, 30 digits, full ranges", a: luhn("AC", 30, 0, 1<<62), b: luhn("AC", 30, 1<<61, 1<<63-1), want: true,

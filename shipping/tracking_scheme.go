@@ -2,9 +2,12 @@ package shipping
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/waybill/waybill/shipping/customs"
 )
 
 // ErrTrackingNumbersExhausted reports that a carrier's range of tracking numbers is used up:
@@ -21,6 +24,7 @@ const (
 	SchemeLuhn     = "luhn"      // prefix + serial + Luhn check digit over the serial
 	SchemeUSPSIMpb = "usps_impb" // 22 digits: AI, service type, mailer id, serial, USPS Mod 10
 	SchemeUPS1Z    = "ups_1z"    // 1Z + shipper number + service code + 7-digit serial + check digit
+	SchemeS10      = "s10"       // UPU S10: service indicator + 8-digit serial + check digit + country (DESIGN §15)
 )
 
 // TrackingScheme is how a carrier's tracking numbers are made from serials, and the range of
@@ -37,6 +41,9 @@ type TrackingScheme struct {
 	// ups_1z
 	ShipperNumber string            `json:"shipper_number,omitempty"` // 6 letters or digits
 	ServiceCodes  map[string]string `json:"service_codes,omitempty"`  // service → 2 digits
+	// s10
+	ServiceIndicators map[string]string `json:"service_indicators,omitempty"` // service → 2 capital letters
+	Country           string            `json:"country,omitempty"`            // ISO 3166-1 alpha-2 of the issuing post
 
 	RangeStart int64 `json:"range_start"`
 	RangeEnd   int64 `json:"range_end"`
@@ -65,6 +72,8 @@ func (t *TrackingScheme) serialWidth() int {
 		return 21 - len(t.applicationIdentifier()) - 3 - len(t.MailerID)
 	case SchemeUPS1Z:
 		return 7
+	case SchemeS10:
+		return 8
 	}
 	return 0
 }
@@ -79,17 +88,21 @@ func (t *TrackingScheme) applicationIdentifier() string {
 func allDigits(s string, n int) bool { return len(s) == n && digitCount(s) == n }
 
 func (t *TrackingScheme) validate(v *ValidationError, p string, services []CardService) {
+	// serviceNamed refuses codes of services the card does not have.
+	serviceNamed := func(field string, codes map[string]string) {
+		for code := range codes {
+			if !slices.ContainsFunc(services, func(s CardService) bool { return s.Code == code }) {
+				v.Add(p+"."+field+"."+code, "unknown_service", "names no service of the card")
+			}
+		}
+	}
 	serviceCodes := func(field string, codes map[string]string, n int) {
 		for _, s := range services {
 			if c, ok := codes[s.Code]; !ok || !allDigits(c, n) {
 				v.Add(p+"."+field+"."+s.Code, "invalid", "must be the service's "+strconv.Itoa(n)+"-digit code")
 			}
 		}
-		for code := range codes {
-			if !slices.ContainsFunc(services, func(s CardService) bool { return s.Code == code }) {
-				v.Add(p+"."+field+"."+code, "unknown_service", "names no service of the card")
-			}
-		}
+		serviceNamed(field, codes)
 	}
 	switch t.Scheme {
 	case SchemeLuhn:
@@ -114,8 +127,18 @@ func (t *TrackingScheme) validate(v *ValidationError, p string, services []CardS
 			v.Add(p+".shipper_number", "invalid", "must be 6 capital letters or digits")
 		}
 		serviceCodes("service_codes", t.ServiceCodes, 2)
+	case SchemeS10:
+		for _, s := range services {
+			if c, ok := t.ServiceIndicators[s.Code]; !ok || !isUpperAlpha(c, 2) {
+				v.Add(p+".service_indicators."+s.Code, "invalid", "must be the service's two-letter S10 service indicator")
+			}
+		}
+		serviceNamed("service_indicators", t.ServiceIndicators)
+		if _, ok := customs.LookupCountry(t.Country); !ok || !isUpperAlpha(t.Country, 2) {
+			v.Add(p+".country", "invalid", "must be the ISO 3166-1 alpha-2 code of the issuing post")
+		}
 	default:
-		v.Add(p+".scheme", "invalid", "must be luhn, usps_impb or ups_1z")
+		v.Add(p+".scheme", "invalid", "must be luhn, usps_impb, ups_1z or s10")
 		return
 	}
 	// A field of another scheme is refused, not ignored: the card says something it would not do.
@@ -125,7 +148,8 @@ func (t *TrackingScheme) validate(v *ValidationError, p string, services []CardS
 	}{{"prefix", SchemeLuhn, t.Prefix != ""}, {"digits", SchemeLuhn, t.Digits != 0},
 		{"application_identifier", SchemeUSPSIMpb, t.ApplicationIdentifier != ""}, {"mailer_id", SchemeUSPSIMpb, t.MailerID != ""},
 		{"service_type_codes", SchemeUSPSIMpb, t.ServiceTypeCodes != nil},
-		{"shipper_number", SchemeUPS1Z, t.ShipperNumber != ""}, {"service_codes", SchemeUPS1Z, t.ServiceCodes != nil}} {
+		{"shipper_number", SchemeUPS1Z, t.ShipperNumber != ""}, {"service_codes", SchemeUPS1Z, t.ServiceCodes != nil},
+		{"service_indicators", SchemeS10, t.ServiceIndicators != nil}, {"country", SchemeS10, t.Country != ""}} {
 		if f.set && f.scheme != t.Scheme {
 			v.Add(p+"."+f.field, "invalid", "belongs to the "+f.scheme+" scheme, not "+t.Scheme)
 		}
@@ -162,6 +186,8 @@ func (t *TrackingScheme) Number(service string, serial int64) string {
 	case SchemeUPS1Z:
 		body := t.ShipperNumber + t.ServiceCodes[service] + s
 		return "1Z" + body + string(ups1ZCheck(body))
+	case SchemeS10:
+		return customs.S10Number(t.ServiceIndicators[service], serial, t.Country)
 	}
 	return t.Prefix + s + string(luhnDigit([]byte(s)))
 }
@@ -173,6 +199,8 @@ func (t *TrackingScheme) ValidTrackingNumber(code string) bool {
 		return allDigits(code, 22) && uspsMod10(code[:21]) == code[21]
 	case SchemeUPS1Z:
 		return len(code) == 18 && strings.HasPrefix(code, "1Z") && ups1ZCheck(code[2:17]) == code[17]
+	case SchemeS10:
+		return customs.ValidS10(code) && strings.HasSuffix(code, t.Country) && slices.Contains(slices.Collect(maps.Values(t.ServiceIndicators)), code[:2])
 	case SchemeLuhn:
 		d := code[min(len(code), len(t.Prefix)):]
 		return strings.HasPrefix(code, t.Prefix) && allDigits(d, t.Digits+1) && luhnDigit([]byte(d[:t.Digits])) == d[t.Digits]
@@ -215,8 +243,12 @@ func ups1ZCheck(s string) byte {
 }
 
 // GroupTrackingCode is a tracking number as its carrier prints it for people: a UPS 1Z number
-// as 1Z 999 AA1 01 2345 678 4, any other (a USPS IMpb among them) in groups of four characters.
+// as 1Z 999 AA1 01 2345 678 4, a UPU S10 one as EE 123 456 785 US, any other (a USPS IMpb
+// among them) in groups of four characters.
 func GroupTrackingCode(code string) string {
+	if customs.ValidS10(code) {
+		return customs.GroupS10(code)
+	}
 	if len(code) == 18 && strings.HasPrefix(code, "1Z") {
 		return strings.Join([]string{code[:2], code[2:5], code[5:8], code[8:10], code[10:14], code[14:17], code[17:]}, " ")
 	}

@@ -17,7 +17,9 @@ import (
 // ErrCarrierInUse reports a carrier that a rate shopping profile still names.
 var ErrCarrierInUse = errors.New("carrier is named by a rate shopping profile")
 
-// StoredCarrier is a carrier's stored versions, oldest first, and its tracking serials.
+// StoredCarrier is a carrier's stored versions, oldest first, and its tracking serials. Each
+// version's Card is its outline (shipping.CarrierVersion.Load reads the whole card), except the
+// version a put stored, which is whole.
 type StoredCarrier struct {
 	Code       string
 	Deleted    bool
@@ -48,17 +50,17 @@ func (db *DB) Carriers(ctx context.Context) ([]*StoredCarrier, int64, error) {
 	if err := tx.QueryRowContext(ctx, `SELECT changes FROM carrier_changes`).Scan(&changes); err != nil {
 		return nil, 0, err
 	}
-	out, err = carriersWhere(ctx, tx, "")
+	out, err = db.carriersWhere(ctx, tx, "")
 	return out, changes, err
 }
 
 // Carrier returns one carrier that is not deleted, or ErrNotFound.
 func (db *DB) Carrier(ctx context.Context, code string) (*StoredCarrier, error) {
-	return carrier(ctx, db.r, code)
+	return db.carrier(ctx, db.r, code)
 }
 
-func carrier(ctx context.Context, q querier, code string) (*StoredCarrier, error) {
-	cs, err := carriersWhere(ctx, q, code)
+func (db *DB) carrier(ctx context.Context, q querier, code string) (*StoredCarrier, error) {
+	cs, err := db.carriersWhere(ctx, q, code)
 	if err != nil {
 		return nil, err
 	}
@@ -68,8 +70,9 @@ func carrier(ctx context.Context, q querier, code string) (*StoredCarrier, error
 	return cs[0], nil
 }
 
-// carriersWhere reads the carrier code with its versions, or every carrier when code is "".
-func carriersWhere(ctx context.Context, q querier, code string) ([]*StoredCarrier, error) {
+// carriersWhere reads the carrier code with its versions' outlines, or every carrier when code
+// is "".
+func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*StoredCarrier, error) {
 	where, args := "", []any{}
 	if code != "" {
 		where, args = " WHERE code = $1", append(args, code)
@@ -88,6 +91,9 @@ func carriersWhere(ctx context.Context, q querier, code string) ([]*StoredCarrie
 			return nil, err
 		}
 		c.CreatedAt, c.UpdatedAt = Time(created), Time(updated)
+		if n, ok := db.serials.peek(c.Code); ok {
+			c.NextSerial = n // the serials this process reserved and has not handed out are still to come
+		}
 		out, byCode[c.Code] = append(out, &c), &c
 	}
 	if err := rows.Close(); err != nil {
@@ -96,28 +102,144 @@ func carriersWhere(ctx context.Context, q querier, code string) ([]*StoredCarrie
 	if code != "" {
 		where = " WHERE carrier = $1"
 	}
-	vrows, err := q.QueryContext(ctx, `SELECT carrier, version, created_at, card FROM carrier_versions`+where+
-		` ORDER BY carrier, version`, args...)
+	err = versionOutlines(ctx, q, db.r, where, args, func(carrier string, v *shipping.CarrierVersion) {
+		if c := byCode[carrier]; c != nil {
+			c.Versions = append(c.Versions, v)
+		}
+	})
+	return out, err
+}
+
+// cardOutline is what a version's outline column holds: the parts of its card that choose the
+// version, buy, void, name services and check tracking ranges — not its prices, ZIPs or chart.
+type cardOutline struct {
+	Name     string                  `json:"name"`
+	Tracking shipping.TrackingScheme `json:"tracking"`
+	Services []serviceOutline        `json:"services"`
+}
+
+type serviceOutline struct {
+	Code string `json:"code"`
+	Name string `json:"name"`
+}
+
+func outlineOf(c *shipping.Card) cardOutline {
+	o := cardOutline{Name: c.Name, Tracking: c.Tracking, Services: []serviceOutline{}}
+	for _, s := range c.Services {
+		o.Services = append(o.Services, serviceOutline{s.Code, s.Name})
+	}
+	return o
+}
+
+// card is the outline as a card of carrier code effective from effectiveFrom.
+func (o cardOutline) card(code, effectiveFrom string) *shipping.Card {
+	c := &shipping.Card{Code: code, Name: o.Name, EffectiveFrom: effectiveFrom, Tracking: o.Tracking}
+	for _, s := range o.Services {
+		c.Services = append(c.Services, shipping.CardService{Code: s.Code, Name: s.Name})
+	}
+	return c
+}
+
+// versionOutlines calls each with the versions that where (with args) selects, by carrier and
+// version, as outlines whose Load reads the whole card from load (the read pool: a loader
+// outlives the transaction its outline was read in). A version stored before outlines were
+// (fillOutlines has not run since) is read from its card.
+func versionOutlines(ctx context.Context, q, load querier, where string, args []any, each func(carrier string, v *shipping.CarrierVersion)) error {
+	rows, err := q.QueryContext(ctx, `SELECT carrier, version, effective_from, created_at, outline,
+		CASE WHEN outline IS NULL THEN card END FROM carrier_versions`+where+` ORDER BY carrier, version`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var carrier, from string
+		var outline, card sql.NullString
+		var created int64
+		v := &shipping.CarrierVersion{}
+		if err := rows.Scan(&carrier, &v.Version, &from, &created, &outline, &card); err != nil {
+			return err
+		}
+		var o cardOutline
+		if outline.Valid {
+			err = json.Unmarshal([]byte(outline.String), &o)
+		} else {
+			var c shipping.Card
+			err = json.Unmarshal([]byte(card.String), &c)
+			o = outlineOf(&c)
+		}
+		if err != nil {
+			return fmt.Errorf("carrier %s version %d: %w", carrier, v.Version, err)
+		}
+		v.CreatedAt, v.Card = Time(created), o.card(carrier, from)
+		carrier, version := carrier, v.Version
+		v.Load = func(ctx context.Context) (*shipping.Card, error) { return versionCard(ctx, load, carrier, version) }
+		each(carrier, v)
+	}
+	return rows.Err()
+}
+
+// versionCard reads and decodes one version's card: the only place a whole card is decoded.
+func versionCard(ctx context.Context, q querier, carrier string, version int64) (*shipping.Card, error) {
+	var body string
+	err := q.QueryRowContext(ctx, `SELECT card FROM carrier_versions WHERE carrier = $1 AND version = $2`, carrier, version).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer vrows.Close()
-	for vrows.Next() {
-		var carrier, card string
-		var v shipping.CarrierVersion
-		var created int64
-		if err := vrows.Scan(&carrier, &v.Version, &created, &card); err != nil {
-			return nil, err
+	c := new(shipping.Card)
+	if err := json.Unmarshal([]byte(body), c); err != nil {
+		return nil, fmt.Errorf("carrier %s version %d: %w", carrier, version, err)
+	}
+	return c, nil
+}
+
+// CarrierCard returns the whole card of a stored version (ErrNotFound when not stored).
+func (db *DB) CarrierCard(ctx context.Context, code string, version int64) (*shipping.Card, error) {
+	return versionCard(ctx, db.r, code, version)
+}
+
+// fillOutlines gives the versions stored before outlines were theirs, once.
+func (db *DB) fillOutlines(ctx context.Context) error {
+	rows, err := db.r.QueryContext(ctx, `SELECT carrier, version FROM carrier_versions WHERE outline IS NULL`)
+	if err != nil {
+		return err
+	}
+	type key struct {
+		carrier string
+		version int64
+	}
+	var missing []key
+	for rows.Next() {
+		var k key
+		if err := rows.Scan(&k.carrier, &k.version); err != nil {
+			rows.Close()
+			return err
 		}
-		v.CreatedAt, v.Card = Time(created), new(shipping.Card)
-		if err := json.Unmarshal([]byte(card), v.Card); err != nil {
-			return nil, fmt.Errorf("carrier %s version %d: %w", carrier, v.Version, err)
+		missing = append(missing, k)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, k := range missing {
+		c, err := versionCard(ctx, db.r, k.carrier, k.version)
+		if err != nil {
+			return err
 		}
-		if c := byCode[carrier]; c != nil {
-			c.Versions = append(c.Versions, &v)
+		outline, err := json.Marshal(outlineOf(c))
+		if err != nil {
+			return err
+		}
+		if err := db.write(ctx, func(ctx context.Context, w writer) error {
+			_, err := w.ExecContext(ctx, `UPDATE carrier_versions SET outline = $1 WHERE carrier = $2 AND version = $3`,
+				string(outline), k.carrier, k.version)
+			return err
+		}); err != nil {
+			return err
 		}
 	}
-	return out, vrows.Err()
+	return nil
 }
 
 // SeedCarriers stores the cards once in a database's life, on its first start: an operator's
@@ -178,6 +300,9 @@ func (db *DB) PutPriceGrid(ctx context.Context, code, service, effectiveFrom str
 		if inForce.Service(service) == nil {
 			return nil, ErrNotFound
 		}
+		if err := inForce.CheckGrid(service, prices); err != nil {
+			return nil, err
+		}
 		card := inForce.WithGrid(service, breaks, prices, effectiveFrom)
 		return card, card.Validate(code)
 	})
@@ -193,15 +318,19 @@ func (db *DB) putVersion(ctx context.Context, code, effectiveFrom string, dryRun
 		if err := db.lock(ctx, tx, `SELECT code FROM carriers WHERE code = $1`, code); err != nil {
 			return err
 		}
-		cs, err := carriersWhere(ctx, tx, code)
+		cs, err := db.carriersWhere(ctx, tx, code)
 		if err != nil {
 			return err
 		}
 		live := len(cs) == 1 && !cs[0].Deleted
 		var inForce *shipping.Card
 		if live {
+			// Only the version compared with is read whole: a put costs the same at the 1st
+			// version and the 100th (DESIGN §18).
 			if v := shipping.InForce(cs[0].Versions, effectiveFrom); v != nil {
-				inForce = v.Card
+				if inForce, err = versionCard(ctx, tx, code, v.Version); err != nil {
+					return err
+				}
 			}
 		}
 		card, err := next(inForce)
@@ -229,8 +358,11 @@ func (db *DB) putVersion(ctx context.Context, code, effectiveFrom string, dryRun
 		if err := db.addVersion(ctx, tx, card); err != nil {
 			return err
 		}
-		put.Carrier, err = carrier(ctx, tx, code)
-		return err
+		if put.Carrier, err = db.carrier(ctx, tx, code); err != nil {
+			return err
+		}
+		put.Carrier.Versions[len(put.Carrier.Versions)-1].Card = card // the answer shows it whole
+		return nil
 	})
 	if errors.Is(err, errDryRun) {
 		err = nil
@@ -241,45 +373,24 @@ func (db *DB) putVersion(ctx context.Context, code, effectiveFrom string, dryRun
 // othersTracking returns the tracking schemes that a card of carrier code must not overlap:
 // those of every other carrier's versions in force today or later, a deleted carrier's too (a
 // rate it quoted before its deletion can still be bought). A version no longer in force issues
-// no more numbers. Only the chosen versions' schemes are read, not their whole cards.
+// no more numbers. Only the versions' outlines are read, not their whole cards.
 func (db *DB) othersTracking(ctx context.Context, tx *sql.Tx, code string) ([]shipping.CarrierTracking, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT carrier, version, effective_from FROM carrier_versions WHERE carrier <> $1
-		ORDER BY carrier, version`, code)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	byCarrier := map[string][]*shipping.CarrierVersion{}
 	var carriers []string
-	for rows.Next() {
-		var carrier, from string
-		v := &shipping.CarrierVersion{Card: &shipping.Card{}}
-		if err := rows.Scan(&carrier, &v.Version, &from); err != nil {
-			return nil, err
-		}
-		v.Card.EffectiveFrom = from
+	err := versionOutlines(ctx, tx, db.r, " WHERE carrier <> $1", []any{code}, func(carrier string, v *shipping.CarrierVersion) {
 		if byCarrier[carrier] == nil {
 			carriers = append(carriers, carrier)
 		}
 		byCarrier[carrier] = append(byCarrier[carrier], v)
-	}
-	if err := rows.Close(); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	today := db.Now().UTC().Format(time.DateOnly)
 	var out []shipping.CarrierTracking
 	for _, carrier := range carriers {
 		for _, v := range shipping.InForceFrom(byCarrier[carrier], today) {
-			var tracking string
-			if err := tx.QueryRowContext(ctx, `SELECT `+db.jsonMember("card", "tracking")+` FROM carrier_versions
-				WHERE carrier = $1 AND version = $2`, carrier, v.Version).Scan(&tracking); err != nil {
-				return nil, err
-			}
-			t := shipping.CarrierTracking{Carrier: carrier, Version: v.Version}
-			if err := json.Unmarshal([]byte(tracking), &t.Tracking); err != nil {
-				return nil, fmt.Errorf("carrier %s version %d: tracking: %w", carrier, v.Version, err)
-			}
-			out = append(out, t)
+			out = append(out, shipping.CarrierTracking{Carrier: carrier, Version: v.Version, Tracking: v.Card.Tracking})
 		}
 	}
 	return out, nil
@@ -307,6 +418,10 @@ func (db *DB) addVersion(ctx context.Context, tx *sql.Tx, card *shipping.Card) e
 	if err != nil {
 		return err
 	}
+	outline, err := json.Marshal(outlineOf(card))
+	if err != nil {
+		return err
+	}
 	now := db.now()
 	_, err = tx.ExecContext(ctx, `INSERT INTO carriers (code, deleted, next_serial, created_at, updated_at)
 		VALUES ($1, FALSE, 0, $2, $2) ON CONFLICT (code) DO UPDATE SET deleted = FALSE, updated_at = $2`, card.Code, now)
@@ -318,8 +433,8 @@ func (db *DB) addVersion(ctx context.Context, tx *sql.Tx, card *shipping.Card) e
 		card.Code).Scan(&version); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO carrier_versions (carrier, version, effective_from, created_at, card)
-		VALUES ($1, $2, $3, $4, $5)`, card.Code, version, card.EffectiveFrom, now, string(body))
+	_, err = tx.ExecContext(ctx, `INSERT INTO carrier_versions (carrier, version, effective_from, created_at, card, outline)
+		VALUES ($1, $2, $3, $4, $5, $6)`, card.Code, version, card.EffectiveFrom, now, string(body), string(outline))
 	if err != nil {
 		return err
 	}
@@ -372,29 +487,6 @@ func (db *DB) DeleteCarrier(ctx context.Context, code string) error {
 		}
 		return carriersChanged(ctx, tx)
 	})
-}
-
-// txSerials hands out tracking serials in a purchase's transaction (shipping.SerialSource):
-// the carrier's row stays locked until the commit on PostgreSQL, so concurrent purchases get
-// one serial each, and a purchase that fails rolls its serial back. It remembers the last
-// serial it handed out, which passOver needs.
-type txSerials struct {
-	tx      *sql.Tx
-	carrier string
-	serial  int64
-}
-
-func (s *txSerials) NextSerial(ctx context.Context, carrier string, from int64) (int64, error) {
-	var n int64
-	err := s.tx.QueryRowContext(ctx, `UPDATE carriers SET next_serial = CASE WHEN next_serial < $1 THEN $1 + 1 ELSE next_serial + 1 END
-		WHERE code = $2 RETURNING next_serial - 1`, from, carrier).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("carrier %s is not stored: it has no tracking serials", carrier)
-	}
-	if err == nil {
-		s.carrier, s.serial = carrier, n
-	}
-	return n, err
 }
 
 // passOver makes carrier hand out serials after serial from now on, in a transaction of its

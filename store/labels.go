@@ -27,7 +27,7 @@ type querier interface {
 
 const labelColumns = `id, account_id, shipment_id, shipping_rate_id, carrier, service, tracking_code, status, substatus,
 	label_format, last_event_at, first_carrier_scan_at, delivered_at, finished_at, created_at, updated_at,
-	insured_cents, insurance_cents, manifest_id`
+	insured_cents, insurance_cents, manifest_id, commercial_invoice`
 
 func (db *DB) scanLabel(row rowScanner) (*shipping.Label, error) {
 	var account string
@@ -41,7 +41,8 @@ func (db *DB) scanLabelAccount(row rowScanner, account *string) (*shipping.Label
 	var lastEvent, firstScan, delivered, finished, insured sql.NullInt64
 	var created, updated, insurance int64
 	err := row.Scan(&l.ID, account, &l.ShipmentID, &l.ShippingRateID, &l.Carrier, &l.Service, &l.TrackingCode, &l.Status,
-		&substatus, &l.LabelFormat, &lastEvent, &firstScan, &delivered, &finished, &created, &updated, &insured, &insurance, &manifest)
+		&substatus, &l.LabelFormat, &lastEvent, &firstScan, &delivered, &finished, &created, &updated, &insured, &insurance, &manifest,
+		&l.CommercialInvoice)
 	if err != nil {
 		return nil, err
 	}
@@ -245,9 +246,14 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	}
 	var codeJSON []byte // the tracking code, when the purchase was made as prebought
 	serials := &txSerials{}
+	var blocks *serialBlocks
+	if db.dialect == PostgreSQL {
+		blocks = &db.serials
+	}
+again:
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		rendered, codeJSON = "", nil
-		*serials = txSerials{tx: tx}
+		*serials = txSerials{tx: tx, blocks: blocks}
 		if idem != nil {
 			// Claiming the key first serializes retries: on PostgreSQL a concurrent insert of
 			// the same key waits for this transaction and then finds the stored answer.
@@ -335,10 +341,10 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		insured := sql.NullInt64{Int64: p.InsuredCents, Valid: p.InsuredCents > 0}
 		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
 			service, tracking_code, status, substatus, label_format, created_at, updated_at, insured_cents, insurance_cents,
-			packed)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12, $13)`,
+			packed, commercial_invoice)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12, $13, $14)`,
 			labelID, accountID, shipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, now,
-			insured, insurance, packedLabel)
+			insured, insurance, packedLabel, s.ShippingLabel.CommercialInvoice)
 		if trackingCodeTaken(err) {
 			return shipping.ErrTrackingNumberTaken
 		}
@@ -365,6 +371,13 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 		}
 		return nil
 	})
+	if errors.Is(err, ErrNoSerialsReserved) && serials.need != nil {
+		// Reserved outside the buy's transaction, which would otherwise hold a connection of
+		// the pool while asking for another.
+		if err = db.reserveSerials(ctx, serials.need); err == nil {
+			goto again
+		}
+	}
 	if errors.Is(err, shipping.ErrTrackingNumberTaken) && serials.carrier != "" {
 		if perr := db.passOver(ctx, serials.carrier, serials.serial); perr != nil {
 			return nil, "", false, perr
@@ -498,7 +511,8 @@ func purchased(s *shipping.Shipment, rate shipping.Rate, labelID, code string, n
 	s.Status, s.Carrier, s.UpdatedAt = shipping.StatusPurchased, rate.Carrier, shipping.Timestamp{Time: at}
 	s.ShippingLabel = &shipping.Label{ID: labelID, ShipmentID: s.ID, Status: shipping.LabelPreTransit,
 		LabelFormat: s.LabelFormat, TrackingCode: code,
-		Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: shipping.Timestamp{Time: at}, UpdatedAt: shipping.Timestamp{Time: at}}
+		Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: shipping.Timestamp{Time: at}, UpdatedAt: shipping.Timestamp{Time: at},
+		CommercialInvoice: s.HasCustomsDocuments()}
 	s.ShippingLabel.Insure(insuredCents, insuranceCents)
 }
 
@@ -534,6 +548,9 @@ func replay(ctx context.Context, tx *sql.Tx, accountID string, idem *Idempotency
 		return nil, fmt.Errorf("idempotency key %s: stored answer: %w", idem.Key, err)
 	}
 	s.AccountID = accountID
+	if s.ShippingLabel != nil { // the stored answer does not show what is not JSON
+		s.ShippingLabel.CommercialInvoice = s.HasCustomsDocuments()
+	}
 	return &s, nil
 }
 

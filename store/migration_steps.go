@@ -12,7 +12,8 @@ import (
 // packed value), run in the migration's transaction after its SQL.
 var migrationSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	25: markReturns,
-	26: legibleRecords,
+	27: markCommercialInvoices,
+	28: legibleRecords,
 }
 
 // markReturnsBatch is how many shipments markReturns reads at a time.
@@ -20,7 +21,7 @@ const markReturnsBatch = 500
 
 // markReturns sets shipments.is_return (migration 025) on the return shipments stored before
 // it, from their requests: packed, or in the request column for a row stored before migration
-// 024 (or after 026). It reads every shipment once, in id order, a batch at a time. A request it cannot read
+// 024 (or after 028). It reads every shipment once, in id order, a batch at a time. A request it cannot read
 // (a damaged packed value) fails the migration, naming the shipment.
 func markReturns(ctx context.Context, tx *sql.Tx) error {
 	after := ""
@@ -71,8 +72,61 @@ func markReturns(ctx context.Context, tx *sql.Tx) error {
 	}
 }
 
+// markCommercialInvoices sets shipping_labels.commercial_invoice (migration 027) on the labels of
+// the international shipments stored before it, from their shipments' requests (packed, or in
+// the request column for a row stored before migration 024 or after 028), a batch of labels at a time in id
+// order. A request it cannot read fails the migration, naming the shipment.
+func markCommercialInvoices(ctx context.Context, tx *sql.Tx) error {
+	after := ""
+	for {
+		rows, err := tx.QueryContext(ctx, `SELECT l.id, s.id, s.packed, s.request FROM shipping_labels l
+			JOIN shipments s ON s.account_id = l.account_id AND s.id = l.shipment_id
+			WHERE l.id > $1 ORDER BY l.id LIMIT $2`, after, markReturnsBatch)
+		if err != nil {
+			return err
+		}
+		var marked []string
+		n := 0
+		for rows.Next() {
+			var shipmentID, req string
+			var packed []byte
+			if err := rows.Scan(&after, &shipmentID, &packed, &req); err != nil {
+				rows.Close()
+				return err
+			}
+			n++
+			var s shipping.Shipment
+			r, err := storedRequest(packed, req)
+			if err == nil && len(r) > 0 {
+				err = setRequest(&s, r)
+			}
+			if err != nil {
+				rows.Close()
+				return fmt.Errorf("shipment %s: %w", shipmentID, err)
+			}
+			if s.HasCustomsDocuments() {
+				marked = append(marked, after)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(marked) > 0 {
+			args := []any{true}
+			if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET commercial_invoice = $1 WHERE id IN (`+
+				placeholders(&args, marked)+`)`, args...); err != nil {
+				return err
+			}
+		}
+		if n < markReturnsBatch {
+			return nil
+		}
+	}
+}
+
 // storedRequest is a shipment's request as its row holds it: in its packed value of format 1
-// to 4 (migrations 024 to 026), else in its request column.
+// to 4 (migrations 024 to 028), else in its request column.
 func storedRequest(packed []byte, req string) ([]byte, error) {
 	if len(packed) > 0 && packed[0] >= packRendering || packed == nil {
 		return []byte(req), nil
@@ -90,7 +144,7 @@ func storedRequest(packed []byte, req string) ([]byte, error) {
 // legibleBatch is how many shipments legibleRecords reads at a time.
 const legibleBatch = 500
 
-// legibleRecords (migration 026) stores every shipment's request, messages and quotes where
+// legibleRecords (migration 028) stores every shipment's request, messages and quotes where
 // they are kept now (shipment_requests, shipment_quotes), from where its row held them: a packed
 // value of format 1 to 4, repacked as format 5 (the rendering alone, byte for byte the same);
 // shipments.request and .rates (migrations 017 to 024), then cleared; or shipments.request and
@@ -116,7 +170,7 @@ func legibleRecords(ctx context.Context, tx *sql.Tx) error {
 	}
 }
 
-// legacyRow is what a shipment's row held before migration 026.
+// legacyRow is what a shipment's row held before migration 028.
 type legacyRow struct {
 	id, account, request string
 	packed               []byte
@@ -142,13 +196,13 @@ func legacyRows(ctx context.Context, tx *sql.Tx, after string) ([]legacyRow, err
 	return out, rows.Err()
 }
 
-// makeLegible stores the row's request, messages and quotes as migration 026 keeps them.
+// makeLegible stores the row's request, messages and quotes as migration 028 keeps them.
 func (r legacyRow) makeLegible(ctx context.Context, tx *sql.Tx) error {
 	s := &shipping.Shipment{ID: r.id}
 	req, packed, messages := r.request, r.packed, (*string)(nil)
 	switch {
 	case len(r.packed) > 0 && r.packed[0] >= packRendering:
-		return nil // stored as migration 026 keeps it
+		return nil // stored as migration 028 keeps it
 	case r.packed != nil:
 		rendering, request, err := unpackShipment(r.packed, s)
 		if err != nil {

@@ -37,7 +37,7 @@ import (
 //	                the filling), its length without the filling and the rest packed
 //
 // Versions 1 to 4 hold a label's rendering alone, or a shipment's rendering, request and quote
-// cents (three parts); migration 026 moved every shipment's request and quotes into columns and
+// cents (three parts); migration 028 moved every shipment's request and quotes into columns and
 // rows and its rendering into a packRendering value. Values are written as packRendering and
 // packRenderHoled; a read checks what it unpacks against its CRC, and a whole read requires the
 // packed input used up, so a damaged value is an error, never wrong or broken data served.
@@ -237,7 +237,7 @@ func header(b []byte, n int) (packedValue, error) {
 // unpackShipment reads a shipment's packed value of versions 1 to 4, which held its rendering,
 // its request and its quotes' cents: it sets on s the request's fields, the quotes (read from
 // the rendering, with their cents) and the messages, and returns the rendering and the request.
-// Only migration 026 reads these values; it stores what they hold in columns and rows.
+// Only migration 028 reads these values; it stores what they hold in columns and rows.
 func unpackShipment(b []byte, s *shipping.Shipment) (rendering, req []byte, err error) {
 	p, err := unpack(b, 3)
 	if err != nil {

@@ -37,7 +37,7 @@ func TestPackedStaysReadable(t *testing.T) {
 }
 
 // Values as each format version stored them (packV1 before checksums; packChecked until
-// migration 026, three parts; packRendering since, the rendering alone).
+// migration 028, three parts; packRendering since, the rendering alone).
 const (
 	packedV1          = "012f0d0207f004047331119a06084f50454e199b050e73223a5b5d7d7b0d870c087d7d0204"
 	packedChecked     = "03856ff4d5a4ea677c2f0d0207f004047331119a06084f50454e199b050e73223a5b5d7d7b0d870c087d7d0204"
@@ -45,7 +45,7 @@ const (
 )
 
 // fixture reads a file of the store suite's testdata: packed values and renderings as the code
-// before migration 026 stored them for boughtShipment, bought (bought_v4.hex, its tracking code
+// before migration 028 stored them for boughtShipment, bought (bought_v4.hex, its tracking code
 // filled in a hole; bought.json), and OPEN (open_v3.hex, open.json: openFixture).
 func fixture(t testing.TB, name string) []byte {
 	t.Helper()
@@ -75,7 +75,7 @@ func TestPackDictPinned(t *testing.T) {
 // TestPackedDamage: a checked value damaged anywhere, by one byte changed, cut short or with a
 // byte more, is an error when read whole, never other bytes; its rendering alone is an error
 // or the very rendering packed (a byte of the other parts changed goes unread there). Values
-// of formats 3 and 4 as stored before migration 026, and of 5 and 6 as written now.
+// of formats 3 and 4 as stored before migration 028, and of 5 and 6 as written now.
 func TestPackedDamage(t *testing.T) {
 	rendering, err := renderShipment(boughtShipment())
 	if err != nil {
@@ -134,7 +134,7 @@ func mustHex(t *testing.T, s string) []byte {
 	return b
 }
 
-// A shipment's packed value as stored before migration 026 gives back its rendering, its
+// A shipment's packed value as stored before migration 028 gives back its rendering, its
 // request and its quotes with their cents; its rendering alone is unpacked without the rest. A
 // value of format 5 holds no request.
 func TestUnpackShipment(t *testing.T) {
@@ -249,7 +249,7 @@ func TestPackHoled(t *testing.T) {
 }
 
 // Holed values as each format version stored them (packV2Holed before checksums; packHoled
-// until migration 026, with a request; packRenderHoled since).
+// until migration 028, with a request; packRenderHoled since).
 const (
 	holedV2        = "021b0722315a39393922290d07f0040473311dce050fab060858227d7b0d810c047d7d"
 	holedChecked   = "041b0722315a39393922d8f0e058f7b282df290d07f0040473311dce050fab060858227d7b0d810c047d7d"

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -11,7 +12,7 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// A shipment's quotes are rows of shipment_quotes (migration 026), one per quote in the order
+// A shipment's quotes are rows of shipment_quotes (migration 028), one per quote in the order
 // the API shows them, written with the shipment and never changed: the record that sqlite3 and
 // psql read, in cents, beside the shipment's row and its request and messages (JSON text,
 // shipment_requests). Its rendering, in shipments.packed, is a copy.
@@ -19,8 +20,11 @@ import (
 // quoteColumns are the shipment_quotes columns, in the order insertQuotes writes and scanQuote
 // reads them.
 const quoteColumns = `shipment_id, position, id, carrier, service, currency, postage_cents, surcharges_cents,
-	total_cents, retail_cents, estimated_delivery_at, estimated_delivery_days, usps_zone, billable_weight,
-	actual_oz_weight, billable_oz_weight, dim_factor, dim_threshold, volume, surcharges, carrier_version`
+	total_cents, retail_cents, estimated_delivery_at, estimated_delivery_days, usps_zone, country_zone, billable_weight,
+	actual_oz_weight, billable_oz_weight, dim_factor, dim_threshold, volume, surcharges, carrier_version, ddp_fee_cents`
+
+// quoteArgs is how many columns a row of shipment_quotes has.
+const quoteArgs = 23
 
 // quoteRows are the arguments of insertQuotes' statement for a shipment's quotes, made before
 // its transaction. A quote the columns cannot hold exactly (a price or surcharge not in whole
@@ -28,7 +32,7 @@ const quoteColumns = `shipment_id, position, id, carrier, service, currency, pos
 type quoteRows []any
 
 func quoteRowsOf(shipmentID string, rates []shipping.Rate) (quoteRows, error) {
-	args := make(quoteRows, 0, 21*len(rates))
+	args := make(quoteRows, 0, quoteArgs*len(rates))
 	for i, r := range rates {
 		if r.Price != (shipping.Money{Amount: float64(r.TotalCents) / 100, Currency: r.Price.Currency}) {
 			return nil, fmt.Errorf("quote %s: price %v is not its total of %d cents", r.ID, r.Price, r.TotalCents)
@@ -38,11 +42,18 @@ func quoteRowsOf(shipmentID string, rates []shipping.Rate) (quoteRows, error) {
 		if err != nil {
 			return nil, fmt.Errorf("quote %s: %w", r.ID, err)
 		}
+		var ddp sql.NullInt64
+		if m.DDPFee != nil {
+			if ddp.Int64, err = wholeCents(*m.DDPFee, r.Price.Currency); err != nil {
+				return nil, fmt.Errorf("quote %s: DDP fee: %w", r.ID, err)
+			}
+			ddp.Valid = true
+		}
 		w := m.WeightMetadata
 		args = append(args, shipmentID, i, r.ID, r.Carrier, r.Service, r.Price.Currency, r.PostageCents, r.SurchargesCents,
 			r.TotalCents, r.RetailCents, Micros(r.EstimatedDeliveryDate.Time), r.EstimatedDeliveryDays, m.USPSZone,
-			m.BillableWeight, w.ActualOzWeight, w.BillableOzWeight, w.DimFactor, w.DimThreshold, w.Volume, surcharges,
-			m.CarrierVersion)
+			m.CountryZone, m.BillableWeight, w.ActualOzWeight, w.BillableOzWeight, w.DimFactor, w.DimThreshold, w.Volume,
+			surcharges, m.CarrierVersion, ddp)
 	}
 	return args, nil
 }
@@ -58,7 +69,7 @@ func (q quoteRows) insert(ctx context.Context, w writer) error {
 		switch {
 		case i == 0:
 			b.WriteString("($1")
-		case i%21 == 0:
+		case i%quoteArgs == 0:
 			b.WriteString("), ($" + strconv.Itoa(i+1))
 		default:
 			b.WriteString(", $" + strconv.Itoa(i+1))
@@ -107,16 +118,20 @@ func scanQuote(row rowScanner) (shipping.Rate, error) {
 	var position int
 	var delivery int64
 	var surcharges string
+	var ddp sql.NullInt64
 	m := &r.RateMetadata
 	w := &m.WeightMetadata
 	err := row.Scan(&r.ShipmentID, &position, &r.ID, &r.Carrier, &r.Service, &r.Price.Currency, &r.PostageCents,
-		&r.SurchargesCents, &r.TotalCents, &r.RetailCents, &delivery, &r.EstimatedDeliveryDays, &m.USPSZone,
+		&r.SurchargesCents, &r.TotalCents, &r.RetailCents, &delivery, &r.EstimatedDeliveryDays, &m.USPSZone, &m.CountryZone,
 		&m.BillableWeight, &w.ActualOzWeight, &w.BillableOzWeight, &w.DimFactor, &w.DimThreshold, &w.Volume, &surcharges,
-		&m.CarrierVersion)
+		&m.CarrierVersion, &ddp)
 	if err != nil {
 		return r, err
 	}
 	r.Price.Amount, r.EstimatedDeliveryDate = float64(r.TotalCents)/100, stamp(delivery)
+	if ddp.Valid {
+		m.DDPFee = &shipping.Money{Amount: float64(ddp.Int64) / 100, Currency: r.Price.Currency}
+	}
 	if m.SurchargesMetadata, err = decodeSurcharges(surcharges, r.Price.Currency); err != nil {
 		return r, fmt.Errorf("quote %s: surcharges: %w", r.ID, err)
 	}
@@ -128,9 +143,9 @@ func scanQuote(row rowScanner) (shipping.Rate, error) {
 func encodeSurcharges(ss []shipping.SurchargeMetadata, currency string) (string, error) {
 	b := []byte{'{'}
 	for i, s := range ss {
-		cents := int64(math.Round(s.Surcharge.Amount * 100))
-		if s.Surcharge != (shipping.Money{Amount: float64(cents) / 100, Currency: currency}) {
-			return "", fmt.Errorf("surcharge %s of %v is not in whole cents of %s", s.SurchargeType, s.Surcharge, currency)
+		cents, err := wholeCents(s.Surcharge, currency)
+		if err != nil {
+			return "", fmt.Errorf("surcharge %s: %w", s.SurchargeType, err)
 		}
 		typ, err := json.Marshal(s.SurchargeType)
 		if err != nil {
@@ -142,6 +157,15 @@ func encodeSurcharges(ss []shipping.SurchargeMetadata, currency string) (string,
 		b = strconv.AppendInt(append(append(b, typ...), ':'), cents, 10)
 	}
 	return string(append(b, '}')), nil
+}
+
+// wholeCents is m in cents, if it is a whole number of cents of currency.
+func wholeCents(m shipping.Money, currency string) (int64, error) {
+	cents := int64(math.Round(m.Amount * 100))
+	if m != (shipping.Money{Amount: float64(cents) / 100, Currency: currency}) {
+		return 0, fmt.Errorf("%v is not in whole cents of %s", m, currency)
+	}
+	return cents, nil
 }
 
 // decodeSurcharges reads a surcharges column. A quote's are read by every buy and full read,

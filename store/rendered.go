@@ -15,7 +15,7 @@ import (
 
 // LabelURLMark stands for the API's label_url in a stored response: the store renders a label's
 // label_url as LabelURLMark followed by the label's id (JSON "\u0000<id>"), and the API, whose
-// URLs they are, replaces it. No client string can produce it: a NUL byte is refused at input,
+// URLs they are, replaces it. An international label's commercial_invoice_url is marked alike. No client string can produce it: a NUL byte is refused at input,
 // and a quote inside a string is escaped, so `"label_url":"\u0000` only ever starts a label's own
 // field.
 const LabelURLMark = "\x00"
@@ -77,8 +77,7 @@ func storeRenderings(ctx context.Context, tx *sql.Tx, s *shipping.Shipment, ship
 // renderShipment is a shipment's JSON as stored, its label_url marked.
 func renderShipment(s *shipping.Shipment) ([]byte, error) {
 	if l := s.ShippingLabel; l != nil {
-		c := *l
-		c.LabelURL = LabelURLMark + l.ID
+		c := withMarks(l)
 		cs := *s
 		cs.ShippingLabel = &c
 		s = &cs
@@ -112,11 +111,21 @@ func boughtRendering(open []byte, s *shipping.Shipment, then shipping.Timestamp,
 	return append(out, open[i+len(tail):]...)
 }
 
-// renderLabel is a label's JSON as stored, its label_url marked.
+// renderLabel is a label's JSON as stored, its label_url (and commercial_invoice_url) marked.
 func renderLabel(l *shipping.Label) ([]byte, error) {
-	c := *l
-	c.LabelURL = LabelURLMark + l.ID
+	c := withMarks(l)
 	return json.Marshal(&c)
+}
+
+// withMarks is a copy of l with its URLs marked (LabelURLMark).
+func withMarks(l *shipping.Label) shipping.Label {
+	c := *l
+	c.LabelURL, c.CommercialInvoiceURL = LabelURLMark+l.ID, nil
+	if l.CommercialInvoice {
+		mark := LabelURLMark + l.ID
+		c.CommercialInvoiceURL = &mark
+	}
+	return c
 }
 
 // ShipmentJSON returns one of the account's shipments as rendered JSON (label_url marked, see

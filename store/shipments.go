@@ -154,7 +154,7 @@ func (db *DB) completeShipments(ctx context.Context, accountID string, shipments
 }
 
 // rowRates reads, in one query, the quotes of shipments created before migration 017 (nil
-// ShippingRates): rows of shipping_rates, in their order. Only migration 026 reads them, to
+// ShippingRates): rows of shipping_rates, in their order. Only migration 028 reads them, to
 // store them as rows of shipment_quotes.
 func rowRates(ctx context.Context, q querier, accountID string, shipments []*shipping.Shipment) error {
 	byID := map[string]*shipping.Shipment{}
@@ -190,7 +190,7 @@ func rowRates(ctx context.Context, q querier, accountID string, shipments []*shi
 // storedRate is one rate as stored in a row of shipping_rates (the rates bought, which labels
 // and invoice lines refer to, and every quote of a shipment created before migration 017), and
 // as an element of shipments.rates (every quote of a shipment created between migrations 017
-// and 024, until migration 026).
+// and 024, until migration 028).
 type storedRate struct {
 	ID                    string                `json:"id"`
 	Carrier               string                `json:"carrier"`
@@ -225,7 +225,7 @@ func (sr storedRate) rate(shipmentID string) (shipping.Rate, error) {
 	return r, err
 }
 
-// decodeRates reads a shipments.rates value (migration 026 does).
+// decodeRates reads a shipments.rates value (migration 028 does).
 func decodeRates(s, shipmentID string) ([]shipping.Rate, error) {
 	var stored []storedRate
 	if err := json.Unmarshal([]byte(s), &stored); err != nil {

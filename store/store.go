@@ -43,6 +43,7 @@ type DB struct {
 	tokens      ttlCache[Principal] // by token hash; the revoke path invalidates
 	revocations revocationMark      // the revocations the token cache has seen
 	brands      ttlCache[string]    // account brands by account id
+	serials     serialBlocks        // tracking serials reserved ahead (PostgreSQL)
 
 	// Now, NewID and Rand are the store's only sources of time, identity and randomness, so
 	// tests can make them deterministic.
@@ -100,6 +101,10 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := db.fillOutlines(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	db.file = watchFile(path)
 	return db, nil
 }
@@ -110,6 +115,9 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 func Open(ctx context.Context, sqldb *sql.DB, dialect Dialect) (*DB, error) {
 	db := newDB(sqldb, sqldb, dialect)
 	if err := db.migrate(ctx); err != nil {
+		return nil, err
+	}
+	if err := db.fillOutlines(ctx); err != nil {
 		return nil, err
 	}
 	return db, nil

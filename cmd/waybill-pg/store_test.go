@@ -39,7 +39,7 @@ func TestSerialsAcrossHandles(t *testing.T) {
 	storetest.SerialsAcrossHandles(t, here, there)
 }
 
-// TestLegibleRecords runs migration 026 on rows as the code before it stored them.
+// TestLegibleRecords runs migration 028 on rows as the code before it stored them.
 func TestLegibleRecords(t *testing.T) {
 	url := freshSchema(t)
 	reopen := func() *store.DB {

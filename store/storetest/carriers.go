@@ -3,6 +3,8 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -80,13 +82,25 @@ func testCarrierVersions(t *testing.T) {
 	if err != nil || len(c.Versions) != 3 {
 		t.Fatalf("Carrier = %+v, %v; want 3 versions", c, err)
 	}
-	if v := shipping.InForce(c.Versions, "2026-07-01"); v.Version != 3 || v.Card.Services[0].WeightBreaksOz[0] != 32 {
+	// The versions read are outlines; a version's whole card is read on its own.
+	whole := func(v *shipping.CarrierVersion) *shipping.Card {
+		t.Helper()
+		card, err := db.CarrierCard(ctx, "ACME", v.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loaded, err := v.Load(ctx); err != nil || !reflect.DeepEqual(loaded, card) {
+			t.Errorf("version %d: Load = %v; want the stored card", v.Version, err)
+		}
+		return card
+	}
+	if v := shipping.InForce(c.Versions, "2026-07-01"); v.Version != 3 || whole(v).Services[0].WeightBreaksOz[0] != 32 {
 		t.Errorf("in force on 2026-07-01: version %d; want the grid's version 3", v.Version)
 	}
-	if v := shipping.InForce(c.Versions, "2027-01-01"); v.Version != 2 {
-		t.Errorf("in force on 2027-01-01: version %d; want 2", v.Version)
+	if v := shipping.InForce(c.Versions, "2027-01-01"); v.Version != 2 || v.Card.Services[0].Code != "GROUND" || !reflect.DeepEqual(v.Card.Tracking, next.Tracking) {
+		t.Errorf("in force on 2027-01-01: version %d, outline %+v; want 2 with its services and tracking", v.Version, v.Card)
 	}
-	if c.Versions[0].Card.Services[0].PricesCents[0][7] != 700 {
+	if whole(c.Versions[0]).Services[0].PricesCents[0][7] != 700 {
 		t.Error("version 1 changed")
 	}
 
@@ -120,8 +134,11 @@ func testCarrierVersions(t *testing.T) {
 
 // SerialsAcrossHandles buys 50 labels of one carrier with 40 serials from two handles on one
 // database (two processes), four buyers at once; every sixth purchase fails after taking its
-// serial. Exactly 40 labels are bought, with the serials 1 to 40 each once (a failed purchase
-// gives its serial back), and the other 10 fail or are refused as exhausted.
+// serial. On SQLite exactly 40 labels are bought, with the serials 1 to 40 each once (a failed
+// purchase gives its serial back), and the other 10 fail or are refused as exhausted. On
+// PostgreSQL each handle reserves serials in blocks (DESIGN §18): a failed purchase's serial is
+// lost, never reused — every label has its own serial of 1 to 40, and
+// the buys that found none left are refused as exhausted.
 func SerialsAcrossHandles(t *testing.T, here, there *store.DB) {
 	ctx := context.Background()
 	acct := newAccount(t, here)
@@ -181,6 +198,22 @@ func SerialsAcrossHandles(t *testing.T, here, there *store.DB) {
 	var want []string
 	for n := range int64(40) {
 		want = append(want, scheme.Number("GROUND", n+1))
+	}
+	if here.Dialect() == store.PostgreSQL {
+		seen := map[string]bool{}
+		for _, c := range codes {
+			if seen[c] || !slices.Contains(want, c) {
+				t.Errorf("tracking code %q issued twice or outside the range", c)
+			}
+			seen[c] = true
+		}
+		if len(codes)+exhausted+failed != len(shipments) || len(codes)+failed > 40 || exhausted < 10 {
+			t.Errorf("bought %d, %d exhausted, %d failed; want every serial used at most once, the rest exhausted", len(codes), exhausted, failed)
+		}
+		if c, err := there.Carrier(ctx, "ACME"); err != nil || c.NextSerial != 41 {
+			t.Errorf("next serial = %d, %v; want 41", c.NextSerial, err)
+		}
+		return
 	}
 	slices.Sort(codes)
 	// Which purchases fail and which find the range used up depends on their order; 10 do.
@@ -321,5 +354,46 @@ func testTrackingRangeOverlap(t *testing.T) {
 	// A grid's version keeps the tracking of the version it copies, and is checked the same.
 	if _, err := db.PutPriceGrid(ctx, "DELTA", "GROUND", "", []int64{32}, [][]int64{{1, 2, 3, 4, 5, 6, 7, 8}}, false); err != nil {
 		t.Errorf("grid put of DELTA = %v; want it stored", err)
+	}
+}
+
+// Storing a version, reading a carrier and checking tracking ranges read the versions'
+// outlines and the one card compared with, never every stored card (DESIGN §18): with the card
+// of every version no longer in force made unreadable, they all still work, and only reading
+// such a card whole fails.
+func testCarrierVersionsReadOnlyWhatTheyNeed(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	for i, code := range []string{"ACME", "BETA"} {
+		for n := range 3 {
+			card := testCard(100)
+			card.Code, card.EffectiveFrom = code, fmt.Sprintf("2026-0%d-01", n+1)
+			card.Tracking.Prefix = []string{"AC", "BE"}[i]
+			if _, err := db.PutCarrier(ctx, code, card, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Versions 1 and 2 of both are no longer in force on 2026-11-22 (the suite's clock, or later).
+	if _, err := db.Reader().ExecContext(ctx, `UPDATE carrier_versions SET card = 'unreadable' WHERE version < 3`); err != nil {
+		t.Fatal(err)
+	}
+	next := testCard(100)
+	next.Code, next.EffectiveFrom, next.Tracking.Prefix = "ACME", "2026-12-01", "AC"
+	put, err := db.PutCarrier(ctx, "ACME", next, false)
+	if err != nil || len(put.Carrier.Versions) != 4 || put.Carrier.Versions[3].Card.Services[0].PricesCents == nil {
+		t.Fatalf("PutCarrier = %+v, %v; want a 4th version, answered whole", put.Carrier, err)
+	}
+	if _, err := db.PutPriceGrid(ctx, "BETA", "GROUND", "2026-12-01", []int64{32}, [][]int64{{1, 2, 3, 4, 5, 6, 7, 8}}, false); err != nil {
+		t.Fatalf("PutPriceGrid = %v", err)
+	}
+	if c, err := db.Carrier(ctx, "BETA"); err != nil || len(c.Versions) != 4 || c.Versions[0].Card.Tracking.Prefix != "BE" {
+		t.Fatalf("Carrier(BETA) = %+v, %v; want 4 versions with their outlines", c, err)
+	}
+	if cs, _, err := db.Carriers(ctx); err != nil || len(cs) != 2 {
+		t.Fatalf("Carriers = %d, %v; want 2", len(cs), err)
+	}
+	if _, err := db.CarrierCard(ctx, "ACME", 1); err == nil {
+		t.Error("CarrierCard(ACME, 1) read an unreadable card")
 	}
 }

@@ -35,7 +35,7 @@ func testShipment(db *store.DB, accountID string, now time.Time) *shipping.Shipm
 
 // A shipment's quotes are stored with it (rows of shipment_quotes, which sqlite3 and psql read)
 // and read back as given; buying one makes it, and only it, a shipping_rates row. (Shipments
-// stored before migration 026: LegibleRecords.)
+// stored before migration 028: LegibleRecords.)
 func testShipmentRates(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()

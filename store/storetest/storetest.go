@@ -64,6 +64,7 @@ var tests = []struct {
 	{"WebhookGoneRacesPatch", testWebhookGoneRacesPatch},
 	{"ConcurrentChangesKeepEachOther", testConcurrentChangesKeepEachOther},
 	{"CarrierVersions", testCarrierVersions},
+	{"CarrierVersionsReadOnlyWhatTheyNeed", testCarrierVersionsReadOnlyWhatTheyNeed},
 	{"TrackingNumberTaken", testTrackingNumberTaken},
 	{"TrackingRangeOverlap", testTrackingRangeOverlap},
 	{"ManifestsRaceChanges", testManifestsRaceChanges},

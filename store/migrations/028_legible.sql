@@ -12,7 +12,8 @@ CREATE TABLE shipment_requests (
     messages    TEXT
 ) WITHOUT ROWID;
 -- One row per quote, in the order the API shows them (position); surcharges is a JSON object
--- of cents by type, in the quote's order ({"FUEL":19,"DAS":300}). WITHOUT ROWID on SQLite:
+-- of cents by type, in the quote's order ({"FUEL":19,"DAS":300}); a zone, a carrier version
+-- of 0 is none; ddp_fee_cents is NULL unless the shipment is DDP. WITHOUT ROWID on SQLite:
 -- the rows are kept in their key's order, with no second copy of it in an index (PostgreSQL's
 -- tables have no rowid; the words are dropped there).
 CREATE TABLE shipment_quotes (
@@ -29,6 +30,7 @@ CREATE TABLE shipment_quotes (
     estimated_delivery_at   BIGINT NOT NULL,
     estimated_delivery_days INTEGER NOT NULL,
     usps_zone               INTEGER NOT NULL,
+    country_zone            INTEGER NOT NULL,
     billable_weight         BIGINT NOT NULL,
     actual_oz_weight        DOUBLE PRECISION NOT NULL,
     billable_oz_weight      BIGINT NOT NULL,
@@ -37,5 +39,6 @@ CREATE TABLE shipment_quotes (
     volume                  DOUBLE PRECISION NOT NULL,
     surcharges              TEXT NOT NULL,
     carrier_version         BIGINT NOT NULL,
+    ddp_fee_cents           BIGINT,
     PRIMARY KEY (shipment_id, position)
 ) WITHOUT ROWID;

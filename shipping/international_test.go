@@ -1,0 +1,238 @@
+package shipping
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// abroad is a request from Los Angeles to dest with a declaration the route accepts.
+func abroad(dest Address, incoterm string) *ShipmentRequest {
+	r := shipmentRequest("90058", "CA", "10001", "NY")
+	r.Destination = &dest
+	r.CustomsInfo = customsInfo()
+	r.CustomsInfo.Incoterm = &incoterm
+	return r
+}
+
+var (
+	toronto = Address{Name: "Jane Roe", Street1: "1 Front St W", City: "Toronto", State: "ON", Zip: "M5V 2T6", Country: "CA"}
+	london  = Address{Name: "John Bull", Street1: "10 Downing St", City: "London", Zip: "SW1A 2AA", Country: "GB"}
+	tokyo   = Address{Name: "Taro Yamada", Street1: "1-1 Chiyoda", City: "Chiyoda-ku", State: "13", Zip: "100-0001", Country: "JP"}
+	sydney  = Address{Name: "Bruce", Street1: "1 George St", City: "Sydney", State: "NSW", Zip: "2000", Country: "AU"}
+	brazil  = Address{Name: "Ana", Street1: "Av. Paulista 1000", City: "São Paulo", State: "SP", Zip: "01310-100", Country: "BR"}
+)
+
+func TestShopInternational(t *testing.T) {
+	def := LoadProfile(DefaultProfileKey, DefaultProfile(), time.Time{})
+	shopper := NewShopper(SampleCarriers()...)
+	tests := []struct {
+		name     string
+		req      *ShipmentRequest
+		zone     int
+		services []string // carrier service, cheapest first
+		ddpFee   float64
+		code     string   // a RateError's code, when no rate
+		reasons  []string // carrier: message, when no rate
+	}{
+		{"Toronto", abroad(toronto, "DAP"), 1, []string{"POSTLINE INTERNATIONAL_PARCEL", "PARCELCO INTERNATIONAL_EXPRESS"}, 0, "", nil},
+		{"London", abroad(london, "DAP"), 3, []string{"POSTLINE INTERNATIONAL_PARCEL", "PARCELCO INTERNATIONAL_EXPRESS"}, 0, "", nil},
+		{"Tokyo", abroad(tokyo, "DAP"), 4, []string{"POSTLINE INTERNATIONAL_PARCEL", "PARCELCO INTERNATIONAL_EXPRESS"}, 0, "", nil},
+		{"Tokyo DDP", abroad(tokyo, "DDP"), 4, []string{"PARCELCO INTERNATIONAL_EXPRESS"}, 15, "", nil},
+		{"a country no service covers", abroad(brazil, "DAP"), 0, nil, 0, CodeNoRates, []string{
+			"POSTLINE: country not serviced", "PARCELCO: country not serviced", "SPEEDSHIP: country not serviced", "REGIONALX: country not serviced"}},
+		{"DDP where no service has a fee", func() *ShipmentRequest {
+			r := abroad(sydney, "DDP")
+			p := LoadProfile("post", ProfileInput{Name: "p", Carriers: []string{"POSTLINE"}}, time.Time{})
+			r.RateShoppingProfile = p.Key
+			return r
+		}(), 0, nil, 0, CodeNoRates, []string{"POSTLINE: DDP not offered"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			day, err := tt.req.Validate(testDay)
+			if err != nil {
+				t.Fatalf("Validate = %v", err)
+			}
+			p := def
+			if tt.req.RateShoppingProfile != DefaultProfileKey {
+				p = LoadProfile("post", ProfileInput{Name: "p", Carriers: []string{"POSTLINE"}}, time.Time{})
+			}
+			rates, _, err := shopper.Shop(context.Background(), p, tt.req, day)
+			if tt.code != "" {
+				var re *RateError
+				var got []string
+				if errors.As(err, &re) {
+					for _, r := range re.Reasons {
+						got = append(got, r.Carrier+": "+r.Message)
+					}
+				}
+				if re == nil || re.Code != tt.code || !slices.Equal(got, tt.reasons) {
+					t.Fatalf("Shop = %v, %v (%q); want %s with %q", rates, err, got, tt.code, tt.reasons)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Shop = %v", err)
+			}
+			var got []string
+			for _, r := range rates {
+				got = append(got, r.Carrier+" "+r.Service)
+				m := r.RateMetadata
+				if m.CountryZone != tt.zone || m.USPSZone != 0 {
+					t.Errorf("%s %s: country_zone %d, usps_zone %d; want %d, 0", r.Carrier, r.Service, m.CountryZone, m.USPSZone, tt.zone)
+				}
+				var fee float64
+				if m.DDPFee != nil {
+					fee = m.DDPFee.Amount
+				}
+				if fee != tt.ddpFee {
+					t.Errorf("%s %s: ddp_fee %v; want %v", r.Carrier, r.Service, fee, tt.ddpFee)
+				}
+				if r.TotalCents != r.PostageCents+r.SurchargesCents || r.Price != USD(r.TotalCents) {
+					t.Errorf("%s %s: price %v is not postage %d + surcharges %d", r.Carrier, r.Service, r.Price, r.PostageCents, r.SurchargesCents)
+				}
+			}
+			if !slices.Equal(got, tt.services) {
+				t.Errorf("Shop rates = %q; want %q", got, tt.services)
+			}
+		})
+	}
+}
+
+func TestInternationalRates(t *testing.T) {
+	card := testCard()
+	card.CountryZones = map[string]int{"CA": 1, "GB": 2}
+	card.Services = append(card.Services, CardService{Code: "INTL", Name: "Intl", MaxWeightOz: 1120, International: true,
+		TransitDays: []int{5, 7}, WeightBreaksOz: []int64{16, 32}, PricesCents: [][]int64{{1000, 1500}, {1200, 1800}}, DDPFeeCents: 900})
+	c := NewTableCarrier("ACME", []*CarrierVersion{{Version: 2, Card: card}})
+	req := func(country string, edit func(*RateRequest)) RateRequest {
+		r := RateRequest{Origin: *address("90058", "CA"), Destination: Address{Country: country}, LengthIn: 1, WidthIn: 1, HeightIn: 1,
+			WeightOz: 10, ShipDate: "2026-03-01"}
+		if edit != nil {
+			edit(&r)
+		}
+		return r
+	}
+	tests := []struct {
+		name       string
+		req        RateRequest
+		zone       int
+		postage    int64
+		surcharges []Surcharge
+		days       int
+		err        string
+	}{
+		{"Canada", req("CA", nil), 1, 1000, []Surcharge{{"FUEL", 100}}, 5, ""},
+		{"UK, second break", req("GB", func(r *RateRequest) { r.WeightOz = 20 }), 2, 1800, []Surcharge{{"FUEL", 180}}, 7, ""},
+		{"DIM weight", req("GB", func(r *RateRequest) { r.LengthIn, r.WidthIn, r.HeightIn = 12, 12, 3 }), 2, 0, nil, 0,
+			"no service carries 42 oz (billable)"},
+		{"DDP", req("CA", func(r *RateRequest) { r.DDP = true }), 1, 1000, []Surcharge{{"FUEL", 100}, {"DDP", 900}}, 5, ""},
+		{"a return from Canada", RateRequest{Origin: Address{Country: "CA"}, Destination: *address("90058", "CA"),
+			LengthIn: 1, WidthIn: 1, HeightIn: 1, WeightOz: 10, ShipDate: "2026-03-01"}, 1, 1000, []Surcharge{{"FUEL", 100}}, 5, ""},
+		{"country not in the card", req("JP", nil), 0, 0, nil, 0, "country not serviced"},
+		{"too heavy for the card", req("CA", func(r *RateRequest) { r.WeightOz = 1500 }), 0, 0, nil, 0, "parcel weighs more than 70 lb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			quotes, err := c.Rates(context.Background(), tt.req)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("Rates = %v, %v; want error %q", quotes, err, tt.err)
+				}
+				return
+			}
+			if err != nil || len(quotes) != 1 {
+				t.Fatalf("Rates = %v, %v; want the INTL quote alone", quotes, err)
+			}
+			q := quotes[0]
+			if q.Service != "INTL" || q.Zone != 0 || q.CountryZone != tt.zone || q.PostageCents != tt.postage ||
+				!slices.Equal(q.Surcharges, tt.surcharges) || q.TransitDays != tt.days || q.CarrierVersion != 2 {
+				t.Errorf("quote = %+v; want INTL, country zone %d, %d, %v, %d days, version 2", q, tt.zone, tt.postage, tt.surcharges, tt.days)
+			}
+		})
+	}
+	// At home, the international service never quotes.
+	dom := RateRequest{Origin: *address("10001", "NY"), Destination: *address("10003", "NY"), LengthIn: 1, WidthIn: 1, HeightIn: 1,
+		WeightOz: 10, Zone: 2, ShipDate: "2026-03-01"}
+	quotes, err := c.Rates(context.Background(), dom)
+	if err != nil || slices.ContainsFunc(quotes, func(q Quote) bool { return q.Service == "INTL" }) {
+		t.Errorf("Rates(domestic) = %v, %v; want no INTL quote", quotes, err)
+	}
+	// DDP on a card without a fee.
+	card.Services[len(card.Services)-1].DDPFeeCents = 0
+	if _, err := c.Rates(context.Background(), req("CA", func(r *RateRequest) { r.DDP = true })); !errors.Is(err, ErrDDPNotOffered) {
+		t.Errorf("Rates(DDP, no fee) = %v; want ErrDDPNotOffered", err)
+	}
+}
+
+func TestValidateCountryZones(t *testing.T) {
+	intl := func(zones map[string]int, edit func(*CardService)) *Card {
+		c := testCard()
+		c.CountryZones = zones
+		s := CardService{Code: "INTL", Name: "Intl", MaxWeightOz: 1120, International: true,
+			TransitDays: []int{5, 7}, WeightBreaksOz: []int64{16}, PricesCents: [][]int64{{1000, 1500}}}
+		if edit != nil {
+			edit(&s)
+		}
+		c.Services = append(c.Services, s)
+		return c
+	}
+	n := len(testCard().Services)
+	p := "services[" + string(rune('0'+n)) + "]"
+	tests := []struct {
+		name   string
+		card   *Card
+		fields []string
+	}{
+		{"ok", intl(map[string]int{"CA": 1, "GB": 2}, nil), nil},
+		{"no country zones", intl(nil, nil), []string{"country_zones"}},
+		{"unknown country, US, zone 21", intl(map[string]int{"XX": 1, "US": 2, "GB": 21}, nil),
+			[]string{"country_zones.GB", "country_zones.US", "country_zones.XX"}},
+		{"rows shorter than the highest zone", intl(map[string]int{"CA": 1, "GB": 3}, nil),
+			[]string{p + ".transit_days", p + ".prices_cents[0]"}},
+		{"negative DDP fee", intl(map[string]int{"CA": 1, "GB": 2}, func(s *CardService) { s.DDPFeeCents = -1 }), []string{p + ".ddp_fee_cents"}},
+		{"DDP fee at home", func() *Card {
+			c := testCard()
+			c.Services[0].DDPFeeCents = 100
+			return c
+		}(), []string{"services[0].ddp_fee_cents"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fieldsOf(tt.card.Validate("ACME")); !slices.Equal(got, tt.fields) {
+				t.Errorf("Validate fields = %q; want %q", got, tt.fields)
+			}
+		})
+	}
+}
+
+func TestParsePriceGridInternational(t *testing.T) {
+	breaks, prices, err := ParsePriceGrid(strings.NewReader("weight_oz,zone_1,zone_2,zone_3\n16,10.00,12.50,15\n32,11,13,16.25\n"))
+	if err != nil || !slices.Equal(breaks, []int64{16, 32}) || !slices.Equal(prices[1], []int64{1100, 1300, 1625}) {
+		t.Fatalf("ParsePriceGrid(3 zones) = %v, %v, %v", breaks, prices, err)
+	}
+	card := testCard()
+	card.CountryZones = map[string]int{"CA": 1, "GB": 2}
+	card.Services = append(card.Services, CardService{Code: "INTL", Name: "Intl", MaxWeightOz: 1120, International: true,
+		TransitDays: []int{5, 7}, WeightBreaksOz: []int64{16}, PricesCents: [][]int64{{1000, 1500}}})
+	tests := []struct {
+		service string
+		zones   int
+		fields  []string
+	}{
+		{"INTL", 2, nil},
+		{"INTL", 3, []string{"header"}},
+		{"INTL", 8, []string{"header"}},
+		{card.Services[0].Code, 8, nil},
+		{card.Services[0].Code, 2, []string{"header"}},
+	}
+	for _, tt := range tests {
+		if got := fieldsOf(card.CheckGrid(tt.service, [][]int64{make([]int64, tt.zones)})); !slices.Equal(got, tt.fields) {
+			t.Errorf("CheckGrid(%s, %d zones) fields = %q; want %q", tt.service, tt.zones, got, tt.fields)
+		}
+	}
+}
