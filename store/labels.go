@@ -163,7 +163,7 @@ func (db *DB) shipmentIn(ctx context.Context, q querier, accountID, id string) (
 
 // shipmentWithRates reads a shipment with its rates, without its label.
 func shipmentWithRates(ctx context.Context, q querier, accountID, id string) (*shipping.Shipment, error) {
-	s, err := scanShipment(q.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM shipments
+	s, err := scanShipment(q.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM `+shipmentsFrom+`
 		WHERE account_id = $1 AND id = $2`, accountID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -171,7 +171,7 @@ func shipmentWithRates(ctx context.Context, q querier, accountID, id string) (*s
 	if err != nil {
 		return nil, err
 	}
-	return s, rowRates(ctx, q, accountID, []*shipping.Shipment{s})
+	return s, loadQuotes(ctx, q, []*shipping.Shipment{s})
 }
 
 // Idempotency identifies a request that may be retried: its key and a fingerprint of what it
@@ -336,10 +336,7 @@ again:
 				return err
 			}
 			rendered = string(shipmentJSON)
-			if packedShipment, err = packShipment(shipmentJSON, s); err != nil {
-				return err
-			}
-			packedLabel = pack(labelJSON)
+			packedShipment, packedLabel = pack(shipmentJSON), pack(labelJSON)
 		}
 		insured := sql.NullInt64{Int64: p.InsuredCents, Valid: p.InsuredCents > 0}
 		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
@@ -355,7 +352,7 @@ again:
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4,
-			rendered = NULL, rates = NULL, request = '' WHERE account_id = $5 AND id = $6`,
+			rendered = NULL WHERE account_id = $5 AND id = $6`,
 			shipping.StatusPurchased, rate.Carrier, now, packedShipment, accountID, shipmentID)
 		if err != nil {
 			return err
@@ -426,14 +423,20 @@ func (db *DB) checkOrderShips(ctx context.Context, tx *sql.Tx, accountID, orderI
 }
 
 // shipmentToBuy reads a shipment with its rates, without its label, its packed value and its
-// rendering, in one query off the writer; nil when it cannot (a missing shipment, one stored before
-// migration 024, an error: the purchase's transaction reads it again). Without its label: the
-// read is used only if the shipment is OPEN, and an OPEN shipment has none (a label moves its
+// rendering, off the writer; nil when it cannot (a missing shipment, one without a packed
+// rendering, an error: the purchase's transaction reads it again). Without its label: the read
+// is used only if the shipment is OPEN, and an OPEN shipment has none (a label moves its
 // shipment on, and no shipment moves back).
 func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (s *shipping.Shipment, packed, rendering []byte) {
-	s, packed, rendering, err := scanPackedShipment(db.readRow(ctx, `SELECT `+shipmentColumns+` FROM shipments
-		WHERE account_id = $1 AND id = $2`, accountID, id))
+	s, err := scanShipment(db.readRow(ctx, `SELECT `+shipmentColumns+`, packed FROM `+shipmentsFrom+`
+		WHERE account_id = $1 AND id = $2`, accountID, id), &packed)
 	if err != nil || packed == nil {
+		return nil, nil, nil
+	}
+	if rendering, err = appendRendering(nil, packed, 1); err != nil {
+		return nil, nil, nil
+	}
+	if err := loadQuotes(ctx, db.r, []*shipping.Shipment{s}); err != nil {
 		return nil, nil, nil
 	}
 	return s, packed, rendering
@@ -476,15 +479,11 @@ func prebuy(s *shipping.Shipment, open []byte, then shipping.Timestamp) (*prebou
 	if !ok1 || !ok2 {
 		return nil, nil
 	}
-	req, cents, err := shipmentParts(s)
-	if err != nil {
-		return nil, err
-	}
 	rate, err := boughtRateOf(s, s.ShippingLabel.ShippingRateID)
 	if err != nil {
 		return nil, err
 	}
-	return &prebought{ms, packHole(len(ms.before), ms.join(), req, cents), packHole(len(ml.before), ml.join()), rate}, nil
+	return &prebought{ms, packHole(len(ms.before), ms.join()), packHole(len(ml.before), ml.join()), rate}, nil
 }
 
 // join is the rendering without the mark.
@@ -678,7 +677,7 @@ func (db *DB) LabelDocument(ctx context.Context, accountID, labelID string) (*sh
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := scanShipment(db.r.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM shipments
+	s, err := scanShipment(db.r.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM `+shipmentsFrom+`
 		WHERE account_id = $1 AND id = $2`, accountID, l.ShipmentID))
 	if err != nil {
 		return nil, nil, err

@@ -158,18 +158,17 @@ func nullTimeMicros(t *time.Time) sql.NullInt64 {
 // decoded only when the label is insured: billing reads it only then.
 func (l ledger) Label(ctx context.Context, labelID string) (billing.Label, error) {
 	var b billing.Label
-	var packed []byte
 	var request, meta string
 	var purchased int64
 	r := &b.Rate
 	err := l.tx.QueryRowContext(ctx, `SELECT l.account_id, l.carrier, l.service, l.tracking_code, l.status, l.created_at,
-			l.insurance_cents, s.packed, s.request, r.postage_cents, r.surcharges_cents, r.total_cents, r.retail_cents, r.rate_metadata,
+			l.insurance_cents, q.request, r.postage_cents, r.surcharges_cents, r.total_cents, r.retail_cents, r.rate_metadata,
 			EXISTS (SELECT 1 FROM billing_line_items b WHERE b.account_id = l.account_id AND b.label_id = l.id)
 		FROM shipping_labels l
-		JOIN shipments s ON s.id = l.shipment_id AND s.account_id = l.account_id
+		JOIN shipment_requests q ON q.shipment_id = l.shipment_id
 		JOIN shipping_rates r ON r.id = l.shipping_rate_id AND r.account_id = l.account_id
 		WHERE l.id = $1`, labelID).
-		Scan(&b.AccountID, &b.Carrier, &b.Service, &b.TrackingCode, &b.Status, &purchased, &b.InsuranceCents, &packed, &request,
+		Scan(&b.AccountID, &b.Carrier, &b.Service, &b.TrackingCode, &b.Status, &purchased, &b.InsuranceCents, &request,
 			&r.PostageCents, &r.SurchargesCents, &r.TotalCents, &r.RetailCents, &meta, &b.Billed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, ErrNotFound
@@ -178,13 +177,6 @@ func (l ledger) Label(ctx context.Context, labelID string) (billing.Label, error
 		return b, err
 	}
 	b.ID, b.PurchasedAt = labelID, Time(purchased)
-	if packed != nil {
-		p, err := unpack(packed, 3)
-		if err != nil {
-			return b, fmt.Errorf("label %s: shipment: %w", labelID, err)
-		}
-		request = string(p[1])
-	}
 	b.Request, b.RateMetadata = json.RawMessage(request), json.RawMessage(meta)
 	if b.InsuranceCents > 0 {
 		if err := decodeRateMetadata(meta, &r.RateMetadata); err != nil {

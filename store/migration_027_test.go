@@ -84,6 +84,11 @@ func TestMarkCommercialInvoices(t *testing.T) {
 		if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET commercial_invoice = $1`, false); err != nil {
 			return err
 		}
+		// As before migration 028, the requests of the shipments created here in their rows.
+		if _, err := tx.ExecContext(ctx, `UPDATE shipments SET request = (SELECT request FROM shipment_requests
+			WHERE shipment_id = shipments.id) WHERE request = ''`); err != nil {
+			return err
+		}
 		return markCommercialInvoices(ctx, tx)
 	})
 	if err != nil {

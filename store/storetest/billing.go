@@ -85,8 +85,12 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 	err := b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, request, created_at, updated_at)
-			VALUES ($1, $2, 'SHIPPING_LABEL_PURCHASED', '', 'ACME', '2026-11-01', 'default', 'ALL', 'PDF', $3, $4, $4)`,
-			shipment, accountID, `{"origin":{"zip":"10001"},"destination":{"zip":"94103"},"parcel":{"weight":12,"weight_unit":"OZ"}}`, at); err != nil {
+			VALUES ($1, $2, 'SHIPPING_LABEL_PURCHASED', '', 'ACME', '2026-11-01', 'default', 'ALL', 'PDF', '', $3, $3)`,
+			shipment, accountID, at); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO shipment_requests (shipment_id, request) VALUES ($1, $2)`, shipment,
+			`{"origin":{"zip":"10001"},"destination":{"zip":"94103"},"parcel":{"weight":12,"weight_unit":"OZ"}}`); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service, currency,
