@@ -10,10 +10,53 @@ import (
 
 // migrationSteps are the Go parts of migrations, by version: what SQL alone cannot do (read a
 // packed value), run in the migration's transaction after its SQL.
-var migrationSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
-	25: markReturns,
-	27: markCommercialInvoices,
-	28: legibleRecords,
+var migrationSteps = map[int]func(ctx context.Context, db *DB, tx *sql.Tx) error{
+	25: sqlOnly(markReturns),
+	27: sqlOnly(markCommercialInvoices),
+	28: sqlOnly(legibleRecords),
+	29: rerenderLabelled,
+}
+
+// sqlOnly is a step that needs nothing of the store but its transaction.
+func sqlOnly(step func(ctx context.Context, tx *sql.Tx) error) func(context.Context, *DB, *sql.Tx) error {
+	return func(ctx context.Context, _ *DB, tx *sql.Tx) error { return step(ctx, tx) }
+}
+
+// rerenderLabelled renders again every shipment that has a label, and its label, from the
+// record (migration 029: renderings made before labels showed commercial_invoice_url lack it),
+// a batch at a time in id order.
+func rerenderLabelled(ctx context.Context, db *DB, tx *sql.Tx) error {
+	after := ""
+	for {
+		rows, err := tx.QueryContext(ctx, `SELECT s.id, s.account_id FROM shipments s
+			WHERE s.id > $1 AND EXISTS (SELECT 1 FROM shipping_labels l WHERE l.shipment_id = s.id)
+			ORDER BY s.id LIMIT $2`, after, markReturnsBatch)
+		if err != nil {
+			return err
+		}
+		var ids, accts []string
+		for rows.Next() {
+			var id, acct string
+			if err := rows.Scan(&id, &acct); err != nil {
+				rows.Close()
+				return err
+			}
+			ids, accts = append(ids, id), append(accts, acct)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for i, id := range ids {
+			if _, err := db.rerender(ctx, tx, accts[i], id); err != nil {
+				return fmt.Errorf("migration 029: shipment %s: %w", id, err)
+			}
+		}
+		if len(ids) < markReturnsBatch {
+			return nil
+		}
+		after = ids[len(ids)-1]
+	}
 }
 
 // markReturnsBatch is how many shipments markReturns reads at a time.

@@ -384,7 +384,7 @@ func (db *DB) applyMigration(ctx context.Context, conn *sql.Conn, version int, b
 		}
 	}
 	if step := migrationSteps[version]; step != nil {
-		if err := step(ctx, tx); err != nil {
+		if err := step(ctx, db, tx); err != nil {
 			return err
 		}
 	}
