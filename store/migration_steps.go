@@ -59,72 +59,35 @@ func rerenderLabelled(ctx context.Context, db *DB, tx *sql.Tx) error {
 	}
 }
 
-// markReturnsBatch is how many shipments markReturns reads at a time.
+// markReturnsBatch is how many rows a migration's Go step reads at a time.
 const markReturnsBatch = 500
 
 // markReturns sets shipments.is_return (migration 025) on the return shipments stored before
-// it, from their requests: packed, or in the request column for a row stored before migration
-// 024 (or after 028). It reads every shipment once, in id order, a batch at a time. A request it cannot read
-// (a damaged packed value) fails the migration, naming the shipment.
+// it, from their requests.
 func markReturns(ctx context.Context, tx *sql.Tx) error {
-	after := ""
-	for {
-		rows, err := tx.QueryContext(ctx, `SELECT id, packed, request FROM shipments WHERE id > $1 ORDER BY id LIMIT $2`,
-			after, markReturnsBatch)
-		if err != nil {
-			return err
-		}
-		var returns []string
-		n := 0
-		for rows.Next() {
-			var packed []byte
-			var req string
-			if err := rows.Scan(&after, &packed, &req); err != nil {
-				rows.Close()
-				return err
-			}
-			n++
-			var s shipping.Shipment
-			r, err := storedRequest(packed, req)
-			if err == nil && len(r) > 0 {
-				err = setRequest(&s, r)
-			}
-			if err != nil {
-				// Guessing would mark a damaged return outbound; the operator is told which.
-				rows.Close()
-				return fmt.Errorf("shipment %s: %w", after, err)
-			}
-			if s.IsReturn {
-				returns = append(returns, after)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if len(returns) > 0 {
-			args := []any{true}
-			if _, err := tx.ExecContext(ctx, `UPDATE shipments SET is_return = $1 WHERE id IN (`+placeholders(&args, returns)+`)`,
-				args...); err != nil {
-				return err
-			}
-		}
-		if n < markReturnsBatch {
-			return nil
-		}
-	}
+	return markFromRequests(ctx, tx, `SELECT id, id, packed, request FROM shipments WHERE id > $1 ORDER BY id LIMIT $2`,
+		`UPDATE shipments SET is_return = $1 WHERE id IN (`, func(s *shipping.Shipment) bool { return s.IsReturn })
 }
 
 // markCommercialInvoices sets shipping_labels.commercial_invoice (migration 027) on the labels of
-// the international shipments stored before it, from their shipments' requests (packed, or in
-// the request column for a row stored before migration 024 or after 028), a batch of labels at a time in id
-// order. A request it cannot read fails the migration, naming the shipment.
+// the international shipments stored before it, from their shipments' requests.
 func markCommercialInvoices(ctx context.Context, tx *sql.Tx) error {
+	return markFromRequests(ctx, tx, `SELECT l.id, s.id, s.packed, s.request FROM shipping_labels l
+			JOIN shipments s ON s.account_id = l.account_id AND s.id = l.shipment_id
+			WHERE l.id > $1 ORDER BY l.id LIMIT $2`,
+		`UPDATE shipping_labels SET commercial_invoice = $1 WHERE id IN (`, (*shipping.Shipment).HasCustomsDocuments)
+}
+
+// markFromRequests sets a flag to true on the rows whose shipment's stored request (packed, or
+// in the request column for a row stored before migration 024 or after 028) pick chooses. query
+// selects each row's id, its shipment's id, packed value and request column, after the id $1 in
+// id order, at most $2; update is the UPDATE setting the flag to $1 up to its IN list. It reads
+// every row once, a batch at a time. A request it cannot read (a damaged packed value) fails the
+// migration, naming the shipment: guessing would mark it wrongly.
+func markFromRequests(ctx context.Context, tx *sql.Tx, query, update string, pick func(*shipping.Shipment) bool) error {
 	after := ""
 	for {
-		rows, err := tx.QueryContext(ctx, `SELECT l.id, s.id, s.packed, s.request FROM shipping_labels l
-			JOIN shipments s ON s.account_id = l.account_id AND s.id = l.shipment_id
-			WHERE l.id > $1 ORDER BY l.id LIMIT $2`, after, markReturnsBatch)
+		rows, err := tx.QueryContext(ctx, query, after, markReturnsBatch)
 		if err != nil {
 			return err
 		}
@@ -147,7 +110,7 @@ func markCommercialInvoices(ctx context.Context, tx *sql.Tx) error {
 				rows.Close()
 				return fmt.Errorf("shipment %s: %w", shipmentID, err)
 			}
-			if s.HasCustomsDocuments() {
+			if pick(&s) {
 				marked = append(marked, after)
 			}
 		}
@@ -157,8 +120,7 @@ func markCommercialInvoices(ctx context.Context, tx *sql.Tx) error {
 		}
 		if len(marked) > 0 {
 			args := []any{true}
-			if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET commercial_invoice = $1 WHERE id IN (`+
-				placeholders(&args, marked)+`)`, args...); err != nil {
+			if _, err := tx.ExecContext(ctx, update+placeholders(&args, marked)+`)`, args...); err != nil {
 				return err
 			}
 		}
