@@ -14,6 +14,7 @@ import (
 
 	"github.com/waybill/waybill/ingest"
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/work"
 	"github.com/waybill/waybill/store"
 )
 
@@ -226,19 +227,9 @@ func (a *API) batchLabelsOf(w http.ResponseWriter, r *http.Request, id string) e
 
 // runBatches works batch items until ctx ends: whenever woken, and every poll.
 func (a *API) runBatches(ctx context.Context) error {
-	t := time.NewTicker(200 * time.Millisecond)
-	defer t.Stop()
-	for {
-		if err := a.drainBatches(ctx, a.batches.parallel); err != nil && ctx.Err() == nil {
-			a.workerLog("batch").Error("batch worker", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-a.batches.wake:
-		case <-t.C:
-		}
-	}
+	work.Loop{Every: 200 * time.Millisecond, Wake: a.batches.wake, Log: a.workerLog("batch"), Name: "batch worker"}.Run(ctx,
+		func(ctx context.Context) error { return a.drainBatches(ctx, a.batches.parallel) })
+	return nil
 }
 
 // drainBatches works every due item, parallel at once, then returns.

@@ -1,10 +1,7 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -16,54 +13,22 @@ import (
 // inlineLineItems is how many line items GET /billing/invoices/{id} carries (interface 8).
 const inlineLineItems = 250
 
-// billingState holds the billing handlers' settings.
+// billingState holds the billing use cases the handlers call.
 type billingState struct {
-	// closeEvery is how often the period closer looks for ended DRAFT invoices.
-	closeEvery time.Duration
-	// render draws invoice documents when an invoice is finalized.
-	render billing.Renderer
+	service *billing.Service
+	// closer finalizes the invoices whose period has ended.
+	closer *billing.Closer
 }
 
-// setupBilling registers the period closer: it finalizes every DRAFT invoice whose period has
-// ended, exactly once (the update is conditional on the status being DRAFT), also after
-// downtime (it looks for every ended period, not just the last one).
+// setupBilling builds the billing service, which draws invoice documents with the configured
+// issuer, and registers the period closer.
 func (a *API) setupBilling() error {
-	a.billing = &billingState{closeEvery: time.Minute,
-		render: billing.Renderer{Issuer: a.cfg.Issuer, ServiceName: a.serviceName}}
-	a.workers = append(a.workers, worker{name: "billing_closer", run: a.runCloser, drain: a.closePeriods})
+	s := &billing.Service{Books: a.db, Now: func() time.Time { return a.db.Now() },
+		Render: billing.Renderer{Issuer: a.cfg.Issuer, ServiceName: a.serviceName}}
+	c := &billing.Closer{Service: s, Log: a.workerLog("billing_closer")}
+	a.billing = &billingState{service: s, closer: c}
+	a.workers = append(a.workers, worker{name: "billing_closer", run: c.Run, drain: c.Drain})
 	return nil
-}
-
-func (a *API) runCloser(ctx context.Context) error {
-	t := time.NewTicker(a.billing.closeEvery)
-	defer t.Stop()
-	for {
-		if err := a.closePeriods(ctx); err != nil && ctx.Err() == nil {
-			a.workerLog("billing_closer").Error("billing closer", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
-}
-
-// closePeriods finalizes every DRAFT invoice whose period ended before today.
-func (a *API) closePeriods(ctx context.Context) error {
-	for {
-		due, err := a.db.EndedDrafts(ctx, 100)
-		if err != nil || len(due) == 0 {
-			return err
-		}
-		for _, ref := range due {
-			_, err := a.db.FinalizeInvoice(ctx, ref.AccountID, ref.ID, a.billing.render)
-			// Another closer (or an operator) finalizing it first is fine: it happened once.
-			if err != nil && !errors.Is(err, billing.ErrInvalidState) {
-				return fmt.Errorf("finalizing invoice %s: %w", ref.ID, err)
-			}
-		}
-	}
 }
 
 // invoiceJSON is an invoice as the API shows it (interface 2.1).
@@ -205,7 +170,7 @@ func (a *API) invoiceDocumentOf(w http.ResponseWriter, r *http.Request, id, kind
 // serveInvoiceDocument answers a finalized invoice's stored PDF (shown inline) or CSV (saved as
 // a file). The bytes never change, so they are cacheable for good.
 func (a *API) serveInvoiceDocument(w http.ResponseWriter, r *http.Request, accountID, invoiceID, kind string) error {
-	d, err := a.db.InvoiceDocument(r.Context(), accountID, invoiceID, kind, a.billing.render)
+	d, err := a.db.InvoiceDocument(r.Context(), accountID, invoiceID, kind, a.billing.service.Render)
 	if err != nil {
 		return err
 	}
@@ -240,7 +205,7 @@ func (a *API) openDraftInvoice(w http.ResponseWriter, r *http.Request) error {
 		// not an unknown account.
 		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "account_id", Code: "invalid", Message: "must be an account id (a UUID)"}}}
 	}
-	inv, created, err := a.db.OpenDraftInvoice(r.Context(), body.AccountID)
+	inv, created, err := a.billing.service.OpenDraft(r.Context(), body.AccountID)
 	if err != nil {
 		return err
 	}
@@ -277,7 +242,7 @@ func (a *API) addInvoiceFee(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	it, err := a.db.AddFee(r.Context(), acct, r.PathValue("id"), body.Description, *body.AmountCents)
+	it, err := a.billing.service.AddFee(r.Context(), acct, r.PathValue("id"), body.Description, *body.AmountCents)
 	if err != nil {
 		return err
 	}
@@ -295,7 +260,7 @@ func (a *API) deleteLineItem(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := a.db.DeleteLineItem(r.Context(), acct, r.PathValue("id")); err != nil {
+	if err := a.billing.service.DeleteLineItem(r.Context(), acct, r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -313,12 +278,7 @@ func (a *API) invoiceAction(action string) handlerFunc {
 		if err != nil {
 			return err
 		}
-		var inv billing.Invoice
-		if action == string(billing.Finalize) {
-			inv, err = a.db.FinalizeInvoice(r.Context(), acct, r.PathValue("id"), a.billing.render)
-		} else {
-			inv, err = a.db.TransitionInvoice(r.Context(), acct, r.PathValue("id"), billing.Action(action))
-		}
+		inv, err := a.billing.service.Transition(r.Context(), acct, r.PathValue("id"), billing.Action(action))
 		if err != nil {
 			return err
 		}

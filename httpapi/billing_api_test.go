@@ -168,10 +168,10 @@ func TestCloserRuns(t *testing.T) {
 	e := newEnv(t)
 	id := openInvoiceWithFees(t, e, 1)
 	e.setClock(time.Date(2026, 12, 1, 0, 0, 1, 0, time.UTC))
-	e.api.billing.closeEvery = 5 * time.Millisecond
+	e.api.billing.closer.Every = 5 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- e.api.runCloser(ctx) }()
+	go func() { done <- e.api.billing.closer.Run(ctx) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		inv := decode[invoiceAnswer](t, e.do("GET", "/billing/invoices/"+id, "read_billing", nil), http.StatusOK)
@@ -185,6 +185,6 @@ func TestCloserRuns(t *testing.T) {
 	}
 	cancel()
 	if err := <-done; err != nil {
-		t.Errorf("runCloser = %v; want nil after cancel", err)
+		t.Errorf("Closer.Run = %v; want nil after cancel", err)
 	}
 }

@@ -18,12 +18,12 @@ func benchInvoice(b *testing.B, e *testEnv, n int) string {
 	b.Helper()
 	ctx := context.Background()
 	acct := e.accounts["acme"].ID
-	inv, _, err := e.db.OpenDraftInvoice(ctx, acct)
+	inv, _, err := e.api.billing.service.OpenDraft(ctx, acct)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := range n {
-		if _, err := e.db.AddFee(ctx, acct, inv.ID, "Fee", int64(i+1)); err != nil {
+		if _, err := e.api.billing.service.AddFee(ctx, acct, inv.ID, "Fee", int64(i+1)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -36,12 +36,12 @@ func benchInvoiceDescribed(b *testing.B, e *testEnv, n int, format string) strin
 	b.Helper()
 	ctx := context.Background()
 	acct := e.accounts["acme"].ID
-	inv, _, err := e.db.OpenDraftInvoice(ctx, acct)
+	inv, _, err := e.api.billing.service.OpenDraft(ctx, acct)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := range n {
-		if _, err := e.db.AddFee(ctx, acct, inv.ID, fmt.Sprintf(format, i, i), int64(700+i%300)); err != nil {
+		if _, err := e.api.billing.service.AddFee(ctx, acct, inv.ID, fmt.Sprintf(format, i, i), int64(700+i%300)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -84,11 +84,11 @@ func BenchmarkListInvoices(b *testing.B) {
 	at := time.Date(2024, 1, 15, 0, 0, 0, 0, time.UTC)
 	for range 36 {
 		e.setClock(at)
-		inv, _, err := e.db.OpenDraftInvoice(ctx, acct)
+		inv, _, err := e.api.billing.service.OpenDraft(ctx, acct)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := e.db.TransitionInvoice(ctx, acct, inv.ID, billing.Finalize); err != nil {
+		if _, err := e.api.billing.service.Transition(ctx, acct, inv.ID, billing.Finalize); err != nil {
 			b.Fatal(err)
 		}
 		at = at.AddDate(0, 1, 0)
@@ -121,11 +121,11 @@ func BenchmarkInvoicePDF(b *testing.B) {
 	id := benchInvoiceDescribed(b, e, 5000, "Postage POSTLINE GROUND_ADVANTAGE PL%08d to Jane Doe, 5 Broadway, New York NY 10001, order #%d")
 	// Finalizing renders and stores the documents, holding the writer meanwhile: report how long.
 	start := time.Now()
-	if _, err := e.db.FinalizeInvoice(context.Background(), e.accounts["acme"].ID, id, e.api.billing.render); err != nil {
+	if _, err := e.api.billing.service.Transition(context.Background(), e.accounts["acme"].ID, id, billing.Finalize); err != nil {
 		b.Fatal(err)
 	}
 	took := time.Since(start)
-	d, err := e.db.InvoiceDocument(context.Background(), e.accounts["acme"].ID, id, store.InvoicePDF, e.api.billing.render)
+	d, err := e.db.InvoiceDocument(context.Background(), e.accounts["acme"].ID, id, store.InvoicePDF, e.api.billing.service.Render)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 // can make:
 //
 //	{base}/documents/shipping_labels/{id}/{sig}
+//	{base}/documents/commercial_invoices/{id}/{sig}   (an international label's id)
 //	{base}/documents/invoices/{id}/pdf/{sig}
 //	{base}/documents/invoices/{id}/csv/{sig}
 //

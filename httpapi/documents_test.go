@@ -211,7 +211,7 @@ func TestDocumentURLsAcrossProcesses(t *testing.T) {
 // change them, and a bill-to set later does not reach an issued invoice.
 func TestInvoiceDocumentsStoredByCloser(t *testing.T) {
 	e := newEnv(t)
-	e.api.billing.render.Issuer = billing.Issuer{Name: "Closer Test Issuer", Address: []string{"9 Quay St"}}
+	e.api.billing.service.Render.Issuer = billing.Issuer{Name: "Closer Test Issuer", Address: []string{"9 Quay St"}}
 	acct := e.accounts["acme"].ID
 	w := e.do("PATCH", "/admin/accounts/"+acct+"/billing_profile", "admin",
 		`{"bill_to_name": "Acme Fulfillment LLC", "bill_to_address": {"street1": "100 Commerce Way", "city": "Reno", "state": "NV", "zip": "89502", "country": "US"}}`)
@@ -228,7 +228,7 @@ func TestInvoiceDocumentsStoredByCloser(t *testing.T) {
 	if st.Invoice.Status != billing.Open {
 		t.Fatalf("after the closer the invoice is %s; want OPEN", st.Invoice.Status)
 	}
-	fresh, err := e.api.billing.render.Render(st)
+	fresh, err := e.api.billing.service.Render.Render(st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestInvoiceDocumentsStoredByCloser(t *testing.T) {
 		t.Error("the PDF lacks the configured issuer or the bill-to")
 	}
 	e.do("PATCH", "/admin/accounts/"+acct+"/billing_profile", "admin", `{"bill_to_name": "Renamed Corp", "bill_to_address": null}`)
-	e.api.billing.render.Issuer = billing.Issuer{Name: "Another Issuer"}
+	e.api.billing.service.Render.Issuer = billing.Issuer{Name: "Another Issuer"}
 	check("after a new bill-to and issuer")
 	for _, action := range []string{"mark_uncollectible", "pay"} {
 		if w := e.do("POST", "/admin/billing/invoices/"+id+"/"+action, "admin", nil); w.Code != http.StatusOK {

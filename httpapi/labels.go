@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/work"
 	"github.com/waybill/waybill/store"
 )
 
@@ -35,18 +36,8 @@ func (a *API) setupLabels() error {
 
 // runKeyPruner forgets expired idempotency keys every pruneEvery until ctx ends.
 func (a *API) runKeyPruner(ctx context.Context) error {
-	t := time.NewTicker(a.labels.pruneEvery)
-	defer t.Stop()
-	for {
-		if err := a.pruneKeys(ctx); err != nil && ctx.Err() == nil {
-			a.workerLog("idempotency_key_pruner").Error("idempotency-key pruner", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	work.Loop{Every: a.labels.pruneEvery, Log: a.workerLog("idempotency_key_pruner"), Name: "idempotency-key pruner"}.Run(ctx, a.pruneKeys)
+	return nil
 }
 
 // pruneKeys forgets the idempotency keys older than keyRetention, once.
@@ -215,27 +206,41 @@ func (a *API) linkShipments(ss ...*shipping.Shipment) {
 	}
 }
 
-// linkLabels sets label_url, the label's capability URL, on labels.
+// linkLabels sets label_url, the label's capability URL, on labels, and an international
+// label's commercial_invoice_url.
 func (a *API) linkLabels(ls ...*shipping.Label) {
 	for _, l := range ls {
 		if l != nil {
 			l.LabelURL = a.labelURL(l.ID)
+			l.CommercialInvoiceURL = nil
+			if l.CommercialInvoice {
+				u := a.commercialInvoiceURL(l.ID)
+				l.CommercialInvoiceURL = &u
+			}
 		}
 	}
 }
 
-// appendLinked appends a stored response to b with its marked label_urls replaced by the
-// labels' URLs. The mark starts with a JSON escape, and escapes are rare in a rendering, so the
-// scan looks for backslashes, not for the whole mark.
+// appendLinked appends a stored response to b with its marked label_urls and
+// commercial_invoice_urls replaced by the labels' URLs. The mark starts with a JSON escape, and
+// escapes are rare in a rendering, so the scan looks for backslashes, not for the whole mark.
 func (a *API) appendLinked(b []byte, s string) []byte {
-	const key = `"label_url":`
+	const labelKey, invoiceKey = `"label_url":"`, `"commercial_invoice_url":"`
 	for i := 0; ; {
 		j := strings.IndexByte(s[i:], '\\')
 		if j < 0 {
 			break
 		}
 		j += i
-		if !strings.HasPrefix(s[j:], `\u0000`) || !strings.HasSuffix(s[:j], key+`"`) {
+		var url func(id string) string
+		switch {
+		case !strings.HasPrefix(s[j:], `\u0000`):
+		case strings.HasSuffix(s[:j], labelKey):
+			url = a.labelURL
+		case strings.HasSuffix(s[:j], invoiceKey):
+			url = a.commercialInvoiceURL
+		}
+		if url == nil {
 			i = j + 2 // past the escape and the character it escapes
 			continue
 		}
@@ -245,7 +250,7 @@ func (a *API) appendLinked(b []byte, s string) []byte {
 			break
 		}
 		b = append(b, s[:j-1]...)
-		b = appendJSONString(b, a.labelURL(s[start:start+end]))
+		b = appendJSONString(b, url(s[start:start+end]))
 		s, i = s[start+end+1:], 0
 	}
 	return append(b, s...)
@@ -418,6 +423,39 @@ func (a *API) serveLabelDocument(w http.ResponseWriter, r *http.Request, account
 	doc.filename = "label-" + l.TrackingCode + shipping.LabelFileExtension(l.LabelFormat)
 	doc.attachment = l.LabelFormat == shipping.LabelFormatZPL
 	serveDocument(w, r, doc)
+	return nil
+}
+
+// docCommercialInvoice is the kind of an international label's commercial invoice URL.
+const docCommercialInvoice = "commercial_invoice"
+
+// commercialInvoiceURL is the capability URL of an international label's commercial invoice
+// (commercial_invoice_url).
+func (a *API) commercialInvoiceURL(labelID string) string {
+	return a.baseURL + "/documents/commercial_invoices/" + labelID + "/" + a.docs.sign(docCommercialInvoice, labelID)
+}
+
+// commercialInvoiceOf serves an international label's commercial invoice, a US Letter PDF,
+// through its capability URL: drawn from the stored label and shipment each time, as the label
+// is. A domestic label has none (not_found).
+func (a *API) commercialInvoiceOf(w http.ResponseWriter, r *http.Request, id string) error {
+	acct, err := a.db.LabelAccount(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	l, s, err := a.db.LabelDocument(r.Context(), acct, id)
+	if err != nil {
+		return err
+	}
+	c, _ := a.carrier(l.Carrier)
+	doc, ok := shipping.CustomsDocumentFor(s, l, c)
+	if !ok {
+		return store.ErrNotFound
+	}
+	body := doc.InvoicePDF()
+	sum := sha256.Sum256(body)
+	serveDocument(w, r, document{body: body, contentType: shipping.ContentTypePDF, etag: hex.EncodeToString(sum[:]),
+		filename: "commercial-invoice-" + l.TrackingCode + ".pdf"})
 	return nil
 }
 

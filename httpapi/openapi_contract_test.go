@@ -592,6 +592,12 @@ func violations(s map[string]any, v *schemaValidator) map[string]string {
 		if m, ok := num("maximum"); ok {
 			out["above maximum"] = strconv.FormatFloat(m+1, 'f', -1, 64)
 		}
+		if m, ok := num("multipleOf"); ok {
+			out["not a multipleOf"] = strconv.FormatFloat(m/10, 'f', -1, 64)
+		}
+		if not, ok := s["not"].(map[string]any); ok && not["const"] != nil {
+			out["what not refuses"] = fmt.Sprint(not["const"])
+		}
 	case "boolean":
 		out["not a boolean"] = "maybe"
 	case "string":
@@ -606,7 +612,7 @@ func violations(s map[string]any, v *schemaValidator) map[string]string {
 		}
 		if p, ok := s["pattern"].(string); ok {
 			re := regexp.MustCompile(p)
-			for _, cand := range []string{" ", "!", "a", "A", "0", "aa", "00", "a a", "zz-zz", strings.Repeat("9", 40)} {
+			for _, cand := range []string{" ", "!", "a", "A", "0", "aa", "00", "a a", "zz-zz", strings.Repeat("9", 40), "a\x01b"} {
 				if !re.MatchString(cand) {
 					out["not matching pattern"] = cand
 					break
@@ -652,6 +658,15 @@ func TestOpenAPILinks(t *testing.T) {
 				for _, p := range c.parameters(target.op, "path") {
 					if _, ok := params[p["name"].(string)]; !ok {
 						t.Errorf("%s: gives no %s for %s %s", where, p["name"], target.method, target.pattern)
+					}
+				}
+				// A body the link gives: each runtime expression in it names a string that is there.
+				given, _ := l["requestBody"].(map[string]any)
+				for member, expr := range given {
+					if s, ok := expr.(string); ok && strings.HasPrefix(s, "$") {
+						if problem := c.linkSource(o, resp, s); problem != "" {
+							t.Errorf("%s: requestBody %s = %v: %s", where, member, expr, problem)
+						}
 					}
 				}
 				for pname, expr := range params {

@@ -422,7 +422,7 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 		switch k {
 		case "type", "properties", "required", "additionalProperties", "items", "enum", "oneOf", "format",
 			"minimum", "maximum", "exclusiveMinimum", "minItems", "maxItems", "minLength", "maxLength", "pattern",
-			itemsFailAlone:
+			"not", "const", "multipleOf", "propertyNames", "uniqueItems", itemsFailAlone:
 		default:
 			if !slices.Contains(annotations, k) {
 				bad("schema keyword %q is not supported by the validator", k)
@@ -447,6 +447,12 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 	if enum, ok := s["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return jsonEqual(e, value) }) {
 		bad("%s is not one of %v", describe(value), enum)
 	}
+	if c, ok := s["const"]; ok && !jsonEqual(c, value) {
+		bad("%s is not %s", describe(value), describe(c))
+	}
+	if not, ok := s["not"]; ok && len(v.validate(not, value, path)) == 0 {
+		bad("%s is what \"not\" refuses", describe(value))
+	}
 	if alts, ok := s["oneOf"].([]any); ok {
 		matched := 0
 		for _, alt := range alts {
@@ -465,6 +471,13 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 			for _, r := range req {
 				if _, ok := x[r.(string)]; !ok {
 					bad("required property %q is missing", r)
+				}
+			}
+		}
+		if names, ok := s["propertyNames"]; ok {
+			for k := range x {
+				for _, problem := range v.validate(names, k, path) {
+					bad("property name %q: %s", k, problem)
 				}
 			}
 		}
@@ -489,6 +502,13 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 		if n, ok := s["maxItems"].(json.Number); ok && int64(len(x)) > mustInt(n) {
 			bad("%d items; want at most %s", len(x), n)
 		}
+		if s["uniqueItems"] == true {
+			for i := range x {
+				if slices.ContainsFunc(x[:i], func(y any) bool { return jsonEqual(x[i], y) }) {
+					bad("item %d repeats an earlier one", i)
+				}
+			}
+		}
 		if items, ok := s["items"]; ok && s[itemsFailAlone] != true {
 			for i, it := range x {
 				problems = append(problems, v.validate(items, it, fmt.Sprintf("%s[%d]", path, i))...)
@@ -505,6 +525,9 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 		if m, ok := s["exclusiveMinimum"].(json.Number); ok && f <= mustFloat(m) {
 			bad("%s is not above %s", x, m)
 		}
+		if m, ok := s["multipleOf"].(json.Number); ok && !multipleOf(f, mustFloat(m)) {
+			bad("%s is not a multiple of %s", x, m)
+		}
 	case string:
 		if n, ok := s["maxLength"].(json.Number); ok && int64(len([]rune(x))) > mustInt(n) {
 			bad("string longer than %s", n)
@@ -520,6 +543,14 @@ func (v *schemaValidator) validate(schema, value any, path string) []string {
 		}
 	}
 	return problems
+}
+
+// multipleOf reports whether f is a whole multiple of m, within the rounding error of binary
+// floating point (99.95 is a multiple of 0.01, though 99.95/0.01 is 9994.999999999998), as the
+// server checks whole cents.
+func multipleOf(f, m float64) bool {
+	q := f / m
+	return math.Abs(q-math.Round(q)) <= 1e-6
 }
 
 func mustInt(n json.Number) int64     { i, _ := n.Int64(); return i }
@@ -589,6 +620,10 @@ func TestSchemaValidator(t *testing.T) {
 				"name":  map[string]any{"type": "string", "minLength": json.Number("1")},
 				"tags":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": json.Number("2")},
 				"maybe": map[string]any{"oneOf": []any{map[string]any{"$ref": "#/components/schemas/Thing"}, map[string]any{"type": "null"}}},
+				"fee":   map[string]any{"type": "integer", "not": map[string]any{"const": json.Number("0")}},
+				"usd":   map[string]any{"type": "number", "multipleOf": json.Number("0.01")},
+				"zones": map[string]any{"type": "object", "propertyNames": map[string]any{"pattern": "^[A-Z]{2}$", "not": map[string]any{"const": "US"}}},
+				"zips":  map[string]any{"type": "array", "uniqueItems": true},
 			}},
 	}}}
 	v := &schemaValidator{root: root}
@@ -612,6 +647,12 @@ func TestSchemaValidator(t *testing.T) {
 		{`{"id": "00000000-0000-7000-8000-000000000001", "name": "x"}`, 0},
 		{`{"id": "00000000-0000-7000-8000-000000000001", "tags": ["a", 1, "c"]}`, 2},
 		{`{"id": "00000000-0000-7000-8000-000000000001", "maybe": {}}`, 1},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "fee": -5, "usd": 99.95}`, 0},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "fee": 0}`, 1},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "usd": 0.015}`, 1},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "zones": {"CA": 1}, "zips": ["1", "2"]}`, 0},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "zones": {"US": 1, "ca": 2}}`, 2},
+		{`{"id": "00000000-0000-7000-8000-000000000001", "zips": ["1", "2", "1"]}`, 1},
 		{`[]`, 1},
 	} {
 		value, err := decodeJSONNumbers([]byte(tc.doc))

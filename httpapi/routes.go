@@ -73,6 +73,7 @@ func (a *API) routes() {
 	// Capability document URLs (label_url, pdf_url, csv_url): the signature in the path is the
 	// credential, no bearer token (documents.go).
 	a.public("GET /documents/shipping_labels/{id}/{sig}", a.capability(docLabel, a.labelDocumentOf))
+	a.public("GET /documents/commercial_invoices/{id}/{sig}", a.capability(docCommercialInvoice, a.commercialInvoiceOf))
 	a.public("GET /documents/batches/{id}/{sig}", a.capability(docBatchLabels, a.batchLabelsOf))
 	a.public("GET /documents/invoices/{id}/pdf/{sig}", a.capability(docInvoicePDF, a.invoicePDFOf))
 	a.public("GET /documents/invoices/{id}/csv/{sig}", a.capability(docInvoiceCSV, a.invoiceCSVOf))

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/waybill/waybill/store"
 )
@@ -59,35 +60,43 @@ func seedShipments(b *testing.B, db *store.DB, accountID string, n int) []store.
 		`"destination":{"name":"B","street1":"5 Broadway","city":"New York","state":"NY","zip":"10001","country":"US"},` +
 		`"return_address":{"name":"A","street1":"1 Main St","city":"Los Angeles","state":"CA","zip":"90058","country":"US"},` +
 		`"parcel":{"length":10,"width":8,"height":4,"length_unit":"IN","weight":20,"weight_unit":"OZ"}}`
-	const meta = `{"usps_zone":8,"billable_weight":31,"weight_metadata":{"actual_oz_weight":20,"billable_oz_weight":31,"dim_factor":166,` +
-		`"dim_threshold":1728,"volume":320},"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":{"amount":0.19,"currency":"USD"}}]}`
 	start := store.Micros(testStart) - int64(n)*1000
 	keys := make([]store.Key, n)
 	err := db.Tx(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
 		ship, err := tx.Prepare(`INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date, rate_shopping_profile,
 			rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request, created_at, updated_at)
-			VALUES ($1, $2, 'OPEN', 'Acme', NULL, '2026-11-22', 'default', 'ALL', 'PDF', NULL, NULL, $3, $4, $4)`)
+			VALUES ($1, $2, 'OPEN', 'Acme', NULL, '2026-11-22', 'default', 'ALL', 'PDF', NULL, NULL, '', $3, $3)`)
 		if err != nil {
 			return err
 		}
 		defer ship.Close()
-		rate, err := tx.Prepare(`INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service, currency,
-			postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days, estimated_delivery_date,
-			rate_metadata, position, created_at)
-			VALUES ($1, $2, $3, $4, $5, 'USD', 928, 19, 947, 1184, 5, '2026-11-27T00:00:00Z', $6, $7, $8)`)
+		req, err := tx.Prepare(`INSERT INTO shipment_requests (shipment_id, request) VALUES ($1, $2)`)
+		if err != nil {
+			return err
+		}
+		defer req.Close()
+		rate, err := tx.Prepare(`INSERT INTO shipment_quotes (shipment_id, position, id, carrier, service, currency,
+			postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_at, estimated_delivery_days,
+			usps_zone, country_zone, billable_weight, actual_oz_weight, billable_oz_weight, dim_factor, dim_threshold, volume,
+			surcharges, carrier_version)
+			VALUES ($1, $2, $3, 'POSTLINE', $4, 'USD', 928, 19, 947, 1184, $5, 5, 8, 0, 31, 20, 31, 166, 1728, 320, '{"FUEL":19}', 0)`)
 		if err != nil {
 			return err
 		}
 		defer rate.Close()
+		delivery := store.Micros(time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC))
 		for i := 0; i < n; i++ {
 			id := fmt.Sprintf("00000000-0000-7000-9000-%012x", i)
 			at := start + int64(i)*1000
-			if _, err := ship.Exec(id, accountID, request, at); err != nil {
+			if _, err := ship.Exec(id, accountID, at); err != nil {
+				return err
+			}
+			if _, err := req.Exec(id, request); err != nil {
 				return err
 			}
 			for p, svc := range rateServices {
 				rid := fmt.Sprintf("00000000-0000-7000-a%03x-%012x", p, i)
-				if _, err := rate.Exec(rid, accountID, id, "POSTLINE", svc, meta, p, at); err != nil {
+				if _, err := rate.Exec(id, p, rid, svc, delivery); err != nil {
 					return err
 				}
 			}

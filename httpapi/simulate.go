@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/work"
 	"github.com/waybill/waybill/store"
 )
 
@@ -26,18 +27,8 @@ func (a *API) setupSimulator() error {
 // runSimulator posts due simulated events until ctx ends, looking a few times per step.
 func (a *API) runSimulator(ctx context.Context) error {
 	every := min(max(a.cfg.SimulateTracking/4, 10*time.Millisecond), time.Second)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if err := a.simulateTracking(ctx); err != nil && ctx.Err() == nil {
-			a.log.Error("tracking simulator", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	work.Loop{Every: every, Log: a.log, Name: "tracking simulator"}.Run(ctx, a.simulateTracking)
+	return nil
 }
 
 // simulateTracking posts every simulated event that is due, once: a label far behind (the

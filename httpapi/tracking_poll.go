@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/work"
 	"github.com/waybill/waybill/store"
 )
 
@@ -64,19 +65,9 @@ func (a *API) setupPolling() error {
 // runPoller starts the polls that are due every little while until ctx ends, then waits for
 // those in flight (each bounded by the timeout).
 func (a *API) runPoller(ctx context.Context) error {
-	t := time.NewTicker(a.poll.every)
-	defer t.Stop()
 	defer a.poll.wg.Wait()
-	for {
-		if err := a.startPolls(ctx); err != nil && ctx.Err() == nil {
-			a.workerLog("tracking_poller").Error("tracking poller", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	work.Loop{Every: a.poll.every, Log: a.workerLog("tracking_poller"), Name: "tracking poller"}.Run(ctx, a.startPolls)
+	return nil
 }
 
 // drainPolls starts the polls that are due and waits for them.

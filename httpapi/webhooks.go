@@ -173,7 +173,7 @@ func (a *API) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 			return invalidWebhook(err)
 		}
 	}
-	s, err := a.db.UpdateWebhookSubscription(r.Context(), accountID(r), r.PathValue("id"), body.URL, body.IsActive)
+	s, err := webhook.Update(r.Context(), a.db, accountID(r), r.PathValue("id"), webhook.Change{URL: body.URL, Active: body.IsActive})
 	if err != nil {
 		return err
 	}
@@ -227,7 +227,7 @@ func (a *API) redeliverWebhookEvent(w http.ResponseWriter, r *http.Request) erro
 	if err := readOptionalEmpty(w, r); err != nil {
 		return err
 	}
-	e, err := a.db.RedeliverWebhookEvent(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("event_id"))
+	e, err := webhook.Redeliver(r.Context(), a.db, accountID(r), r.PathValue("id"), r.PathValue("event_id"))
 	if err != nil {
 		return err
 	}
@@ -236,4 +236,7 @@ func (a *API) redeliverWebhookEvent(w http.ResponseWriter, r *http.Request) erro
 	return nil
 }
 
-var _ webhook.Store = (*store.DB)(nil)
+var (
+	_ webhook.Store         = (*store.DB)(nil)
+	_ webhook.Subscriptions = (*store.DB)(nil)
+)

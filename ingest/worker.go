@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/work"
 )
 
 // ErrStaleClaim is what a Queue returns when completing a claim that is no longer held: its
@@ -86,19 +87,7 @@ func (w *Worker) loop(ctx context.Context) {
 	if poll <= 0 {
 		poll = 200 * time.Millisecond
 	}
-	t := time.NewTicker(poll)
-	defer t.Stop()
-	for {
-		if err := w.Drain(ctx); err != nil && ctx.Err() == nil {
-			w.log().Error("order import worker", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-w.Wake:
-		case <-t.C:
-		}
-	}
+	work.Loop{Every: poll, Wake: w.Wake, Log: w.log(), Name: "order import worker"}.Run(ctx, w.Drain)
 }
 
 // Drain processes every import that is due now, then returns.

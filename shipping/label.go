@@ -29,25 +29,31 @@ var LabelSubstatuses = []string{"ADDRESS_ISSUE", "DAMAGED", "LOST", "WEATHER", "
 
 // Label is a purchased shipping label.
 type Label struct {
-	ID                 string     `json:"id"`
-	ShipmentID         string     `json:"shipment_id"`
-	Status             string     `json:"status"`
-	Substatus          *string    `json:"substatus"`
-	LabelURL           string     `json:"label_url"`
-	LabelFile          string     `json:"label_file,omitempty"`
-	LabelFormat        string     `json:"label_format"`
-	TrackingCode       string     `json:"tracking_code"`
-	Carrier            string     `json:"carrier"`
-	Service            string     `json:"service"`
-	ShippingRateID     string     `json:"shipping_rate_id"`
-	ShippingRate       *Rate      `json:"shipping_rate"`
-	InsuranceAmount    *float64   `json:"insurance_amount"` // the declared value insured, USD (compat); null if none
-	ManifestID         *string    `json:"manifest_id"`      // the manifest (close-out) holding the label; null if none
-	DeliveredAt        *Timestamp `json:"delivered_at"`
-	FirstCarrierScanAt *Timestamp `json:"first_carrier_scan_at"`
-	CreatedAt          Timestamp  `json:"created_at"`
-	UpdatedAt          Timestamp  `json:"updated_at"`
+	ID         string  `json:"id"`
+	ShipmentID string  `json:"shipment_id"`
+	Status     string  `json:"status"`
+	Substatus  *string `json:"substatus"`
+	LabelURL   string  `json:"label_url"`
+	// CommercialInvoiceURL is the capability URL of an international label's commercial
+	// invoice (the API's, like LabelURL); null for a domestic label, which has none.
+	CommercialInvoiceURL *string    `json:"commercial_invoice_url"`
+	LabelFile            string     `json:"label_file,omitempty"`
+	LabelFormat          string     `json:"label_format"`
+	TrackingCode         string     `json:"tracking_code"`
+	Carrier              string     `json:"carrier"`
+	Service              string     `json:"service"`
+	ShippingRateID       string     `json:"shipping_rate_id"`
+	ShippingRate         *Rate      `json:"shipping_rate"`
+	InsuranceAmount      *float64   `json:"insurance_amount"` // the declared value insured, USD (compat); null if none
+	ManifestID           *string    `json:"manifest_id"`      // the manifest (close-out) holding the label; null if none
+	DeliveredAt          *Timestamp `json:"delivered_at"`
+	FirstCarrierScanAt   *Timestamp `json:"first_carrier_scan_at"`
+	CreatedAt            Timestamp  `json:"created_at"`
+	UpdatedAt            Timestamp  `json:"updated_at"`
 
+	// CommercialInvoice: the label's shipment is international (Shipment.HasCustomsDocuments),
+	// so the label has a commercial invoice. The store sets it; the API links the URL.
+	CommercialInvoice bool `json:"-"`
 	// LastEventAt is the occurred_at of the tracking event the status follows.
 	LastEventAt *time.Time `json:"-"`
 	// FinishedAt is when the label first became DELIVERED or RETURN_TO_SENDER: when it is billed.

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/waybill/waybill/shipping/barcode"
+	"github.com/waybill/waybill/shipping/customs"
 )
 
 // LabelDocument is what a printed label shows. It is regenerated from stored data whenever it
@@ -36,6 +37,9 @@ type LabelDocument struct {
 	// Return marks a return label: RETURN in a black band in the header, and the recipient
 	// headed RETURN TO.
 	Return bool
+	// Declaration is an international label's customs declaration (CN22 or CN23), printed
+	// after the label in PDF and ZPL (not in PNG, which is one image); nil for a domestic label.
+	Declaration *customs.Document
 }
 
 // LabelPrinter is what a carrier also implements to have its labels printed as it prints them
@@ -72,6 +76,9 @@ func LabelDocumentFor(s *Shipment, l *Label, c Carrier) LabelDocument {
 	if s.CustomReference1 != nil {
 		d.Reference = *s.CustomReference1
 	}
+	if doc, ok := CustomsDocumentFor(s, l, c); ok {
+		d.Declaration = &doc
+	}
 	if l.ShippingRate != nil {
 		d.BillableWeight = FormatOunces(l.ShippingRate.RateMetadata.BillableWeight)
 	} else if s.Parcel.Weight > 0 {
@@ -79,6 +86,37 @@ func LabelDocumentFor(s *Shipment, l *Label, c Carrier) LabelDocument {
 		d.BillableWeight = FormatOunces(BillableWeightOz(l, w, h, oz, DimFactor))
 	}
 	return d
+}
+
+// HasCustomsDocuments reports whether the shipment's label has customs documents (a
+// declaration and a commercial invoice): it crosses a border, declared (as it must be).
+func (s *Shipment) HasCustomsDocuments() bool { return s.International() && s.CustomsInfo != nil }
+
+// CustomsDocumentFor is what the customs documents of the label l of shipment s show (its CN22
+// or CN23 and its commercial invoice); c is the label's carrier, nil when it is not known. ok is
+// false for a domestic shipment, which has none.
+func CustomsDocumentFor(s *Shipment, l *Label, c Carrier) (doc customs.Document, ok bool) {
+	if !s.HasCustomsDocuments() {
+		return customs.Document{}, false
+	}
+	carrier, service := l.Carrier, ServiceName(l.Carrier, l.Service)
+	if p, ok := c.(LabelPrinter); ok {
+		if name := p.DisplayName(); name != "" {
+			carrier = name
+		}
+		if name, ok := p.ServiceName(l.Service); ok {
+			service = name
+		}
+	}
+	from, to := s.LabelRoute()
+	_, _, _, oz := s.Parcel.Inches()
+	return customs.Document{Declaration: *s.CustomsInfo, From: customsAddress(from), To: customsAddress(to),
+		Carrier: carrier, Service: service, TrackingCode: l.TrackingCode, Date: s.ShipDate, ParcelOz: oz}, true
+}
+
+func customsAddress(a Address) customs.Address {
+	return customs.Address{Name: a.Name, Company: a.Company, Street1: a.Street1, Street2: a.Street2, City: a.City,
+		State: a.State, Zip: a.Zip, Country: a.Country, Phone: a.Phone, Email: a.Email}
 }
 
 // gs1RoutingAI is the GS1 application identifier of a USPS routing code: the destination's

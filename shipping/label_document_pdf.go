@@ -6,14 +6,21 @@ import (
 	"github.com/waybill/waybill/shipping/pdf"
 )
 
-// PDF draws the label as a one-page 4 × 6 in PDF.
+// PDF draws the label as a 4 × 6 in PDF: one page, and an international label's customs
+// declaration on the pages after it.
 func (d LabelDocument) PDF() ([]byte, error) {
-	var doc pdf.Document
-	c := pdfCanvas{doc.AddPage(pdf.LabelWidth, pdf.LabelHeight)}
-	if err := d.draw(c); err != nil {
-		return nil, err
+	return LabelsPDF([]LabelDocument{d})
+}
+
+// addPages draws the label, and its customs declaration when it has one, on new pages of doc.
+func (d LabelDocument) addPages(doc *pdf.Document) error {
+	if err := d.draw(pdfCanvas{doc.AddPage(pdf.LabelWidth, pdf.LabelHeight)}); err != nil {
+		return err
 	}
-	return doc.Bytes(), nil
+	if d.Declaration != nil {
+		return d.Declaration.AddDeclarationPages(doc)
+	}
+	return nil
 }
 
 // pdfCanvas draws the layout on a PDF page: dots become points, and y is flipped to PDF's
@@ -88,11 +95,12 @@ func fitText(font pdf.Font, size, width float64, s string) (float64, string) {
 	return size, s
 }
 
-// LabelsPDF draws labels as one PDF, one 4 × 6 in page each, in order (a batch's labels).
+// LabelsPDF draws labels as one PDF, one 4 × 6 in page each in order, each international
+// label followed by its customs declaration's pages (a batch's labels).
 func LabelsPDF(labels []LabelDocument) ([]byte, error) {
 	var doc pdf.Document
 	for _, d := range labels {
-		if err := d.draw(pdfCanvas{doc.AddPage(pdf.LabelWidth, pdf.LabelHeight)}); err != nil {
+		if err := d.addPages(&doc); err != nil {
 			return nil, err
 		}
 	}

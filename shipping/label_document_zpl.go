@@ -10,6 +10,8 @@ import (
 
 // ZPL writes the label as a ZPL II program for a 203 dpi thermal printer: text fields, boxes
 // and a Code 128 barcode (^BC) of the tracking code, the printer drawing what the layout says.
+// An international label's customs declaration follows as label programs of its own, one per
+// page, which the printer prints after it.
 func (d LabelDocument) ZPL() ([]byte, error) {
 	c := &zplCanvas{}
 	c.b.WriteString("^XA\n^CI28\n")
@@ -18,7 +20,14 @@ func (d LabelDocument) ZPL() ([]byte, error) {
 		return nil, err
 	}
 	c.b.WriteString("^XZ\n")
-	return []byte(c.b.String()), nil
+	if d.Declaration == nil {
+		return []byte(c.b.String()), nil
+	}
+	decl, err := d.Declaration.DeclarationZPL()
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(c.b.String()), decl...), nil
 }
 
 // zplCanvas writes the layout as ZPL commands in dots. Text is font 0 (^A0), placed by its
@@ -96,8 +105,9 @@ func zplText(s string) string {
 	}, s)
 }
 
-// LabelsZPL writes labels as one ZPL II stream: each label's program (^XA … ^XZ) in order, as
-// a printer prints them one after another.
+// LabelsZPL writes labels as one ZPL II stream: each label's program (^XA … ^XZ) in order, an
+// international label's followed by its customs declaration's, as a printer prints them one
+// after another.
 func LabelsZPL(labels []LabelDocument) ([]byte, error) {
 	var b []byte
 	for _, d := range labels {

@@ -436,7 +436,7 @@ func (db *DB) Shipments(ctx context.Context, accountID string, ids []string) ([]
 		return nil, nil
 	}
 	args := []any{accountID}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+shipmentColumns+` FROM shipments
+	rows, err := db.r.QueryContext(ctx, `SELECT `+shipmentColumns+` FROM `+shipmentsFrom+`
 		WHERE account_id = $1 AND id IN (`+placeholders(&args, ids)+`)`, args...)
 	if err != nil {
 		return nil, err

@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -63,11 +61,7 @@ func (db *DB) storeInvoiceDocuments(ctx context.Context, tx *sql.Tx, accountID, 
 	if err != nil {
 		return err
 	}
-	pdfSum, csvSum := sha256.Sum256(docs.PDF), sha256.Sum256(docs.CSV)
-	_, err = tx.ExecContext(ctx, `INSERT INTO invoice_documents (invoice_id, account_id, pdf, pdf_sha256, csv, csv_sha256, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (invoice_id) DO NOTHING`,
-		invoiceID, accountID, docs.PDF, hex.EncodeToString(pdfSum[:]), docs.CSV, hex.EncodeToString(csvSum[:]), db.now())
-	return err
+	return ledger{db, tx}.StoreDocuments(ctx, accountID, invoiceID, docs)
 }
 
 // Invoice document kinds.

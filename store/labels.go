@@ -27,7 +27,7 @@ type querier interface {
 
 const labelColumns = `id, account_id, shipment_id, shipping_rate_id, carrier, service, tracking_code, status, substatus,
 	label_format, last_event_at, first_carrier_scan_at, delivered_at, finished_at, created_at, updated_at,
-	insured_cents, insurance_cents, manifest_id`
+	insured_cents, insurance_cents, manifest_id, commercial_invoice`
 
 func (db *DB) scanLabel(row rowScanner) (*shipping.Label, error) {
 	var account string
@@ -41,7 +41,8 @@ func (db *DB) scanLabelAccount(row rowScanner, account *string) (*shipping.Label
 	var lastEvent, firstScan, delivered, finished, insured sql.NullInt64
 	var created, updated, insurance int64
 	err := row.Scan(&l.ID, account, &l.ShipmentID, &l.ShippingRateID, &l.Carrier, &l.Service, &l.TrackingCode, &l.Status,
-		&substatus, &l.LabelFormat, &lastEvent, &firstScan, &delivered, &finished, &created, &updated, &insured, &insurance, &manifest)
+		&substatus, &l.LabelFormat, &lastEvent, &firstScan, &delivered, &finished, &created, &updated, &insured, &insurance, &manifest,
+		&l.CommercialInvoice)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +163,7 @@ func (db *DB) shipmentIn(ctx context.Context, q querier, accountID, id string) (
 
 // shipmentWithRates reads a shipment with its rates, without its label.
 func shipmentWithRates(ctx context.Context, q querier, accountID, id string) (*shipping.Shipment, error) {
-	s, err := scanShipment(q.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM shipments
+	s, err := scanShipment(q.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM `+shipmentsFrom+`
 		WHERE account_id = $1 AND id = $2`, accountID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -170,7 +171,7 @@ func shipmentWithRates(ctx context.Context, q querier, accountID, id string) (*s
 	if err != nil {
 		return nil, err
 	}
-	return s, rowRates(ctx, q, accountID, []*shipping.Shipment{s})
+	return s, loadQuotes(ctx, q, []*shipping.Shipment{s})
 }
 
 // Idempotency identifies a request that may be retried: its key and a fingerprint of what it
@@ -334,18 +335,15 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 				return err
 			}
 			rendered = string(shipmentJSON)
-			if packedShipment, err = packShipment(shipmentJSON, s); err != nil {
-				return err
-			}
-			packedLabel = pack(labelJSON)
+			packedShipment, packedLabel = pack(shipmentJSON), pack(labelJSON)
 		}
 		insured := sql.NullInt64{Int64: p.InsuredCents, Valid: p.InsuredCents > 0}
 		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
 			service, tracking_code, status, substatus, label_format, created_at, updated_at, insured_cents, insurance_cents,
-			packed)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12, $13)`,
+			packed, commercial_invoice)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12, $13, $14)`,
 			labelID, accountID, shipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, now,
-			insured, insurance, packedLabel)
+			insured, insurance, packedLabel, s.ShippingLabel.CommercialInvoice)
 		if trackingCodeTaken(err) {
 			return shipping.ErrTrackingNumberTaken
 		}
@@ -353,7 +351,7 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4,
-			rendered = NULL, rates = NULL, request = '' WHERE account_id = $5 AND id = $6`,
+			rendered = NULL WHERE account_id = $5 AND id = $6`,
 			shipping.StatusPurchased, rate.Carrier, now, packedShipment, accountID, shipmentID)
 		if err != nil {
 			return err
@@ -429,14 +427,20 @@ func (db *DB) checkOrderShips(ctx context.Context, tx *sql.Tx, accountID, orderI
 }
 
 // shipmentToBuy reads a shipment with its rates, without its label, its packed value and its
-// rendering, in one query off the writer; nil when it cannot (a missing shipment, one stored before
-// migration 024, an error: the purchase's transaction reads it again). Without its label: the
-// read is used only if the shipment is OPEN, and an OPEN shipment has none (a label moves its
+// rendering, off the writer; nil when it cannot (a missing shipment, one without a packed
+// rendering, an error: the purchase's transaction reads it again). Without its label: the read
+// is used only if the shipment is OPEN, and an OPEN shipment has none (a label moves its
 // shipment on, and no shipment moves back).
 func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (s *shipping.Shipment, packed, rendering []byte) {
-	s, packed, rendering, err := scanPackedShipment(db.readRow(ctx, `SELECT `+shipmentColumns+` FROM shipments
-		WHERE account_id = $1 AND id = $2`, accountID, id))
+	s, err := scanShipment(db.readRow(ctx, `SELECT `+shipmentColumns+`, packed FROM `+shipmentsFrom+`
+		WHERE account_id = $1 AND id = $2`, accountID, id), &packed)
 	if err != nil || packed == nil {
+		return nil, nil, nil
+	}
+	if rendering, err = appendRendering(nil, packed, 1); err != nil {
+		return nil, nil, nil
+	}
+	if err := loadQuotes(ctx, db.r, []*shipping.Shipment{s}); err != nil {
 		return nil, nil, nil
 	}
 	return s, packed, rendering
@@ -479,15 +483,11 @@ func prebuy(s *shipping.Shipment, open []byte, then shipping.Timestamp) (*prebou
 	if !ok1 || !ok2 {
 		return nil, nil
 	}
-	req, cents, err := shipmentParts(s)
-	if err != nil {
-		return nil, err
-	}
 	rate, err := boughtRateOf(s, s.ShippingLabel.ShippingRateID)
 	if err != nil {
 		return nil, err
 	}
-	return &prebought{ms, packHole(len(ms.before), ms.join(), req, cents), packHole(len(ml.before), ml.join()), rate}, nil
+	return &prebought{ms, packHole(len(ms.before), ms.join()), packHole(len(ml.before), ml.join()), rate}, nil
 }
 
 // join is the rendering without the mark.
@@ -515,7 +515,8 @@ func purchased(s *shipping.Shipment, rate shipping.Rate, labelID, code string, n
 	s.Status, s.Carrier, s.UpdatedAt = shipping.StatusPurchased, rate.Carrier, shipping.Timestamp{Time: at}
 	s.ShippingLabel = &shipping.Label{ID: labelID, ShipmentID: s.ID, Status: shipping.LabelPreTransit,
 		LabelFormat: s.LabelFormat, TrackingCode: code,
-		Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: shipping.Timestamp{Time: at}, UpdatedAt: shipping.Timestamp{Time: at}}
+		Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: shipping.Timestamp{Time: at}, UpdatedAt: shipping.Timestamp{Time: at},
+		CommercialInvoice: s.HasCustomsDocuments()}
 	s.ShippingLabel.Insure(insuredCents, insuranceCents)
 }
 
@@ -551,6 +552,9 @@ func replay(ctx context.Context, tx *sql.Tx, accountID string, idem *Idempotency
 		return nil, fmt.Errorf("idempotency key %s: stored answer: %w", idem.Key, err)
 	}
 	s.AccountID = accountID
+	if s.ShippingLabel != nil { // the stored answer does not show what is not JSON
+		s.ShippingLabel.CommercialInvoice = s.HasCustomsDocuments()
+	}
 	return &s, nil
 }
 
@@ -677,7 +681,7 @@ func (db *DB) LabelDocument(ctx context.Context, accountID, labelID string) (*sh
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := scanShipment(db.r.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM shipments
+	s, err := scanShipment(db.r.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM `+shipmentsFrom+`
 		WHERE account_id = $1 AND id = $2`, accountID, l.ShipmentID))
 	if err != nil {
 		return nil, nil, err

@@ -58,7 +58,7 @@ func (db *DB) CreateManifest(ctx context.Context, accountID, carrier, shipDate s
 			AND is_return = $5) ORDER BY id`, accountID, carrier, shipping.LabelPreTransit, shipDate, false); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+shipmentColumns+` FROM shipments WHERE account_id = $1 AND carrier = $2
+		rows, err := tx.QueryContext(ctx, `SELECT `+shipmentColumns+` FROM `+shipmentsFrom+` WHERE account_id = $1 AND carrier = $2
 			AND ship_date = $3 AND status = $4 AND is_return = $5 ORDER BY created_at, id`,
 			accountID, carrier, shipDate, shipping.StatusPurchased, false)
 		if err != nil {
@@ -78,7 +78,7 @@ func (db *DB) CreateManifest(ctx context.Context, accountID, carrier, shipDate s
 		}
 		for i := 0; i < len(shipments); i += maxManifestBatch {
 			batch := shipments[i:min(i+maxManifestBatch, len(shipments))]
-			if err := rowRates(ctx, tx, accountID, batch); err != nil {
+			if err := loadQuotes(ctx, tx, batch); err != nil {
 				return err
 			}
 			if err := db.attachLabelsWith(ctx, tx, accountID, batch); err != nil {

@@ -32,10 +32,11 @@ func TestMarkReturns(t *testing.T) {
 		}
 		want[s.ID] = s.IsReturn
 	}
-	// As before migration 025: no shipment marked; and one return and one outbound shipment as
-	// stored before migration 024, their requests unpacked.
+	// As before migration 025: no shipment marked, their requests in shipments.request (as
+	// stored before migration 024); and one return and one outbound shipment inserted so.
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE shipments SET is_return = $1`, false); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE shipments SET is_return = $1, request = (SELECT request FROM shipment_requests
+			WHERE shipment_id = shipments.id)`, false); err != nil {
 			return err
 		}
 		for _, legacy := range []struct {
@@ -78,8 +79,8 @@ func TestMarkReturns(t *testing.T) {
 	}
 }
 
-// TestMarkReturnsDamaged: a packed value that does not read fails the migration, naming its
-// shipment, rather than mark a return outbound.
+// TestMarkReturnsDamaged: a packed value that does not read (one of format 3, as stored at
+// migration 025) fails the migration, naming its shipment, rather than mark a return outbound.
 func TestMarkReturnsDamaged(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
@@ -96,12 +97,9 @@ func TestMarkReturnsDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var packed []byte
-		if err := tx.QueryRowContext(ctx, `SELECT packed FROM shipments WHERE id = $1`, s.ID).Scan(&packed); err != nil {
-			return err
-		}
+		packed := fixture(t, "open_v3.hex")
 		packed[len(packed)-1] ^= 0x20
-		if _, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1 WHERE id = $2`, packed, s.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1, request = '' WHERE id = $2`, packed, s.ID); err != nil {
 			return err
 		}
 		return markReturns(ctx, tx)

@@ -14,33 +14,40 @@ import (
 	"github.com/waybill/waybill/store/internal/lz"
 )
 
-// The stored form of shipments and labels (issue 24). A shipment is one value,
-// shipments.packed: its rendering (the answer of GET /shipments/{id}, label_url marked), its
-// request (shipmentRequest) and the cents of its quotes that the rendering does not show,
-// packed together by lz, so that the quotes are kept once, in the rendering, and the request
-// costs little beside the addresses it repeats. A label's packed value is its rendering.
-// rerender (and the create and the buy, which render what they write) own them.
+// The packed copies of shipments' and labels' renderings (issues 24 and 32). A shipment's
+// record is its row, its request (shipments.request) and its quotes (shipment_quotes), which
+// sqlite3 and psql read; shipments.packed is a copy of its rendering (the answer of
+// GET /shipments/{id}, label_url marked), packed by lz so that a GET reads one small value. A
+// label's packed value is its rendering. rerender (and the create and the buy, which render
+// what they write) own them.
 
 // Format versions. The first byte of a packed value names its format; every version is read
 // for as long as values of it may be stored (docs/storage.md specifies each), and all pack
 // against packDict, which is therefore never changed (TestPackDictPinned).
 //
-//	packV1       version, the parts' lengths (uvarints), the parts packed as one
-//	packV2Holed  version, the hole's offset and the filling (uvarints, then its bytes), then
-//	             what a packV1 value holds after its version, the first part without the filling
-//	packChecked  as packV1, with two CRC-32C (Castagnoli, little-endian) after the version: of
-//	             the first part unpacked, and of the others unpacked, one after the other
-//	packHoled    as packV2Holed, with the two CRC-32C after the filling, the first part's
-//	             counting the filling in its place
+//	packV1          version, the parts' lengths (uvarints), the parts packed as one
+//	packV2Holed     version, the hole's offset and the filling (uvarints, then its bytes), then
+//	                what a packV1 value holds after its version, the first part without the filling
+//	packChecked     as packV1, with two CRC-32C (Castagnoli, little-endian) after the version: of
+//	                the first part unpacked, and of the others unpacked, one after the other
+//	packHoled       as packV2Holed, with the two CRC-32C after the filling, the first part's
+//	                counting the filling in its place
+//	packRendering   version, the CRC-32C of the rendering, its length (uvarint), it packed
+//	packRenderHoled as packV2Holed up to the filling, then the rendering's CRC-32C (counting
+//	                the filling), its length without the filling and the rest packed
 //
-// Values are written as packChecked and packHoled; a read checks what it unpacks against its
-// CRC, and a whole read requires the packed input used up, so a damaged value is an error, never
-// wrong or broken data served.
+// Versions 1 to 4 hold a label's rendering alone, or a shipment's rendering, request and quote
+// cents (three parts); migration 028 moved every shipment's request and quotes into columns and
+// rows and its rendering into a packRendering value. Values are written as packRendering and
+// packRenderHoled; a read checks what it unpacks against its CRC, and a whole read requires the
+// packed input used up, so a damaged value is an error, never wrong or broken data served.
 const (
-	packV1      = 1
-	packV2Holed = 2
-	packChecked = 3
-	packHoled   = 4
+	packV1          = 1
+	packV2Holed     = 2
+	packChecked     = 3
+	packHoled       = 4
+	packRendering   = 5
+	packRenderHoled = 6
 )
 
 // packDict is what a packed value is packed against: the shape of a bought shipment's
@@ -61,10 +68,10 @@ var errChecksum = errors.New("store: packed value fails its checksum")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// pack joins parts into one packed value (packChecked).
-func pack(parts ...[]byte) []byte {
-	dst := appendCRCs([]byte{packChecked}, crc32.Checksum(parts[0], castagnoli), restCRC(parts))
-	return packParts(dst, parts)
+// pack is the packed value of a rendering (packRendering).
+func pack(rendering []byte) []byte {
+	dst := binary.LittleEndian.AppendUint32([]byte{packRendering}, crc32.Checksum(rendering, castagnoli))
+	return packParts(dst, [][]byte{rendering})
 }
 
 // restCRC is the CRC-32C of the parts after the first, one after the other.
@@ -74,10 +81,6 @@ func restCRC(parts [][]byte) uint32 {
 		c = crc32.Update(c, castagnoli, p)
 	}
 	return c
-}
-
-func appendCRCs(dst []byte, first, rest uint32) []byte {
-	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(dst, first), rest)
 }
 
 // packParts appends to dst the length of every part, then the parts packed as one.
@@ -94,33 +97,33 @@ func packParts(dst []byte, parts [][]byte) []byte {
 	return packer.Pack(slices.Grow(dst, n/4), raw) // a rendering packs to about a sixth
 }
 
-// holed is a value packed before some bytes of its first part are known: the buy packs its
+// holed is a rendering packed before some of its bytes are known: the buy packs its
 // renderings outside its transaction, where the carrier has not yet given the tracking code,
-// and fills the hole with the code inside it, without packing (a packHoled value). It keeps
-// the CRC of the first part up to the hole and the bytes after it, so that the filled part's
-// CRC costs a pass over 7 kB, not a pack.
+// and fills the hole with the code inside it, without packing (a packRenderHoled value). It
+// keeps the CRC of the rendering up to the hole and the bytes after it, so that the filled
+// rendering's CRC costs a pass over 7 kB, not a pack.
 type holed struct {
 	at      int
-	headCRC uint32 // of the first part before the hole
-	tail    []byte // the first part after the hole
-	restCRC uint32
-	packed  []byte // the parts' lengths and the packed parts
+	headCRC uint32 // of the rendering before the hole
+	tail    []byte // the rendering after the hole
+	packed  []byte // the rendering's length and its packed bytes
 }
 
-// packHole packs parts, the first with a hole at offset at.
-func packHole(at int, parts ...[]byte) holed {
-	return holed{at, crc32.Checksum(parts[0][:at], castagnoli), parts[0][at:], restCRC(parts), packParts(nil, parts)}
+// packHole packs a rendering with a hole at offset at.
+func packHole(at int, rendering []byte) holed {
+	return holed{at, crc32.Checksum(rendering[:at], castagnoli), rendering[at:], packParts(nil, [][]byte{rendering})}
 }
 
 // fill is the packed value with fill in its hole.
 func (h holed) fill(fill []byte) []byte {
-	first := crc32.Update(crc32.Update(h.headCRC, castagnoli, fill), castagnoli, h.tail)
-	out := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(fill)+8+len(h.packed))
-	out = binary.AppendUvarint(binary.AppendUvarint(append(out, packHoled), uint64(h.at)), uint64(len(fill)))
-	return append(appendCRCs(append(out, fill...), first, h.restCRC), h.packed...)
+	crc := crc32.Update(crc32.Update(h.headCRC, castagnoli, fill), castagnoli, h.tail)
+	out := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(fill)+4+len(h.packed))
+	out = binary.AppendUvarint(binary.AppendUvarint(append(out, packRenderHoled), uint64(h.at)), uint64(len(fill)))
+	return append(binary.LittleEndian.AppendUint32(append(out, fill...), crc), h.packed...)
 }
 
-// unpack reads a value pack made of n parts, whole.
+// unpack reads a packed value whole: n parts for versions 1 to 4, the rendering alone for the
+// later ones.
 func unpack(b []byte, n int) ([][]byte, error) {
 	v, err := header(b, n)
 	if err != nil {
@@ -136,18 +139,18 @@ func unpack(b []byte, n int) ([][]byte, error) {
 	}
 	raw = slices.Insert(raw, v.at, v.fill...)
 	v.lens[0] += len(v.fill)
-	parts := make([][]byte, n)
+	parts := make([][]byte, len(v.lens))
 	for i, l := range v.lens {
 		parts[i], raw = raw[:l], raw[l:]
 	}
-	if v.checked && (crc32.Checksum(parts[0], castagnoli) != v.firstCRC || restCRC(parts) != v.restCRC) {
+	if v.checked && (crc32.Checksum(parts[0], castagnoli) != v.firstCRC || len(parts) > 1 && restCRC(parts) != v.restCRC) {
 		return nil, errChecksum
 	}
 	return parts, nil
 }
 
-// appendRendering appends to dst the first part of a value pack made of n parts: the
-// rendering, unpacked alone and checked against its CRC.
+// appendRendering appends to dst the rendering a packed value holds (its first part, of n
+// for versions 1 to 4), unpacked alone and checked against its CRC.
 func appendRendering(dst, b []byte, n int) ([]byte, error) {
 	v, err := header(b, n)
 	if err != nil {
@@ -166,7 +169,7 @@ func appendRendering(dst, b []byte, n int) ([]byte, error) {
 
 // packedValue is a packed value's header read: its parts' lengths as packed (the first
 // without the filling), its hole's offset and filling (none in a value without a hole), its
-// CRCs (in a checked format), and the packed parts.
+// CRCs (in a checked format; restCRC in versions 3 and 4 only), and the packed parts.
 type packedValue struct {
 	lens              []int
 	at                int
@@ -176,14 +179,19 @@ type packedValue struct {
 	body              []byte
 }
 
-// header reads the header of a packed value of n parts.
+// header reads the header of a packed value, of n parts if its version is 1 to 4.
 func header(b []byte, n int) (packedValue, error) {
 	var v packedValue
-	if len(b) == 0 || b[0] < packV1 || b[0] > packHoled {
+	if len(b) == 0 || b[0] < packV1 || b[0] > packRenderHoled {
 		return v, errPacked
 	}
-	hasHole, total := b[0] == packV2Holed || b[0] == packHoled, 0
-	v.checked = b[0] == packChecked || b[0] == packHoled
+	version, total := b[0], 0
+	hasHole := version == packV2Holed || version == packHoled || version == packRenderHoled
+	v.checked = version >= packChecked
+	crcs := 2
+	if version >= packRendering {
+		n, crcs = 1, 1
+	}
 	b = b[1:]
 	next := func() (int, bool) { // a uvarint that keeps the total unpacked within maxUnpacked
 		l, k := binary.Uvarint(b)
@@ -202,10 +210,14 @@ func header(b []byte, n int) (packedValue, error) {
 		v.at, v.fill, b, total = at, b[:l], b[l:], l
 	}
 	if v.checked {
-		if len(b) < 8 {
+		if len(b) < 4*crcs {
 			return v, errPacked
 		}
-		v.firstCRC, v.restCRC, b = binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:]), b[8:]
+		v.firstCRC = binary.LittleEndian.Uint32(b)
+		if crcs == 2 {
+			v.restCRC = binary.LittleEndian.Uint32(b[4:])
+		}
+		b = b[4*crcs:]
 	}
 	v.lens = make([]int, n)
 	for i := range v.lens {
@@ -222,49 +234,29 @@ func header(b []byte, n int) (packedValue, error) {
 	return v, nil
 }
 
-// packShipment is the packed value of s, whose rendering is rendering: the rendering, the
-// request, and each quote's postage, surcharges, total and retail cents (varints).
-func packShipment(rendering []byte, s *shipping.Shipment) ([]byte, error) {
-	req, cents, err := shipmentParts(s)
-	if err != nil {
-		return nil, err
-	}
-	return pack(rendering, req, cents), nil
-}
-
-// shipmentParts are the parts of s's packed value after its rendering.
-func shipmentParts(s *shipping.Shipment) (req, cents []byte, err error) {
-	req, err = json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn})
+// unpackShipment reads a shipment's packed value of versions 1 to 4, which held its rendering,
+// its request and its quotes' cents: it sets on s the request's fields, the quotes (read from
+// the rendering, with their cents) and the messages, and returns the rendering and the request.
+// Only migration 028 reads these values; it stores what they hold in columns and rows.
+func unpackShipment(b []byte, s *shipping.Shipment) (rendering, req []byte, err error) {
+	p, err := unpack(b, 3)
 	if err != nil {
 		return nil, nil, err
 	}
-	cents = make([]byte, 0, 12*len(s.ShippingRates))
-	for _, r := range s.ShippingRates {
-		for _, c := range []int64{r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents} {
-			cents = binary.AppendVarint(cents, c)
-		}
-	}
-	return req, cents, nil
-}
-
-// unpackShipment reads into s what a packed value holds beside its columns: the request and
-// the quotes, and returns the rendering.
-func unpackShipment(b []byte, s *shipping.Shipment) ([]byte, error) {
-	p, err := unpack(b, 3)
-	if err != nil {
-		return nil, err
+	if len(p) != 3 {
+		return nil, nil, fmt.Errorf("shipment %s: a packed value of version %d holds no request", s.ID, b[0])
 	}
 	rendering, req, cents := p[0], p[1], p[2]
 	if err := setRequest(s, req); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if s.ShippingRates, err = quotesOf(rendering, cents); err != nil {
-		return nil, fmt.Errorf("shipment %s: %w", s.ID, err)
+		return nil, nil, fmt.Errorf("shipment %s: %w", s.ID, err)
 	}
 	if s.Messages, err = messagesOf(rendering); err != nil {
-		return nil, fmt.Errorf("shipment %s: messages: %w", s.ID, err)
+		return nil, nil, fmt.Errorf("shipment %s: messages: %w", s.ID, err)
 	}
-	return rendering, nil
+	return rendering, req, nil
 }
 
 // messagesOf reads the messages of a shipment's rendering, kept there alone (billing copies the
@@ -286,7 +278,8 @@ func messagesOf(rendering []byte) ([]shipping.Reason, error) {
 	return ms, err
 }
 
-// quotesOf reads the quotes of a shipment's rendering, with the cents packShipment stored.
+// quotesOf reads the quotes of a shipment's rendering, with the cents a value of versions 1 to
+// 4 stored beside it.
 func quotesOf(rendering, cents []byte) ([]shipping.Rate, error) {
 	_, rest, ok := strings.Cut(string(rendering), `"shipping_rates":`)
 	if !ok {

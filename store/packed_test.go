@@ -5,8 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,16 +27,40 @@ func TestPackedStaysReadable(t *testing.T) {
 			t.Errorf("unpack(%s) = %q, %v; want %q", stored, got, err, parts)
 		}
 	}
-	if p := hex.EncodeToString(pack(parts...)); p != packedChecked {
+	got, err := unpack(mustHex(t, packedRenderingV5), 3)
+	if err != nil || !reflect.DeepEqual(got, parts[:1]) {
+		t.Errorf("unpack(%s) = %q, %v; want %q", packedRenderingV5, got, err, parts[:1])
+	}
+	if p := hex.EncodeToString(pack(parts[0])); p != packedRenderingV5 {
 		t.Logf("pack now gives %s (a change that packs differently is fine if the old value still reads)", p)
 	}
 }
 
-// Values as each format version stored them (packV1 before checksums; packChecked since).
+// Values as each format version stored them (packV1 before checksums; packChecked until
+// migration 028, three parts; packRendering since, the rendering alone).
 const (
-	packedV1      = "012f0d0207f004047331119a06084f50454e199b050e73223a5b5d7d7b0d870c087d7d0204"
-	packedChecked = "03856ff4d5a4ea677c2f0d0207f004047331119a06084f50454e199b050e73223a5b5d7d7b0d870c087d7d0204"
+	packedV1          = "012f0d0207f004047331119a06084f50454e199b050e73223a5b5d7d7b0d870c087d7d0204"
+	packedChecked     = "03856ff4d5a4ea677c2f0d0207f004047331119a06084f50454e199b050e73223a5b5d7d7b0d870c087d7d0204"
+	packedRenderingV5 = "05856ff4d52f07f004047331119a06084f50454e199b050c73223a5b5d7d"
 )
+
+// fixture reads a file of the store suite's testdata: packed values and renderings as the code
+// before migration 028 stored them for boughtShipment, bought (bought_v4.hex, its tracking code
+// filled in a hole; bought.json), and OPEN (open_v3.hex, open.json: openFixture).
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("storetest", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	if strings.HasSuffix(name, ".hex") {
+		if b, err = hex.DecodeString(string(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
 
 // TestPackDictPinned: every format version packs against packDict, so values of all of them
 // read only while it stays byte for byte the same. A format with another dictionary needs a new
@@ -47,49 +74,54 @@ func TestPackDictPinned(t *testing.T) {
 
 // TestPackedDamage: a checked value damaged anywhere, by one byte changed, cut short or with a
 // byte more, is an error when read whole, never other bytes; its rendering alone is an error
-// or the very rendering packed (a byte of the other parts changed goes unread there).
+// or the very rendering packed (a byte of the other parts changed goes unread there). Values
+// of formats 3 and 4 as stored before migration 028, and of 5 and 6 as written now.
 func TestPackedDamage(t *testing.T) {
-	s := boughtShipment()
-	rendering, err := renderShipment(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := packShipment(rendering, s)
+	rendering, err := renderShipment(boughtShipment())
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, _ := markedAt(bytes.Replace(rendering, []byte(`"1Z999AA10123456784"`), trackingCodeMarkJSON, 1))
-	req, cents, err := shipmentParts(s)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name      string
+		v         []byte
+		version   byte
+		rendering []byte
+	}{
+		{"packChecked", fixture(t, "open_v3.hex"), packChecked, fixture(t, "open.json")},
+		{"packHoled", fixture(t, "bought_v4.hex"), packHoled, fixture(t, "bought.json")},
+		{"packRendering", pack(rendering), packRendering, rendering},
+		{"packRenderHoled", packHole(len(m.before), m.join()).fill([]byte(`"1Z999AA10123456784"`)), packRenderHoled, rendering},
 	}
-	holedValue := packHole(len(m.before), m.join(), req, cents).fill([]byte(`"1Z999AA10123456784"`))
-	for name, v := range map[string][]byte{"packChecked": plain, "packHoled": holedValue} {
-		if v[0] != map[string]byte{"packChecked": packChecked, "packHoled": packHoled}[name] {
-			t.Fatalf("%s: version %d", name, v[0])
-		}
-		want, err := unpack(v, 3)
-		if err != nil || !bytes.Equal(want[0], rendering) {
-			t.Fatalf("%s: unpack = %.40q, %v; want the rendering", name, want, err)
-		}
-		for i := range v {
-			for _, flip := range []byte{0x01, 0x80, 0xff} {
-				bad := slices.Clone(v)
-				bad[i] ^= flip
-				if got, err := unpack(bad, 3); err == nil {
-					t.Errorf("%s: byte %d ^ %#x: unpack = %.40q…, no error", name, i, flip, got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := tt.v
+			if v[0] != tt.version {
+				t.Fatalf("version %d; want %d", v[0], tt.version)
+			}
+			want, err := unpack(v, 3)
+			if err != nil || !bytes.Equal(want[0], tt.rendering) {
+				t.Fatalf("unpack = %.40q, %v; want the rendering", want, err)
+			}
+			for i := range v {
+				for _, flip := range []byte{0x01, 0x80, 0xff} {
+					bad := slices.Clone(v)
+					bad[i] ^= flip
+					if got, err := unpack(bad, 3); err == nil {
+						t.Errorf("byte %d ^ %#x: unpack = %.40q…, no error", i, flip, got)
+					}
+					if got, err := appendRendering(nil, bad, 3); err == nil && !bytes.Equal(got, tt.rendering) {
+						t.Errorf("byte %d ^ %#x: appendRendering = %.40q…, no error", i, flip, got)
+					}
 				}
-				if got, err := appendRendering(nil, bad, 3); err == nil && !bytes.Equal(got, rendering) {
-					t.Errorf("%s: byte %d ^ %#x: appendRendering = %.40q…, no error", name, i, flip, got)
+				if got, err := unpack(v[:i], 3); err == nil {
+					t.Errorf("cut to %d bytes: unpack = %.40q…, no error", i, got)
 				}
 			}
-			if got, err := unpack(v[:i], 3); err == nil {
-				t.Errorf("%s: cut to %d bytes: unpack = %.40q…, no error", name, i, got)
+			if got, err := unpack(append(slices.Clone(v), 0), 3); err == nil {
+				t.Errorf("a byte more: unpack = %.40q…, no error", got)
 			}
-		}
-		if got, err := unpack(append(slices.Clone(v), 0), 3); err == nil {
-			t.Errorf("%s: a byte more: unpack = %.40q…, no error", name, got)
-		}
+		})
 	}
 }
 
@@ -102,48 +134,30 @@ func mustHex(t *testing.T, s string) []byte {
 	return b
 }
 
-// A shipment's packed value gives back its rendering, its request and its quotes with their
-// cents; its rendering alone is unpacked without the rest.
-func TestPackShipment(t *testing.T) {
-	edd := shipping.Timestamp{Time: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
-	s := &shipping.Shipment{ID: "s1", Status: shipping.StatusOpen,
-		Origin: shipping.Address{Name: "A", Street1: "1 Main St", City: "Austin", State: "TX", Zip: "78701", Country: "US"},
-		Parcel: shipping.Parcel{Length: 10, Width: 8, Height: 4, LengthUnit: "IN", Weight: 20, WeightUnit: "OZ"},
-		ShippingRates: []shipping.Rate{
-			{ID: "r1", ShipmentID: "s1", Carrier: "POSTLINE", Service: "GROUND", Price: shipping.USD(947), EstimatedDeliveryDate: edd,
-				EstimatedDeliveryDays: 5, PostageCents: 928, SurchargesCents: 19, TotalCents: 947, RetailCents: 1184,
-				RateMetadata: shipping.RateMetadata{USPSZone: 8, SurchargesMetadata: []shipping.SurchargeMetadata{}, CarrierVersion: 2}},
-			{ID: "r2", ShipmentID: "s1", Carrier: "SPEEDSHIP", Service: "ECONOMY", Price: shipping.USD(1175), EstimatedDeliveryDate: edd,
-				EstimatedDeliveryDays: 5, PostageCents: 1049, SurchargesCents: 126, TotalCents: 1175, RetailCents: 1469,
-				RateMetadata: shipping.RateMetadata{USPSZone: 8, SurchargesMetadata: []shipping.SurchargeMetadata{}}},
-		}}
-	s.Messages = []shipping.Reason{{Carrier: "SPEEDSHIP", Message: "does not deliver to ZIP3 968 under profile default"},
-		{Carrier: "REGIONALX", Service: "REGSL", Message: "parcel weighs more than 1 lb"}}
-	rendering, err := renderShipment(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	packed, err := packShipment(rendering, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(packed) > len(rendering)/2 {
-		t.Errorf("packed: %d bytes for a %d-byte rendering; want at most half", len(packed), len(rendering))
-	}
-	got := &shipping.Shipment{ID: s.ID, Status: s.Status}
-	r, err := unpackShipment(packed, got)
-	if err != nil || !bytes.Equal(r, rendering) {
+// A shipment's packed value as stored before migration 028 gives back its rendering, its
+// request and its quotes with their cents; its rendering alone is unpacked without the rest. A
+// value of format 5 holds no request.
+func TestUnpackShipment(t *testing.T) {
+	want := openFixture()
+	packed := fixture(t, "open_v3.hex")
+	got := &shipping.Shipment{ID: want.ID}
+	r, req, err := unpackShipment(packed, got)
+	if err != nil || !bytes.Equal(r, fixture(t, "open.json")) {
 		t.Fatalf("unpackShipment = %.40q…, %v; want the rendering", r, err)
 	}
-	if !reflect.DeepEqual(got.ShippingRates, s.ShippingRates) || !reflect.DeepEqual(got.Messages, s.Messages) ||
-		got.Origin != s.Origin || got.Parcel != s.Parcel {
-		t.Errorf("unpackShipment read\n %+v\nwant\n %+v", got, s)
+	if wantReq, _ := requestJSON(want); string(req) != wantReq {
+		t.Errorf("unpackShipment request = %s; want %s", req, wantReq)
 	}
-	if r, err := appendRendering([]byte("x"), packed, 3); err != nil || string(r) != "x"+string(rendering) {
+	if !reflect.DeepEqual(got.ShippingRates, want.ShippingRates) || !reflect.DeepEqual(got.Messages, want.Messages) ||
+		got.Origin != want.Origin || got.Destination != want.Destination || got.Parcel != want.Parcel {
+		t.Errorf("unpackShipment read\n %+v\nwant\n %+v", got, want)
+	}
+	if r, err := appendRendering([]byte("x"), packed, 3); err != nil || string(r) != "x"+string(fixture(t, "open.json")) {
 		t.Errorf("appendRendering = %.40q…, %v; want the rendering after x", r, err)
 	}
-	for _, bad := range [][]byte{nil, {2}, packed[:len(packed)/2], append([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f}, packed[1:]...)} {
-		if _, err := unpackShipment(bad, &shipping.Shipment{}); err == nil {
+	for _, bad := range [][]byte{nil, {2}, packed[:len(packed)/2], append([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f}, packed[1:]...),
+		pack(r)} {
+		if _, _, err := unpackShipment(bad, &shipping.Shipment{}); err == nil {
 			t.Errorf("unpackShipment(%.20x…): no error", bad)
 		}
 	}
@@ -154,7 +168,7 @@ func TestPackShipment(t *testing.T) {
 // an empty list, which would claim every carrier quoted.
 func TestPackedShipmentWithoutMessages(t *testing.T) {
 	s := &shipping.Shipment{ID: "s1", Status: shipping.StatusOpen}
-	rendering, err := unpackShipment(mustHex(t, packedBeforeMessages), s)
+	rendering, _, err := unpackShipment(mustHex(t, packedBeforeMessages), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,33 +209,38 @@ func TestMessagesOf(t *testing.T) {
 	}
 }
 
-// A holed value, filled, reads as the value packed with the filling in place: whole, as its
-// rendering alone, and as it was stored the day it was made.
+// A holed value, filled, reads as the rendering packed with the filling in place: whole, as
+// its rendering alone, and as values of formats 2 and 4 were stored with a request beside.
 func TestPackHoled(t *testing.T) {
 	rendering, req := []byte(`{"id":"s1","tracking_code":,"status":"X"}`), []byte(`{"parcel":{}}`)
 	at := bytes.IndexByte(rendering, ',') + len(`,"tracking_code":`)
-	want := [][]byte{slices.Concat(rendering[:at], []byte(`"1Z999"`), rendering[at:]), req}
-	filled := packHole(at, rendering, req).fill([]byte(`"1Z999"`))
-	if got, err := unpack(filled, 2); err != nil || !reflect.DeepEqual(got, want) {
+	want := slices.Concat(rendering[:at], []byte(`"1Z999"`), rendering[at:])
+	filled := packHole(at, rendering).fill([]byte(`"1Z999"`))
+	if got, err := unpack(filled, 2); err != nil || !reflect.DeepEqual(got, [][]byte{want}) {
 		t.Errorf("unpack(filled) = %q, %v; want %q", got, err, want)
 	}
-	if got, err := appendRendering([]byte("x"), filled, 2); err != nil || string(got) != "x"+string(want[0]) {
-		t.Errorf("appendRendering(filled) = %q, %v; want x%s", got, err, want[0])
+	if got, err := appendRendering([]byte("x"), filled, 2); err != nil || string(got) != "x"+string(want) {
+		t.Errorf("appendRendering(filled) = %q, %v; want x%s", got, err, want)
 	}
 	for _, stored := range []string{holedV2, holedChecked} {
-		if got, err := unpack(mustHex(t, stored), 2); err != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("unpack(%s) = %q, %v; want %q", stored, got, err, want)
+		if got, err := unpack(mustHex(t, stored), 2); err != nil || !reflect.DeepEqual(got, [][]byte{want, req}) {
+			t.Errorf("unpack(%s) = %q, %v; want %q", stored, got, err, [][]byte{want, req})
 		}
 	}
-	if h := hex.EncodeToString(filled); h != holedChecked {
-		t.Logf("packHoled now gives %s (fine if the old value still reads)", h)
+	if got, err := unpack(mustHex(t, holedRendering), 2); err != nil || !reflect.DeepEqual(got, [][]byte{want}) {
+		t.Errorf("unpack(%s) = %q, %v; want %q", holedRendering, got, err, want)
+	}
+	if h := hex.EncodeToString(filled); h != holedRendering {
+		t.Logf("packRenderHoled now gives %s (fine if the old value still reads)", h)
 	}
 	for _, bad := range [][]byte{
 		{2},
-		{2, 5, 0, 0, 0},        // the hole past its first part, of 0 bytes
-		{2, 0, 0x7f, '"'},      // a filling longer than the value
-		filled[:len(filled)-3], // cut short
-		append([]byte{2, 0, 0xff, 0xff, 0xff, 0x7f}, filled[1:]...), // a filling past maxUnpacked
+		{6},
+		{2, 5, 0, 0, 0},          // the hole past its first part, of 0 bytes
+		{6, 5, 0, 0, 0, 0, 0, 0}, // the same, in format 6
+		{2, 0, 0x7f, '"'},        // a filling longer than the value
+		filled[:len(filled)-3],   // cut short
+		append([]byte{6, 0, 0xff, 0xff, 0xff, 0x7f}, filled[1:]...), // a filling past maxUnpacked
 	} {
 		if got, err := unpack(bad, 2); err == nil {
 			t.Errorf("unpack(%x) = %q: no error", bad, got)
@@ -229,11 +248,26 @@ func TestPackHoled(t *testing.T) {
 	}
 }
 
-// Holed values as each format version stored them (packV2Holed before checksums; packHoled since).
+// Holed values as each format version stored them (packV2Holed before checksums; packHoled
+// until migration 028, with a request; packRenderHoled since).
 const (
-	holedV2      = "021b0722315a39393922290d07f0040473311dce050fab060858227d7b0d810c047d7d"
-	holedChecked = "041b0722315a39393922d8f0e058f7b282df290d07f0040473311dce050fab060858227d7b0d810c047d7d"
+	holedV2        = "021b0722315a39393922290d07f0040473311dce050fab060858227d7b0d810c047d7d"
+	holedChecked   = "041b0722315a39393922d8f0e058f7b282df290d07f0040473311dce050fab060858227d7b0d810c047d7d"
+	holedRendering = "061b0722315a39393922d8f0e0582907f0040473311dce050fab060658227d"
 )
+
+// openFixture is the shipment of open_v3.hex: boughtShipment before its purchase, its ids
+// other (shp_1…, rate_1…).
+func openFixture() *shipping.Shipment {
+	s := boughtShipment()
+	s.ID = strings.Replace(s.ID, "shp_0", "shp_1", 1)
+	for i := range s.ShippingRates {
+		s.ShippingRates[i].ID = strings.Replace(s.ShippingRates[i].ID, "rate_0", "rate_1", 1)
+		s.ShippingRates[i].ShipmentID = s.ID
+	}
+	s.Status, s.ShippingLabel, s.Carrier, s.UpdatedAt = shipping.StatusOpen, nil, "", s.CreatedAt
+	return s
+}
 
 // boughtShipment is a bought shipment with nine quotes, as the load test makes them.
 func boughtShipment() *shipping.Shipment {
@@ -268,8 +302,6 @@ func BenchmarkPackShipment(b *testing.B) {
 	}
 	b.SetBytes(int64(len(rendering)))
 	for b.Loop() {
-		if _, err := packShipment(rendering, s); err != nil {
-			b.Fatal(err)
-		}
+		pack(rendering)
 	}
 }

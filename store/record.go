@@ -11,8 +11,9 @@ import (
 
 // Record is a shipment as the database holds it, for an auditor (`waybill inspect shipment`,
 // `waybill export shipments`): what was asked (the request), every quote with the cents the
-// API does not show, the label bought and its tracking events. It is read from the rows, every
-// packed value checked on the way, never from a stored answer.
+// API does not show, the label bought and its tracking events. It is read from the rows that
+// sqlite3 and psql show (shipments, shipment_requests, shipment_quotes, shipping_labels,
+// tracking_events), never from a packed copy of an answer.
 type Record struct {
 	ID                   string             `json:"id"`
 	AccountID            string             `json:"account_id"`

@@ -15,7 +15,7 @@ import (
 
 // LabelURLMark stands for the API's label_url in a stored response: the store renders a label's
 // label_url as LabelURLMark followed by the label's id (JSON "\u0000<id>"), and the API, whose
-// URLs they are, replaces it. No client string can produce it: a NUL byte is refused at input,
+// URLs they are, replaces it. An international label's commercial_invoice_url is marked alike. No client string can produce it: a NUL byte is refused at input,
 // and a quote inside a string is escaped, so `"label_url":"\u0000` only ever starts a label's own
 // field.
 const LabelURLMark = "\x00"
@@ -58,14 +58,11 @@ func renderings(s *shipping.Shipment) (shipment, label []byte, err error) {
 }
 
 // storeRenderings stores the renderings of s and its label, made by renderings, packed (rows
-// stored before migration 024 drop their unpacked columns then).
+// stored before migration 024 drop their unpacked renderings then). The record they copy (the
+// row, its request and quotes) is written by whoever changed it.
 func storeRenderings(ctx context.Context, tx *sql.Tx, s *shipping.Shipment, shipment, label []byte) error {
-	packed, err := packShipment(shipment, s)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1, rendered = NULL, rates = NULL, request = ''
-		WHERE account_id = $2 AND id = $3`, packed, s.AccountID, s.ID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1, rendered = NULL
+		WHERE account_id = $2 AND id = $3`, pack(shipment), s.AccountID, s.ID); err != nil {
 		return err
 	}
 	if l := s.ShippingLabel; l != nil {
@@ -80,8 +77,7 @@ func storeRenderings(ctx context.Context, tx *sql.Tx, s *shipping.Shipment, ship
 // renderShipment is a shipment's JSON as stored, its label_url marked.
 func renderShipment(s *shipping.Shipment) ([]byte, error) {
 	if l := s.ShippingLabel; l != nil {
-		c := *l
-		c.LabelURL = LabelURLMark + l.ID
+		c := withMarks(l)
 		cs := *s
 		cs.ShippingLabel = &c
 		s = &cs
@@ -115,11 +111,21 @@ func boughtRendering(open []byte, s *shipping.Shipment, then shipping.Timestamp,
 	return append(out, open[i+len(tail):]...)
 }
 
-// renderLabel is a label's JSON as stored, its label_url marked.
+// renderLabel is a label's JSON as stored, its label_url (and commercial_invoice_url) marked.
 func renderLabel(l *shipping.Label) ([]byte, error) {
-	c := *l
-	c.LabelURL = LabelURLMark + l.ID
+	c := withMarks(l)
 	return json.Marshal(&c)
+}
+
+// withMarks is a copy of l with its URLs marked (LabelURLMark).
+func withMarks(l *shipping.Label) shipping.Label {
+	c := *l
+	c.LabelURL, c.CommercialInvoiceURL = LabelURLMark+l.ID, nil
+	if l.CommercialInvoice {
+		mark := LabelURLMark + l.ID
+		c.CommercialInvoiceURL = &mark
+	}
+	return c
 }
 
 // ShipmentJSON returns one of the account's shipments as rendered JSON (label_url marked, see
@@ -147,9 +153,9 @@ func (db *DB) LabelJSON(ctx context.Context, accountID, id string) (string, erro
 		})
 }
 
-// storedJSON reads one row's rendering with query (its packed value of parts parts, else its
-// rendering stored before migration 024), or renders it now (render) for a row stored before
-// renderings existed.
+// storedJSON reads one row's rendering with query (its packed value, of parts parts if of
+// format 1 to 4, else its rendering stored before migration 024), or renders it now (render)
+// for a row stored before renderings existed.
 func (db *DB) storedJSON(ctx context.Context, query, accountID, id string, parts int, render func() ([]byte, error)) (string, error) {
 	var r storedRendering
 	err := db.readRow(ctx, query, accountID, id).Scan(&r.packed, &r.rendered)
@@ -200,7 +206,7 @@ type renderedRow struct {
 // ListShipmentsJSON is ListShipments answering each shipment's rendered JSON (label_url
 // marked): one query for the page, none per shipment.
 func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[string], error) {
-	from, args := shipmentWhere(accountID, f)
+	from, args := shipmentWhere("shipments", accountID, f)
 	q := Query[renderedRow]{
 		Columns: "id, created_at, packed, rendered",
 		From:    from,
@@ -246,8 +252,9 @@ func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f Shipmen
 	return out, nil
 }
 
-// shipmentWhere is the FROM clause of a shipment list, with its arguments.
-func shipmentWhere(accountID string, f ShipmentFilter) (string, []any) {
+// shipmentWhere is the FROM clause of a shipment list from table (shipments, or shipmentsFrom),
+// with its arguments.
+func shipmentWhere(table, accountID string, f ShipmentFilter) (string, []any) {
 	args := []any{accountID}
 	where := []string{"account_id = $1"}
 	in := func(column string, values []string) {
@@ -267,7 +274,7 @@ func shipmentWhere(accountID string, f ShipmentFilter) (string, []any) {
 		args = append(args, Micros(f.CreatedBefore))
 		where = append(where, "created_at < $"+strconv.Itoa(len(args)))
 	}
-	return "shipments WHERE " + strings.Join(where, " AND "), args
+	return table + " WHERE " + strings.Join(where, " AND "), args
 }
 
 // shipmentOrder is an offset shipment list's ORDER BY.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +13,8 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// shipmentRequest is what the shipments.request column holds.
+// shipmentRequest is what shipment_requests.request holds (and shipments.request did before
+// migration 024).
 type shipmentRequest struct {
 	Origin        shipping.Address `json:"origin"`
 	Destination   shipping.Address `json:"destination"`
@@ -25,9 +27,9 @@ type shipmentRequest struct {
 	IsReturn bool `json:"is_return,omitempty"`
 }
 
-// CreateShipment stores a new shipment with its rates in one row, with its rendering, which it
-// returns (as ShipmentJSON would), all packed in shipments.packed (packShipment). The
-// shipment's and rates' IDs and timestamps must be set.
+// CreateShipment stores a new shipment in one transaction: its row, its request and messages
+// (shipment_requests), its quotes (shipment_quotes), and its rendering, which it returns (as
+// ShipmentJSON would), packed in shipments.packed. The shipment's and rates' IDs and timestamps must be set.
 func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string, error) {
 	// Everything is encoded before the transaction, so the single writer only writes: the
 	// shipment is stored as given, so its rendering is the given shipment's.
@@ -35,53 +37,66 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string,
 	if err != nil {
 		return "", err
 	}
-	packed, err := packShipment(body, s)
+	req, err := requestJSON(s)
 	if err != nil {
 		return "", err
 	}
-	return string(body), db.write(ctx, func(ctx context.Context, w writer) error {
-		_, err := w.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
+	messages, err := messagesJSON(s.Messages)
+	if err != nil {
+		return "", err
+	}
+	quotes, err := quoteRowsOf(s.ID, s.ShippingRates)
+	if err != nil {
+		return "", err
+	}
+	packed := pack(body)
+	return string(body), db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
 			created_at, updated_at, packed, order_id, is_return, order_additional)
 			VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, '', $11, $12, $13, $14, $15, $16)`,
 			s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,
 			s.CustomReference1, s.CustomReference2, Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), packed,
 			sql.NullString{String: s.OrderID, Valid: s.OrderID != ""}, s.IsReturn, s.OrderID != "" && s.Additional)
-		return err
+		if err != nil {
+			return err
+		}
+		if err := insertRequest(ctx, tx, s.ID, req, messages); err != nil {
+			return err
+		}
+		return quotes.insert(ctx, tx)
 	})
 }
 
+// shipmentColumns are the columns of shipmentsFrom scanShipment reads: the record, not its
+// packed rendering.
 const shipmentColumns = `id, account_id, status, brand, carrier, ship_date, rate_shopping_profile, rate_shopping_strategy,
-	label_format, custom_reference_1, custom_reference_2, created_at, updated_at, packed, request, rates`
+	label_format, custom_reference_1, custom_reference_2, created_at, updated_at, shipment_requests.request,
+	shipment_requests.messages`
+
+// shipmentsFrom is what shipmentColumns are read from: a shipment's row and its request's.
+const shipmentsFrom = `shipments JOIN shipment_requests ON shipment_id = id`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
 // scanShipment reads a row selected as shipmentColumns, followed by any columns scanned into
-// more.
+// more. Its ShippingRates stay nil, for loadQuotes to read (completeShipments).
 func scanShipment(row rowScanner, more ...any) (*shipping.Shipment, error) {
-	s, _, _, err := scanPackedShipment(row, more...)
-	return s, err
-}
-
-// scanPackedShipment is scanShipment, also returning the row's packed value and the rendering
-// it holds (both nil for a row stored before migration 024).
-func scanPackedShipment(row rowScanner, more ...any) (s *shipping.Shipment, packed, rendering []byte, err error) {
-	s = new(shipping.Shipment)
-	var carrier, ref1, ref2, rates sql.NullString
+	s := new(shipping.Shipment)
+	var carrier, ref1, ref2 sql.NullString
 	var req string
+	var messages *string
 	var created, updated int64
-	err = row.Scan(append([]any{&s.ID, &s.AccountID, &s.Status, &s.Brand, &carrier, &s.ShipDate, &s.RateShoppingProfile,
-		&s.RateShoppingStrategy, &s.LabelFormat, &ref1, &ref2, &created, &updated, &packed, &req, &rates}, more...)...)
+	err := row.Scan(append([]any{&s.ID, &s.AccountID, &s.Status, &s.Brand, &carrier, &s.ShipDate, &s.RateShoppingProfile,
+		&s.RateShoppingStrategy, &s.LabelFormat, &ref1, &ref2, &created, &updated, &req, &messages}, more...)...)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	if packed != nil {
-		rendering, err = unpackShipment(packed, s)
-	} else {
-		err = legacyShipment(s, req, rates)
+	if err := setRequest(s, []byte(req)); err != nil {
+		return nil, fmt.Errorf("shipment %s: request: %w", s.ID, err)
 	}
-	if err != nil {
-		return nil, nil, nil, err
+	if s.Messages, err = decodeMessages(messages); err != nil {
+		return nil, fmt.Errorf("shipment %s: messages: %w", s.ID, err)
 	}
 	s.Carrier = carrier.String
 	if ref1.Valid {
@@ -91,20 +106,7 @@ func scanPackedShipment(row rowScanner, more ...any) (s *shipping.Shipment, pack
 		s.CustomReference2 = &ref2.String
 	}
 	s.CreatedAt, s.UpdatedAt = stamp(created), stamp(updated)
-	return s, packed, rendering, nil
-}
-
-// legacyShipment reads the request and rates columns of a row stored before migration 024.
-// Without the rates column (a shipment created before migration 017), ShippingRates stays nil
-// until rowRates reads them from shipping_rates.
-func legacyShipment(s *shipping.Shipment, req string, rates sql.NullString) error {
-	if rates.Valid {
-		var err error
-		if s.ShippingRates, err = decodeRates(rates.String, s.ID); err != nil {
-			return err
-		}
-	}
-	return setRequest(s, []byte(req))
+	return s, nil
 }
 
 // setRequest sets the fields of s that a shipmentRequest holds from its JSON.
@@ -119,7 +121,7 @@ func setRequest(s *shipping.Shipment, req []byte) error {
 
 // Shipment returns one of the account's shipments with its rates and label.
 func (db *DB) Shipment(ctx context.Context, accountID, id string) (*shipping.Shipment, error) {
-	s, err := scanShipment(db.r.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM shipments
+	s, err := scanShipment(db.r.QueryRowContext(ctx, `SELECT `+shipmentColumns+` FROM `+shipmentsFrom+`
 		WHERE account_id = $1 AND id = $2`, accountID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -143,17 +145,17 @@ func indexShipments(shipments []*shipping.Shipment) (map[string]*shipping.Shipme
 	return byID, ids
 }
 
-// completeShipments loads the shipments' labels, and the rates of those created before
-// migration 017, one query each.
+// completeShipments loads the shipments' quotes and labels, one query each.
 func (db *DB) completeShipments(ctx context.Context, accountID string, shipments []*shipping.Shipment) error {
-	if err := rowRates(ctx, db.r, accountID, shipments); err != nil {
+	if err := loadQuotes(ctx, db.r, shipments); err != nil {
 		return err
 	}
 	return db.attachLabels(ctx, accountID, shipments)
 }
 
-// rowRates reads, in one query, the rates of the shipments created before migration 017 (nil
-// ShippingRates): rows of shipping_rates, in their order.
+// rowRates reads, in one query, the quotes of shipments created before migration 017 (nil
+// ShippingRates): rows of shipping_rates, in their order. Only migration 028 reads them, to
+// store them as rows of shipment_quotes.
 func rowRates(ctx context.Context, q querier, accountID string, shipments []*shipping.Shipment) error {
 	byID := map[string]*shipping.Shipment{}
 	var ids []string
@@ -188,7 +190,7 @@ func rowRates(ctx context.Context, q querier, accountID string, shipments []*shi
 // storedRate is one rate as stored in a row of shipping_rates (the rates bought, which labels
 // and invoice lines refer to, and every quote of a shipment created before migration 017), and
 // as an element of shipments.rates (every quote of a shipment created between migrations 017
-// and 024).
+// and 024, until migration 028).
 type storedRate struct {
 	ID                    string                `json:"id"`
 	Carrier               string                `json:"carrier"`
@@ -223,7 +225,7 @@ func (sr storedRate) rate(shipmentID string) (shipping.Rate, error) {
 	return r, err
 }
 
-// decodeRates reads a shipments.rates value.
+// decodeRates reads a shipments.rates value (migration 028 does).
 func decodeRates(s, shipmentID string) ([]shipping.Rate, error) {
 	var stored []storedRate
 	if err := json.Unmarshal([]byte(s), &stored); err != nil {
@@ -300,7 +302,7 @@ type ShipmentFilter struct {
 // ListShipments lists the account's shipments: one offset page (p), or one keyset page (k) when
 // k is not nil. Each has its rates and label.
 func (db *DB) ListShipments(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[*shipping.Shipment], error) {
-	from, args := shipmentWhere(accountID, f)
+	from, args := shipmentWhere(shipmentsFrom, accountID, f)
 	q := Query[*shipping.Shipment]{
 		Columns: shipmentColumns,
 		From:    from,

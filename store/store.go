@@ -375,6 +375,10 @@ func (db *DB) applyMigration(ctx context.Context, conn *sql.Conn, version int, b
 		return err
 	}
 	for _, stmt := range splitStatements(body) {
+		if db.dialect == PostgreSQL {
+			// A table SQLite keeps in its key's order; PostgreSQL's tables have no rowid.
+			stmt = strings.TrimSuffix(stmt, " WITHOUT ROWID")
+		}
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("%w\n%s", err, stmt)
 		}

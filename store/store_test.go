@@ -55,6 +55,20 @@ func TestSerialsAcrossHandles(t *testing.T) {
 	storetest.SerialsAcrossHandles(t, here, there)
 }
 
+// TestLegibleRecords runs migration 028 on rows as the code before it stored them.
+func TestLegibleRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "test.db")
+	open := func() *store.DB {
+		db, err := store.OpenSQLite(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	storetest.LegibleRecords(t, open(), open)
+}
+
 func TestMigrateTwice(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "twice.db")
 	for i := 0; i < 2; i++ {

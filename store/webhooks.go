@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/webhook"
 )
 
@@ -130,10 +129,9 @@ func (db *DB) ListWebhookSubscriptions(ctx context.Context, accountID string, p 
 	}, "created_at DESC, id DESC", p)
 }
 
-// UpdateWebhookSubscription changes a subscription's url and/or is_active (nil: unchanged). A
-// new url applies to the pending event records too; deactivating parks the pending records
-// (off the delivery loop's index), reactivating makes them due again.
-func (db *DB) UpdateWebhookSubscription(ctx context.Context, accountID, id string, url *string, active *bool) (webhook.Subscription, error) {
+// UpdateWebhookSubscription implements webhook.Subscriptions: it stores the subscription
+// edit makes of it and applies the retarget to the pending event records.
+func (db *DB) UpdateWebhookSubscription(ctx context.Context, accountID, id string, edit func(webhook.Subscription) (webhook.Subscription, webhook.Retarget)) (webhook.Subscription, error) {
 	var s webhook.Subscription
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.lockSubscriptions(ctx, tx, []string{id}); err != nil {
@@ -145,26 +143,22 @@ func (db *DB) UpdateWebhookSubscription(ctx context.Context, accountID, id strin
 		if err != nil {
 			return err
 		}
-		if url != nil {
-			s.URL = *url
-		}
-		if active != nil {
-			s.IsActive = *active
-		}
+		var retarget webhook.Retarget
+		s, retarget = edit(s)
 		now := db.now()
 		s.UpdatedAt = Time(now)
 		if _, err = tx.ExecContext(ctx, `UPDATE webhook_subscriptions SET url = $1, is_active = $2, updated_at = $3
 			WHERE account_id = $4 AND id = $5`, s.URL, s.IsActive, now, accountID, id); err != nil {
 			return err
 		}
-		if url != nil {
+		if retarget.URL != nil {
 			if _, err := tx.ExecContext(ctx, `UPDATE webhook_events SET url = $1
 				WHERE account_id = $2 AND subscription_id = $3 AND status = $4`,
-				s.URL, accountID, id, webhook.StatusPending); err != nil {
+				*retarget.URL, accountID, id, webhook.StatusPending); err != nil {
 				return err
 			}
 		}
-		return setDue(ctx, tx, accountID, id, s.IsActive)
+		return setDue(ctx, tx, accountID, id, retarget.Due)
 	})
 	return s, err
 }
@@ -264,9 +258,10 @@ func (db *DB) ListWebhookEvents(ctx context.Context, accountID, subscriptionID, 
 	return OffsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
 }
 
-// RedeliverWebhookEvent queues an event record again: PENDING, due now, with a fresh retry
-// schedule, to the subscription's current URL. The subscription must be active.
-func (db *DB) RedeliverWebhookEvent(ctx context.Context, accountID, subscriptionID, eventID string) (webhook.Event, error) {
+// RedeliverWebhookEvent implements webhook.Subscriptions: it queues an event record again,
+// PENDING, due now, with a fresh retry schedule, to the subscription's current URL, and commits
+// if allow accepts the subscription.
+func (db *DB) RedeliverWebhookEvent(ctx context.Context, accountID, subscriptionID, eventID string, allow func(webhook.Subscription) error) (webhook.Event, error) {
 	var e webhook.Event
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.lockSubscriptions(ctx, tx, []string{subscriptionID}); err != nil {
@@ -284,10 +279,7 @@ func (db *DB) RedeliverWebhookEvent(ctx context.Context, accountID, subscription
 		if err != nil {
 			return err
 		}
-		if !s.IsActive {
-			return fmt.Errorf("%w: the webhook subscription is not active", shipping.ErrInvalidState)
-		}
-		return nil
+		return allow(s)
 	})
 	return e, err
 }
@@ -296,8 +288,7 @@ func (db *DB) RedeliverWebhookEvent(ctx context.Context, accountID, subscription
 // serves them all) and only the due index, so parked records cost nothing. It finds the
 // accounts with a due record by a skip scan of that index (one seek per account with pending
 // work), takes up to accounts of them, longest waiting first and none of exclude, and reads up
-// to perAccount due records of each, none of excludeSubscriptions. The result interleaves the
-// accounts round-robin: every account's first record, then every account's second…
+// to perAccount due records of each, none of excludeSubscriptions, account after account.
 func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, exclude, excludeSubscriptions []string, perAccount, accounts int) ([]webhook.Candidate, error) {
 	// Placeholders are numbered in order of first appearance (SQLite binds them so).
 	var args []any
@@ -354,17 +345,10 @@ func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, exclude, excl
 		}
 	}
 	var out []webhook.Candidate
-	for round := 0; ; round++ {
-		n := len(out)
-		for _, id := range ids {
-			if cs := byAccount[id]; round < len(cs) {
-				out = append(out, cs[round])
-			}
-		}
-		if len(out) == n {
-			return out, nil
-		}
+	for _, id := range ids {
+		out = append(out, byAccount[id]...)
 	}
+	return out, nil
 }
 
 // dueChunk is how many accounts' due records one query reads.

@@ -37,7 +37,7 @@ func parkedDB(tb testing.TB) *DB {
 		tb.Fatal(err)
 	}
 	off := false
-	if _, err := db.UpdateWebhookSubscription(ctx, acct.ID, parked.ID, nil, &off); err != nil {
+	if _, err := webhook.Update(ctx, db, acct.ID, parked.ID, webhook.Change{Active: &off}); err != nil {
 		tb.Fatal(err)
 	}
 	if _, err := db.CreateWebhookSubscription(ctx, acct.ID, "https://live.example/", webhook.TopicLabelInTransit, true); err != nil {
@@ -69,9 +69,10 @@ func BenchmarkDueWebhookEventsParked(b *testing.B) {
 	}
 }
 
-// TestDueWebhookEventsRoundRobin: the due scan takes accounts longest-waiting first, up to
-// perAccount records each, interleaved, skipping excluded accounts and subscriptions.
-func TestDueWebhookEventsRoundRobin(t *testing.T) {
+// TestDueWebhookEventsByAccount: the due scan takes accounts longest-waiting first, up to
+// perAccount records each, account after account (the worker interleaves them), skipping
+// excluded accounts and subscriptions.
+func TestDueWebhookEventsByAccount(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	base := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
@@ -109,9 +110,9 @@ func TestDueWebhookEventsRoundRobin(t *testing.T) {
 		perAccount, accounts int
 		want                 []string
 	}{
-		{"all", nil, nil, 2, 10, []string{"a", "b", "c", "a", "b", "c"}},
-		{"two accounts", nil, nil, 3, 2, []string{"a", "b", "a", "b", "a", "b"}},
-		{"account excluded", []string{accts[0]}, nil, 2, 10, []string{"b", "c", "b", "c"}},
+		{"all", nil, nil, 2, 10, []string{"a", "a", "b", "b", "c", "c"}},
+		{"two accounts", nil, nil, 3, 2, []string{"a", "a", "a", "b", "b", "b"}},
+		{"account excluded", []string{accts[0]}, nil, 2, 10, []string{"b", "b", "c", "c"}},
 		{"subscription excluded", nil, []string{subs[1]}, 1, 10, []string{"a", "c"}},
 	}
 	for _, tt := range tests {
@@ -128,7 +129,7 @@ func TestDueWebhookEventsRoundRobin(t *testing.T) {
 		t.Errorf("before any record is due: %d candidates; want 0", len(cs))
 	}
 	off := false
-	if _, err := db.UpdateWebhookSubscription(ctx, accts[0], subs[0], nil, &off); err != nil {
+	if _, err := webhook.Update(ctx, db, accts[0], subs[0], webhook.Change{Active: &off}); err != nil {
 		t.Fatal(err)
 	}
 	cs, _ := db.DueWebhookEvents(ctx, now, nil, nil, 1, 10)

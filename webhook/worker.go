@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +17,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/waybill/waybill/shipping/work"
 )
 
 // Delivery is one leased event record, with what it takes to deliver it.
@@ -52,7 +55,7 @@ type Store interface {
 	// DueWebhookEvents lists PENDING records of active subscriptions that are due at now and
 	// not leased: of up to accounts accounts (longest waiting first, none in exclude), up to
 	// perAccount records each (oldest due first, none of a subscription in
-	// excludeSubscriptions), interleaved round-robin across the accounts.
+	// excludeSubscriptions), account after account.
 	DueWebhookEvents(ctx context.Context, now time.Time, exclude, excludeSubscriptions []string, perAccount, accounts int) ([]Candidate, error)
 	// LeaseWebhookEvents leases the candidates that are still due and free until until under
 	// a fresh lease, returning them with their subscription's current URL and secret.
@@ -180,124 +183,75 @@ func (w *Worker) Notify() {
 }
 
 // Run delivers due records until ctx ends, at most Concurrency at once, PerAccount at once
-// for any one account and PerSubscription at once to any one subscription. Due records are
-// taken round-robin across accounts, so one account's slow or hostile receivers hold at most
-// PerAccount slots (for at most Timeout) and its fan-out waits its turn beside the others'. It
-// returns after the deliveries in flight have finished.
+// for any one account and PerSubscription at once to any one subscription (work.Slots). Due
+// records are taken round-robin across accounts (work.RoundRobin), so one account's slow or
+// hostile receivers hold at most PerAccount slots (for at most Timeout) and its fan-out waits
+// its turn beside the others'. It returns after the deliveries in flight have finished.
 func (w *Worker) Run(ctx context.Context) error {
 	w.Init()
-	var (
-		mu      sync.Mutex
-		perSub  = map[string]int{} // subscription → deliveries in flight
-		perAcct = map[string]int{} // account → deliveries in flight
-		total   int
-		wg      sync.WaitGroup
-		done    = make(chan struct{}, 1)
-	)
+	slots := &work.Slots{Max: w.Concurrency, PerAccount: w.PerAccount, PerKey: w.PerSubscription}
+	var wg sync.WaitGroup
 	defer wg.Wait()
-	// full lists the accounts and subscriptions at their cap; the caller holds mu.
-	full := func() (accounts, subs []string) {
-		for id, n := range perAcct {
-			if n >= w.PerAccount {
-				accounts = append(accounts, id)
-			}
+	work.Loop{Every: w.PollInterval, Wake: w.wake, Log: w.Log, Name: "webhook worker"}.Run(ctx, func(ctx context.Context) error {
+		return w.start(ctx, slots, &wg)
+	})
+	return nil
+}
+
+// start leases due records for the free slots and delivers each in a goroutine of its own
+// (counted in wg), until no slot is free or nothing more fits.
+func (w *Worker) start(ctx context.Context, slots *work.Slots, wg *sync.WaitGroup) error {
+	for slots.Free() > 0 {
+		skipAccounts, skipSubs := slots.Full()
+		cs, err := w.due(ctx, w.Now(), skipAccounts, skipSubs, w.PerAccount, w.Concurrency)
+		if err != nil {
+			return err
 		}
-		for id, n := range perSub {
-			if n >= w.PerSubscription {
-				subs = append(subs, id)
-			}
+		units := make([]work.Unit, len(cs))
+		for i, c := range cs {
+			units[i] = work.Unit{Account: c.AccountID, Key: c.SubscriptionID}
 		}
-		return accounts, subs
-	}
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
+		var pick []Candidate
+		for _, i := range slots.Pick(units) {
+			pick = append(pick, cs[i])
+		}
+		if len(pick) == 0 {
 			return nil
-		case <-timer.C:
-		case <-w.wake:
-		case <-done:
 		}
-		for {
-			mu.Lock()
-			free := w.Concurrency - total
-			skipAccounts, skipSubs := full()
-			mu.Unlock()
-			if free <= 0 {
-				break
-			}
-			cs, err := w.Store.DueWebhookEvents(ctx, w.Now(), skipAccounts, skipSubs, w.PerAccount, w.Concurrency)
-			if err != nil {
-				if ctx.Err() == nil {
-					w.Log.Error("webhook worker: listing due events", "err", err)
-				}
-				break
-			}
-			// Take them in their round-robin order, each account and subscription within its
-			// share of slots, counting those in flight.
-			mu.Lock()
-			var pick []Candidate
-			takenAcct, takenSub := map[string]int{}, map[string]int{}
-			for _, c := range cs {
-				if len(pick) == free {
-					break
-				}
-				if perAcct[c.AccountID]+takenAcct[c.AccountID] < w.PerAccount &&
-					perSub[c.SubscriptionID]+takenSub[c.SubscriptionID] < w.PerSubscription {
-					pick = append(pick, c)
-					takenAcct[c.AccountID]++
-					takenSub[c.SubscriptionID]++
-				}
-			}
-			mu.Unlock()
-			if len(pick) == 0 {
-				break
-			}
-			now := w.Now()
-			ds, err := w.Store.LeaseWebhookEvents(ctx, pick, now, now.Add(w.Lease))
-			if err != nil {
-				if ctx.Err() == nil {
-					w.Log.Error("webhook worker: leasing events", "err", err)
-				}
-				break
-			}
-			if len(ds) == 0 {
-				break
-			}
-			mu.Lock()
-			for _, d := range ds {
-				perSub[d.SubscriptionID]++
-				perAcct[d.AccountID]++
-				total++
-			}
-			mu.Unlock()
-			for _, d := range ds {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					// In-flight deliveries finish even as ctx ends (the caller bounds shutdown).
-					w.deliver(context.WithoutCancel(ctx), d)
-					mu.Lock()
-					if perSub[d.SubscriptionID]--; perSub[d.SubscriptionID] == 0 {
-						delete(perSub, d.SubscriptionID)
-					}
-					if perAcct[d.AccountID]--; perAcct[d.AccountID] == 0 {
-						delete(perAcct, d.AccountID)
-					}
-					total--
-					mu.Unlock()
-					select {
-					case done <- struct{}{}:
-					default:
-					}
-				}()
-			}
-			// Look again while slots are free: a subscription's cap may have cut an account's
-			// share short, and the next look skips that subscription.
+		now := w.Now()
+		ds, err := w.Store.LeaseWebhookEvents(ctx, pick, now, now.Add(w.Lease))
+		if err != nil {
+			return fmt.Errorf("leasing events: %w", err)
 		}
-		timer.Reset(w.PollInterval)
+		if len(ds) == 0 {
+			return nil
+		}
+		for _, d := range ds {
+			u := work.Unit{Account: d.AccountID, Key: d.SubscriptionID}
+			slots.Hold(u)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// In-flight deliveries finish even as ctx ends (the caller bounds shutdown).
+				w.deliver(context.WithoutCancel(ctx), d)
+				slots.Release(u)
+				w.Notify() // a slot is free
+			}()
+		}
+		// Look again while slots are free: a subscription's bound may have cut an account's
+		// share short, and the next look skips that subscription.
 	}
+	return nil
+}
+
+// due lists the due records (Store.DueWebhookEvents) in the order they are to be served:
+// round-robin across the accounts.
+func (w *Worker) due(ctx context.Context, now time.Time, exclude, excludeSubscriptions []string, perAccount, accounts int) ([]Candidate, error) {
+	cs, err := w.Store.DueWebhookEvents(ctx, now, exclude, excludeSubscriptions, perAccount, accounts)
+	if err != nil {
+		return nil, fmt.Errorf("listing due events: %w", err)
+	}
+	return work.RoundRobin(cs, func(c Candidate) string { return c.AccountID }), nil
 }
 
 // Drain delivers every record due now once, synchronously, Concurrency at a time. Tests use
@@ -305,7 +259,7 @@ func (w *Worker) Run(ctx context.Context) error {
 func (w *Worker) Drain(ctx context.Context) error {
 	w.Init()
 	now := w.Now()
-	cs, err := w.Store.DueWebhookEvents(ctx, now, nil, nil, 1<<30, 1<<30)
+	cs, err := w.due(ctx, now, nil, nil, 1<<30, 1<<30)
 	if err != nil || len(cs) == 0 {
 		return err
 	}

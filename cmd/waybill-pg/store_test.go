@@ -38,3 +38,17 @@ func TestSerialsAcrossHandles(t *testing.T) {
 	here, there := twoHandles(t)
 	storetest.SerialsAcrossHandles(t, here, there)
 }
+
+// TestLegibleRecords runs migration 028 on rows as the code before it stored them.
+func TestLegibleRecords(t *testing.T) {
+	url := freshSchema(t)
+	reopen := func() *store.DB {
+		db, err := open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	storetest.LegibleRecords(t, reopen(), reopen)
+}

@@ -149,7 +149,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs the README")
 	}
-	needTools(t, "bash", "curl", "jq", "openssl", "go")
+	needTools(t, "bash", "curl", "jq", "openssl", "go", "pdfinfo", "pdftotext")
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

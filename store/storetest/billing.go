@@ -19,6 +19,9 @@ import (
 // billingDB is a test database with a settable clock and sequential ids.
 type billingDB struct {
 	*store.DB
+	// svc runs the billing use cases over the database, drawing documents with the zero
+	// billing.Renderer.
+	svc *billing.Service
 	t   *testing.T
 	mu  sync.Mutex
 	now time.Time
@@ -34,7 +37,15 @@ func newBillingDB(t *testing.T, start time.Time) *billingDB {
 		b.seq++
 		return fmt.Sprintf("00000000-0000-7000-8000-%012x", b.seq)
 	}
+	b.svc = &billing.Service{Books: b.DB, Now: func() time.Time { return b.DB.Now() }}
 	return b
+}
+
+// finalize finalizes an invoice, drawing its documents with r.
+func (b *billingDB) finalize(ctx context.Context, accountID, invoiceID string, r billing.Renderer) (billing.Invoice, error) {
+	s := *b.svc
+	s.Render = r
+	return s.Transition(ctx, accountID, invoiceID, billing.Finalize)
 }
 
 func (b *billingDB) setClock(t time.Time) { b.mu.Lock(); b.now = t; b.mu.Unlock() }
@@ -74,8 +85,12 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 	err := b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, request, created_at, updated_at)
-			VALUES ($1, $2, 'SHIPPING_LABEL_PURCHASED', '', 'ACME', '2026-11-01', 'default', 'ALL', 'PDF', $3, $4, $4)`,
-			shipment, accountID, `{"origin":{"zip":"10001"},"destination":{"zip":"94103"},"parcel":{"weight":12,"weight_unit":"OZ"}}`, at); err != nil {
+			VALUES ($1, $2, 'SHIPPING_LABEL_PURCHASED', '', 'ACME', '2026-11-01', 'default', 'ALL', 'PDF', '', $3, $3)`,
+			shipment, accountID, at); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO shipment_requests (shipment_id, request) VALUES ($1, $2)`, shipment,
+			`{"origin":{"zip":"10001"},"destination":{"zip":"94103"},"parcel":{"weight":12,"weight_unit":"OZ"}}`); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service, currency,
@@ -98,23 +113,24 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 	return id
 }
 
-// finish marks a label finished and bills it, as the tracking work does in one transaction.
+// finish marks a label finished and bills it, as the tracking work does.
 func (b *billingDB) finish(labelID, status string, at time.Time) error {
 	ctx := context.Background()
-	return b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, finished_at = $2 WHERE id = $3`,
-			status, store.Micros(at), labelID); err != nil {
-			return err
-		}
-		return b.BillFinishedLabel(ctx, tx, labelID, store.Micros(at))
+	err := b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, finished_at = $2 WHERE id = $3`,
+			status, store.Micros(at), labelID)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return b.bill(labelID, at)
 }
 
-// bill calls billFinishedLabel alone (a repeated or racing call).
+// bill bills a finished label alone (a repeated or racing call).
 func (b *billingDB) bill(labelID string, at time.Time) error {
-	ctx := context.Background()
-	return b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		return b.BillFinishedLabel(ctx, tx, labelID, store.Micros(at))
+	return b.BillingTx(context.Background(), func(ctx context.Context, l billing.Ledger) error {
+		return billing.BillFinishedLabel(ctx, l, labelID, at)
 	})
 }
 
@@ -279,11 +295,11 @@ func testBillAfterFinalize(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
-	nov, _, err := b.OpenDraftInvoice(ctx, acct)
+	nov, _, err := b.svc.OpenDraft(ctx, acct)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.TransitionInvoice(ctx, acct, nov.ID, billing.Finalize); err != nil {
+	if _, err := b.svc.Transition(ctx, acct, nov.ID, billing.Finalize); err != nil {
 		t.Fatal(err)
 	}
 	first := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: nov22, postage: 500, total: 500, retail: 600})
@@ -314,9 +330,9 @@ func testWeeklyPeriods(t *testing.T) {
 	if err := b.SetBillingPeriod(ctx, acct, billing.Weekly); err != nil {
 		t.Fatal(err)
 	}
-	inv, created, err := b.OpenDraftInvoice(ctx, acct)
+	inv, created, err := b.svc.OpenDraft(ctx, acct)
 	if err != nil || !created {
-		t.Fatalf("OpenDraftInvoice = %+v, %v, %v", inv, created, err)
+		t.Fatalf("OpenDraft = %+v, %v, %v", inv, created, err)
 	}
 	// 2026-11-22 is a Sunday: the week began on Monday the 16th.
 	if inv.PeriodStart != "2026-11-16" || inv.PeriodEnd != "2026-11-22" {
@@ -348,18 +364,18 @@ func testDeferredCents(t *testing.T) {
 		t.Fatalf("%d invoices; want 1", len(invs))
 	}
 	b.setClock(time.Date(2026, 12, 1, 0, 0, 5, 0, time.UTC))
-	due, err := b.EndedDrafts(ctx, 10)
+	due, err := b.EndedDrafts(ctx, b.Now(), 10)
 	if err != nil || len(due) != 1 || due[0].ID != invs[0].ID {
 		t.Fatalf("EndedDrafts = %v, %v; want the November invoice", due, err)
 	}
-	inv, err := b.TransitionInvoice(ctx, acct, invs[0].ID, billing.Finalize)
+	inv, err := b.svc.Transition(ctx, acct, invs[0].ID, billing.Finalize)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if inv.DeferredCents != 745+500+255 || inv.TotalCents != 444 || inv.InvoiceDate != "2026-12-01" || inv.DueDate != "2026-12-16" {
 		t.Errorf("finalized invoice = %+v; want deferred 1500, total 444, dated 2026-12-01 due 2026-12-16", inv)
 	}
-	if due, err := b.EndedDrafts(ctx, 10); err != nil || len(due) != 0 {
+	if due, err := b.EndedDrafts(ctx, b.Now(), 10); err != nil || len(due) != 0 {
 		t.Errorf("EndedDrafts after finalizing = %v, %v; want none", due, err)
 	}
 }
@@ -369,7 +385,7 @@ func testFinalizeOnce(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
-	inv, _, err := b.OpenDraftInvoice(ctx, acct)
+	inv, _, err := b.svc.OpenDraft(ctx, acct)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +395,7 @@ func testFinalizeOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = b.TransitionInvoice(ctx, acct, inv.ID, billing.Finalize)
+			_, errs[i] = b.svc.Transition(ctx, acct, inv.ID, billing.Finalize)
 		}()
 	}
 	wg.Wait()
@@ -389,7 +405,7 @@ func testFinalizeOnce(t *testing.T) {
 		case err == nil:
 			won++
 		case !errors.Is(err, billing.ErrInvalidState):
-			t.Errorf("TransitionInvoice = %v; want nil or ErrInvalidState", err)
+			t.Errorf("Transition = %v; want nil or ErrInvalidState", err)
 		}
 	}
 	if won != 1 {
@@ -430,7 +446,7 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 	for step := 0; step < steps; step++ {
 		switch op := rnd.IntN(10); {
 		case op < 3: // add a fee or credit to the current DRAFT
-			inv, _, err := b.OpenDraftInvoice(ctx, acct)
+			inv, _, err := b.svc.OpenDraft(ctx, acct)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -438,7 +454,7 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 			if amount == 0 {
 				amount = 1
 			}
-			it, err := b.AddFee(ctx, acct, inv.ID, "fee", amount)
+			it, err := b.svc.AddFee(ctx, acct, inv.ID, "fee", amount)
 			if err != nil {
 				t.Fatalf("step %d: AddFee: %v", step, err)
 			}
@@ -449,7 +465,7 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 				continue
 			}
 			id := ids[rnd.IntN(len(ids))]
-			err := b.DeleteLineItem(ctx, acct, id)
+			err := b.svc.DeleteLineItem(ctx, acct, id)
 			_, live := liveItems[id]
 			switch {
 			case err == nil && live:
@@ -494,12 +510,12 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 		default: // time passes; now and then the period closes
 			clock = clock.Add(time.Duration(rnd.IntN(96)) * time.Hour)
 			b.setClock(clock)
-			due, err := b.EndedDrafts(ctx, 100)
+			due, err := b.EndedDrafts(ctx, b.Now(), 100)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, ref := range due {
-				if _, err := b.TransitionInvoice(ctx, ref.AccountID, ref.ID, billing.Finalize); err != nil {
+				if _, err := b.svc.Transition(ctx, ref.AccountID, ref.ID, billing.Finalize); err != nil {
 					t.Fatal(err)
 				}
 			}

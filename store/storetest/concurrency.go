@@ -83,8 +83,8 @@ func testInvoiceNumbersGapless(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, _, err := b.OpenDraftInvoice(ctx, acct); err != nil {
-					t.Errorf("OpenDraftInvoice: %v", err)
+				if _, _, err := b.svc.OpenDraft(ctx, acct); err != nil {
+					t.Errorf("OpenDraft: %v", err)
 				}
 			}()
 		}
@@ -314,7 +314,7 @@ func testWebhookGoneRacesPatch(t *testing.T) {
 		url := fmt.Sprintf("https://example.com/moved/%d", round)
 		errs := make(chan error, 2)
 		go func() { errs <- db.FinishWebhookDeliveries(ctx, rs) }()
-		go func() { _, err := db.UpdateWebhookSubscription(ctx, acct.ID, sub.ID, &url, nil); errs <- err }()
+		go func() { _, err := webhook.Update(ctx, db, acct.ID, sub.ID, webhook.Change{URL: &url}); errs <- err }()
 		for range 2 {
 			if err := <-errs; err != nil {
 				t.Errorf("round %d: %v", round, err)
@@ -347,8 +347,10 @@ func testConcurrentChangesKeepEachOther(t *testing.T) {
 	}
 	for round := range 10 {
 		url, active := fmt.Sprintf("https://example.com/%d", round+1), round%2 == 1
-		both(func() error { _, err := db.UpdateWebhookSubscription(ctx, acct.ID, sub.ID, &url, nil); return err },
-			func() error { _, err := db.UpdateWebhookSubscription(ctx, acct.ID, sub.ID, nil, &active); return err })
+		update := func(c webhook.Change) func() error {
+			return func() error { _, err := webhook.Update(ctx, db, acct.ID, sub.ID, c); return err }
+		}
+		both(update(webhook.Change{URL: &url}), update(webhook.Change{Active: &active}))
 		got, err := db.WebhookSubscription(ctx, acct.ID, sub.ID)
 		if err != nil {
 			t.Fatal(err)

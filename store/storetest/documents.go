@@ -72,14 +72,14 @@ func testInvoiceDocumentsRenderedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	nov := b.invoices(acct)[0]
-	fee, err := b.AddFee(ctx, acct, nov.ID, "Platform fee", 1900)
+	fee, err := b.svc.AddFee(ctx, acct, nov.ID, "Platform fee", 1900)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.AddFee(ctx, acct, nov.ID, "Removed", 100); err != nil {
+	if _, err := b.svc.AddFee(ctx, acct, nov.ID, "Removed", 100); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.DeleteLineItem(ctx, acct, b.items(acct, nov.ID)[3].ID); err != nil {
+	if err := b.svc.DeleteLineItem(ctx, acct, b.items(acct, nov.ID)[3].ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.InvoiceDocument(ctx, acct, nov.ID, store.InvoicePDF, testRenderer); !errors.Is(err, billing.ErrInvalidState) {
@@ -87,7 +87,7 @@ func testInvoiceDocumentsRenderedOnce(t *testing.T) {
 	}
 
 	b.setClock(time.Date(2026, 12, 1, 0, 0, 1, 0, time.UTC))
-	inv, err := b.FinalizeInvoice(ctx, acct, nov.ID, testRenderer)
+	inv, err := b.finalize(ctx, acct, nov.ID, testRenderer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +114,12 @@ func testInvoiceDocumentsRenderedOnce(t *testing.T) {
 	// A second invoice, to void, beside the first.
 	other := b.account("other")
 	b.setClock(time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC))
-	otherDraft, _, err := b.OpenDraftInvoice(ctx, other)
+	otherDraft, _, err := b.svc.OpenDraft(ctx, other)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.setClock(time.Date(2026, 12, 1, 0, 0, 2, 0, time.UTC))
-	if _, err := b.FinalizeInvoice(ctx, other, otherDraft.ID, testRenderer); err != nil {
+	if _, err := b.finalize(ctx, other, otherDraft.ID, testRenderer); err != nil {
 		t.Fatal(err)
 	}
 	otherIssued := b.storedDocuments(other, otherDraft.ID, testRenderer)
@@ -128,7 +128,7 @@ func testInvoiceDocumentsRenderedOnce(t *testing.T) {
 		name string
 		do   func() error
 	}{
-		{"mark uncollectible", func() error { _, err := b.TransitionInvoice(ctx, acct, nov.ID, billing.MarkUncollectible); return err }},
+		{"mark uncollectible", func() error { _, err := b.svc.Transition(ctx, acct, nov.ID, billing.MarkUncollectible); return err }},
 		{"new bill-to", func() error {
 			_, err := b.UpdateBillingProfile(ctx, acct, func(p *billing.Profile) { p.BillToName, p.BillToAddress = "Someone Else Inc.", nil })
 			return err
@@ -138,21 +138,21 @@ func testInvoiceDocumentsRenderedOnce(t *testing.T) {
 		}},
 		{"fee on the next invoice", func() error {
 			dec := b.invoices(acct)[0]
-			_, err := b.AddFee(ctx, acct, dec.ID, "December fee", 500)
+			_, err := b.svc.AddFee(ctx, acct, dec.ID, "December fee", 500)
 			return err
 		}},
 		{"finalize the next invoice", func() error {
 			b.setClock(time.Date(2027, 1, 1, 0, 0, 1, 0, time.UTC))
-			_, err := b.FinalizeInvoice(ctx, acct, b.invoices(acct)[0].ID, billing.Renderer{})
+			_, err := b.finalize(ctx, acct, b.invoices(acct)[0].ID, billing.Renderer{})
 			return err
 		}},
-		{"pay", func() error { _, err := b.TransitionInvoice(ctx, acct, nov.ID, billing.Pay); return err }},
+		{"pay", func() error { _, err := b.svc.Transition(ctx, acct, nov.ID, billing.Pay); return err }},
 		{"void the other account's invoice", func() error {
-			_, err := b.TransitionInvoice(ctx, other, otherDraft.ID, billing.VoidInvoice)
+			_, err := b.svc.Transition(ctx, other, otherDraft.ID, billing.VoidInvoice)
 			return err
 		}},
 		{"finalize again (refused)", func() error {
-			if _, err := b.FinalizeInvoice(ctx, acct, nov.ID, billing.Renderer{}); !errors.Is(err, billing.ErrInvalidState) {
+			if _, err := b.finalize(ctx, acct, nov.ID, billing.Renderer{}); !errors.Is(err, billing.ErrInvalidState) {
 				return errors.Join(errors.New("finalizing a PAID invoice was not refused"), err)
 			}
 			return nil
@@ -181,14 +181,14 @@ func testInvoiceDocumentsBackfilled(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
-	inv, _, err := b.OpenDraftInvoice(ctx, acct)
+	inv, _, err := b.svc.OpenDraft(ctx, acct)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.AddFee(ctx, acct, inv.ID, "Fee", 1200); err != nil {
+	if _, err := b.svc.AddFee(ctx, acct, inv.ID, "Fee", 1200); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.TransitionInvoice(ctx, acct, inv.ID, billing.Finalize); err != nil {
+	if _, err := b.svc.Transition(ctx, acct, inv.ID, billing.Finalize); err != nil {
 		t.Fatal(err)
 	}
 	err = b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -236,7 +236,7 @@ func testUpdateBillingProfile(t *testing.T) {
 	if again, _ := b.BillingProfile(ctx, acct); again.BillToAddress == nil || again.BillToAddress.City != "Boston" {
 		t.Errorf("a refused change was stored: %+v", again.BillToAddress)
 	}
-	if _, _, err := b.OpenDraftInvoice(ctx, acct); err != nil {
+	if _, _, err := b.svc.OpenDraft(ctx, acct); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.UpdateBillingProfile(ctx, acct, func(p *billing.Profile) { p.Period = billing.Weekly }); !errors.Is(err, billing.ErrInvalidState) {

@@ -2,12 +2,9 @@ package storetest
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,9 +33,9 @@ func testShipment(db *store.DB, accountID string, now time.Time) *shipping.Shipm
 	return s
 }
 
-// A shipment's quotes are stored with it (in its packed value) and read back as given; buying one
-// makes it, and only it, a shipping_rates row. A shipment created before migration 017 (rates
-// NULL, its quotes rows of shipping_rates) reads and buys the same.
+// A shipment's quotes are stored with it (rows of shipment_quotes, which sqlite3 and psql read)
+// and read back as given; buying one makes it, and only it, a shipping_rates row. (Shipments
+// stored before migration 028: LegibleRecords.)
 func testShipmentRates(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
@@ -47,7 +44,6 @@ func testShipmentRates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta := testRateMetadata
 	newShipment := func() *shipping.Shipment { return testShipment(db, acct.ID, now) }
 	rateRows := func(shipmentID string) []string {
 		t.Helper()
@@ -107,82 +103,9 @@ func testShipmentRates(t *testing.T) {
 		t.Errorf("rows after the buy: %v; want the bought rate's only", ids)
 	}
 
-	// As created before migration 017: no rates column, a row per quote (inserted out of order).
-	old := newShipment()
-	oldMeta, err := json.Marshal(meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, ship_date, rate_shopping_profile,
-			rate_shopping_strategy, label_format, request, created_at, updated_at)
-			VALUES ($1, $2, 'OPEN', '', '2026-11-22', 'default', 'ALL', 'PDF', $3, $4, $4)`,
-			old.ID, acct.ID, `{"origin":{"name":"A","street1":"1 Main St","city":"Austin","state":"TX","zip":"78701","country":"US"},`+
-				`"destination":{"name":"A","street1":"1 Main St","city":"Austin","state":"TX","zip":"78701","country":"US"},`+
-				`"return_address":{"name":"A","street1":"1 Main St","city":"Austin","state":"TX","zip":"78701","country":"US"},"parcel":{}}`,
-			store.Micros(now)); err != nil {
-			return err
-		}
-		for _, i := range []int{2, 0, 1} {
-			r := old.ShippingRates[i]
-			if _, err := tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service, currency,
-				postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days, estimated_delivery_date,
-				rate_metadata, position, created_at) VALUES ($1, $2, $3, $4, $5, 'USD', $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-				r.ID, acct.ID, old.ID, r.Carrier, r.Service, r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents,
-				r.EstimatedDeliveryDays, r.EstimatedDeliveryDate.Format(time.RFC3339), string(oldMeta), i, store.Micros(now)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check(old)
-	buy(old, old.ShippingRates[2])
-	if ids := rateRows(old.ID); len(ids) != 3 {
-		t.Errorf("rows of the older shipment after the buy: %v; want its 3 quotes", ids)
-	}
-
-	// As created between migrations 017 and 024: its rendering, quotes and request unpacked in
-	// their own columns. It reads the same, answers its rendering, and is packed by its buy.
-	mid := newShipment()
-	if _, err := db.CreateShipment(ctx, mid); err != nil {
-		t.Fatal(err)
-	}
-	rendering, err := db.ShipmentJSON(ctx, acct.ID, mid.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var quotes []string
-	for _, r := range mid.ShippingRates {
-		quotes = append(quotes, fmt.Sprintf(`{"id":%q,"carrier":%q,"service":%q,"currency":"USD","postage_cents":%d,`+
-			`"surcharges_cents":%d,"total_cents":%d,"retail_cents":%d,"estimated_delivery_days":%d,"estimated_delivery_date":%q,"rate_metadata":%s}`,
-			r.ID, r.Carrier, r.Service, r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents, r.EstimatedDeliveryDays,
-			r.EstimatedDeliveryDate.Format(time.RFC3339), oldMeta))
-	}
-	request, err := json.Marshal(map[string]any{"origin": mid.Origin, "destination": mid.Destination,
-		"return_address": mid.ReturnAddress, "parcel": mid.Parcel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = NULL, rendered = $1, rates = $2, request = $3
-			WHERE id = $4`, rendering, "["+strings.Join(quotes, ",")+"]", string(request), mid.ID)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check(mid)
-	if got, err := db.ShipmentJSON(ctx, acct.ID, mid.ID); err != nil || got != rendering {
-		t.Errorf("ShipmentJSON of an unpacked row = %.60s…, %v; want its rendering column", got, err)
-	}
-	buy(mid, mid.ShippingRates[0])
-	var unpacked int
-	if err := db.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM shipments WHERE id = $1 AND (packed IS NULL
-		OR rendered IS NOT NULL OR rates IS NOT NULL OR request <> '')`, mid.ID).Scan(&unpacked); err != nil || unpacked != 0 {
-		t.Errorf("the row after its buy: unpacked columns left (%d, %v); want it packed", unpacked, err)
+	if city, quotes := legible(t, db, s.ID); city != s.Destination.City || !reflect.DeepEqual(quotes, quotesOf(s.ShippingRates)) {
+		t.Errorf("the shipment as sqlite3 or psql show it: city %q, quotes %q; want %q and %q", city, quotes,
+			s.Destination.City, quotesOf(s.ShippingRates))
 	}
 }
 

@@ -1,0 +1,269 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// A shipment's quotes are rows of shipment_quotes (migration 028), one per quote in the order
+// the API shows them, written with the shipment and never changed: the record that sqlite3 and
+// psql read, in cents, beside the shipment's row and its request and messages (JSON text,
+// shipment_requests). Its rendering, in shipments.packed, is a copy.
+
+// quoteColumns are the shipment_quotes columns, in the order insertQuotes writes and scanQuote
+// reads them.
+const quoteColumns = `shipment_id, position, id, carrier, service, currency, postage_cents, surcharges_cents,
+	total_cents, retail_cents, estimated_delivery_at, estimated_delivery_days, usps_zone, country_zone, billable_weight,
+	actual_oz_weight, billable_oz_weight, dim_factor, dim_threshold, volume, surcharges, carrier_version, ddp_fee_cents`
+
+// quoteArgs is how many columns a row of shipment_quotes has.
+const quoteArgs = 23
+
+// quoteRows are the arguments of insertQuotes' statement for a shipment's quotes, made before
+// its transaction. A quote the columns cannot hold exactly (a price or surcharge not in whole
+// cents of its currency) is an error: the record never differs from what was quoted.
+type quoteRows []any
+
+func quoteRowsOf(shipmentID string, rates []shipping.Rate) (quoteRows, error) {
+	args := make(quoteRows, 0, quoteArgs*len(rates))
+	for i, r := range rates {
+		if r.Price != (shipping.Money{Amount: float64(r.TotalCents) / 100, Currency: r.Price.Currency}) {
+			return nil, fmt.Errorf("quote %s: price %v is not its total of %d cents", r.ID, r.Price, r.TotalCents)
+		}
+		m := r.RateMetadata
+		surcharges, err := encodeSurcharges(m.SurchargesMetadata, r.Price.Currency)
+		if err != nil {
+			return nil, fmt.Errorf("quote %s: %w", r.ID, err)
+		}
+		var ddp sql.NullInt64
+		if m.DDPFee != nil {
+			if ddp.Int64, err = wholeCents(*m.DDPFee, r.Price.Currency); err != nil {
+				return nil, fmt.Errorf("quote %s: DDP fee: %w", r.ID, err)
+			}
+			ddp.Valid = true
+		}
+		w := m.WeightMetadata
+		args = append(args, shipmentID, i, r.ID, r.Carrier, r.Service, r.Price.Currency, r.PostageCents, r.SurchargesCents,
+			r.TotalCents, r.RetailCents, Micros(r.EstimatedDeliveryDate.Time), r.EstimatedDeliveryDays, m.USPSZone,
+			m.CountryZone, m.BillableWeight, w.ActualOzWeight, w.BillableOzWeight, w.DimFactor, w.DimThreshold, w.Volume,
+			surcharges, m.CarrierVersion, ddp)
+	}
+	return args, nil
+}
+
+// insert writes the rows, in one statement.
+func (q quoteRows) insert(ctx context.Context, w writer) error {
+	if len(q) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString(`INSERT INTO shipment_quotes (` + quoteColumns + `) VALUES `)
+	for i := range q {
+		switch {
+		case i == 0:
+			b.WriteString("($1")
+		case i%quoteArgs == 0:
+			b.WriteString("), ($" + strconv.Itoa(i+1))
+		default:
+			b.WriteString(", $" + strconv.Itoa(i+1))
+		}
+	}
+	b.WriteString(")")
+	_, err := w.ExecContext(ctx, b.String(), q...)
+	return err
+}
+
+// loadQuotes reads, in one query, the quotes of the shipments whose ShippingRates are nil.
+func loadQuotes(ctx context.Context, q querier, shipments []*shipping.Shipment) error {
+	byID := map[string]*shipping.Shipment{}
+	var ids []string
+	for _, s := range shipments {
+		if s.ShippingRates == nil {
+			s.ShippingRates = []shipping.Rate{}
+			byID[s.ID], ids = s, append(ids, s.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var args []any
+	rows, err := q.QueryContext(ctx, `SELECT `+quoteColumns+` FROM shipment_quotes
+		WHERE shipment_id IN (`+placeholders(&args, ids)+`) ORDER BY shipment_id, position`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanQuote(rows)
+		if err != nil {
+			return err
+		}
+		if s := byID[r.ShipmentID]; s != nil {
+			s.ShippingRates = append(s.ShippingRates, r)
+		}
+	}
+	return rows.Err()
+}
+
+// scanQuote reads one shipment_quotes row selected as quoteColumns.
+func scanQuote(row rowScanner) (shipping.Rate, error) {
+	var r shipping.Rate
+	var position int
+	var delivery int64
+	var surcharges string
+	var ddp sql.NullInt64
+	m := &r.RateMetadata
+	w := &m.WeightMetadata
+	err := row.Scan(&r.ShipmentID, &position, &r.ID, &r.Carrier, &r.Service, &r.Price.Currency, &r.PostageCents,
+		&r.SurchargesCents, &r.TotalCents, &r.RetailCents, &delivery, &r.EstimatedDeliveryDays, &m.USPSZone, &m.CountryZone,
+		&m.BillableWeight, &w.ActualOzWeight, &w.BillableOzWeight, &w.DimFactor, &w.DimThreshold, &w.Volume, &surcharges,
+		&m.CarrierVersion, &ddp)
+	if err != nil {
+		return r, err
+	}
+	r.Price.Amount, r.EstimatedDeliveryDate = float64(r.TotalCents)/100, stamp(delivery)
+	if ddp.Valid {
+		m.DDPFee = &shipping.Money{Amount: float64(ddp.Int64) / 100, Currency: r.Price.Currency}
+	}
+	if m.SurchargesMetadata, err = decodeSurcharges(surcharges, r.Price.Currency); err != nil {
+		return r, fmt.Errorf("quote %s: surcharges: %w", r.ID, err)
+	}
+	return r, nil
+}
+
+// encodeSurcharges is the surcharges column of a quote in currency: a JSON object of each
+// surcharge's cents by its type, in the quote's order ({"FUEL":19,"DAS":300}).
+func encodeSurcharges(ss []shipping.SurchargeMetadata, currency string) (string, error) {
+	b := []byte{'{'}
+	for i, s := range ss {
+		cents, err := wholeCents(s.Surcharge, currency)
+		if err != nil {
+			return "", fmt.Errorf("surcharge %s: %w", s.SurchargeType, err)
+		}
+		typ, err := json.Marshal(s.SurchargeType)
+		if err != nil {
+			return "", err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(append(append(b, typ...), ':'), cents, 10)
+	}
+	return string(append(b, '}')), nil
+}
+
+// wholeCents is m in cents, if it is a whole number of cents of currency.
+func wholeCents(m shipping.Money, currency string) (int64, error) {
+	cents := int64(math.Round(m.Amount * 100))
+	if m != (shipping.Money{Amount: float64(cents) / 100, Currency: currency}) {
+		return 0, fmt.Errorf("%v is not in whole cents of %s", m, currency)
+	}
+	return cents, nil
+}
+
+// decodeSurcharges reads a surcharges column. A quote's are read by every buy and full read,
+// so the shape encodeSurcharges writes is parsed by hand; anything else (escapes) goes to
+// encoding/json's tokens, which keep the order.
+func decodeSurcharges(s, currency string) ([]shipping.SurchargeMetadata, error) {
+	out, ok := fastSurcharges(s, currency)
+	if ok {
+		return out, nil
+	}
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("not an object: %q", s)
+	}
+	out = []shipping.SurchargeMetadata{}
+	for d.More() {
+		typ, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		v, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		n, ok := v.(json.Number)
+		cents, err := n.Int64()
+		if !ok || err != nil {
+			return nil, fmt.Errorf("surcharge %v: %v is not cents", typ, v)
+		}
+		out = append(out, shipping.SurchargeMetadata{SurchargeType: typ.(string),
+			Surcharge: shipping.Money{Amount: float64(cents) / 100, Currency: currency}})
+	}
+	if _, err := d.Token(); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, fmt.Errorf("more after the object: %q", s)
+	}
+	return out, nil
+}
+
+// fastSurcharges parses `{"FUEL":19,…}` with plain types (no escapes).
+func fastSurcharges(s, currency string) ([]shipping.SurchargeMetadata, bool) {
+	out := []shipping.SurchargeMetadata{}
+	p := metaParser{s}
+	if !p.take("{") {
+		return nil, false
+	}
+	for !p.take("}") {
+		if len(out) > 0 && !p.take(",") {
+			return nil, false
+		}
+		var typ string
+		var cents int64
+		if !(p.take(`"`) && p.string(&typ) && p.take(`":`) && p.int64(&cents, ",}")) {
+			return nil, false
+		}
+		out = append(out, shipping.SurchargeMetadata{SurchargeType: typ, Surcharge: shipping.Money{Amount: float64(cents) / 100, Currency: currency}})
+	}
+	return out, p.s == ""
+}
+
+// insertRequest writes a shipment's row of shipment_requests.
+func insertRequest(ctx context.Context, w writer, shipmentID, req string, messages *string) error {
+	_, err := w.ExecContext(ctx, `INSERT INTO shipment_requests (shipment_id, request, messages) VALUES ($1, $2, $3)`,
+		shipmentID, req, messages)
+	return err
+}
+
+// requestJSON is the shipment_requests.request column of s.
+func requestJSON(s *shipping.Shipment) (string, error) {
+	b, err := json.Marshal(shipmentRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn})
+	return string(b), err
+}
+
+// messagesJSON is the shipment_requests.messages column of s: NULL for a shipment quoted
+// before messages were kept (nil Messages), whose rendering has none.
+func messagesJSON(ms []shipping.Reason) (*string, error) {
+	if ms == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(ms)
+	s := string(b)
+	return &s, err
+}
+
+// decodeMessages reads a shipment_requests.messages column.
+func decodeMessages(s *string) ([]shipping.Reason, error) {
+	if s == nil {
+		return nil, nil
+	}
+	if rest, ok := strings.CutPrefix(*s, "["); ok {
+		if ms, ok := fastMessages(rest); ok {
+			return ms, nil
+		}
+	}
+	ms := []shipping.Reason{}
+	err := json.Unmarshal([]byte(*s), &ms)
+	return ms, err
+}

@@ -1,0 +1,109 @@
+package store
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// A quote's surcharges are stored as cents by type and read back as they were, in order, by
+// hand in the common shape and by encoding/json otherwise; amounts that are not whole cents of
+// the quote's currency are refused rather than stored otherwise.
+func TestSurchargesColumn(t *testing.T) {
+	usd := func(typ string, cents int64) shipping.SurchargeMetadata {
+		return shipping.SurchargeMetadata{SurchargeType: typ, Surcharge: shipping.USD(cents)}
+	}
+	tests := []struct {
+		name   string
+		in     []shipping.SurchargeMetadata
+		stored string
+	}{
+		{"none", []shipping.SurchargeMetadata{}, `{}`},
+		{"fuel", []shipping.SurchargeMetadata{usd("FUEL", 19)}, `{"FUEL":19}`},
+		{"in order", []shipping.SurchargeMetadata{usd("FUEL", 19), usd("DAS", 300), usd("EDAS", -5)}, `{"FUEL":19,"DAS":300,"EDAS":-5}`},
+		{"escaped", []shipping.SurchargeMetadata{usd(`A"B`, 1), usd("é", 2)}, `{"A\"B":1,"é":2}`},
+		{"twice", []shipping.SurchargeMetadata{usd("FUEL", 1), usd("FUEL", 2)}, `{"FUEL":1,"FUEL":2}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := encodeSurcharges(tt.in, "USD")
+			if err != nil || got != tt.stored {
+				t.Fatalf("encodeSurcharges(%v) = %q, %v; want %q", tt.in, got, err, tt.stored)
+			}
+			back, err := decodeSurcharges(got, "USD")
+			if err != nil || !reflect.DeepEqual(back, tt.in) {
+				t.Errorf("decodeSurcharges(%q) = %v, %v; want %v", got, back, err, tt.in)
+			}
+		})
+	}
+	for _, bad := range [][]shipping.SurchargeMetadata{
+		{{SurchargeType: "FUEL", Surcharge: shipping.Money{Amount: 0.195, Currency: "USD"}}},
+		{{SurchargeType: "FUEL", Surcharge: shipping.Money{Amount: 0.19, Currency: "EUR"}}},
+	} {
+		if got, err := encodeSurcharges(bad, "USD"); err == nil {
+			t.Errorf("encodeSurcharges(%v) = %q; want an error", bad, got)
+		}
+	}
+	for _, bad := range []string{``, `[]`, `{"FUEL":1.5}`, `{"FUEL":"1"}`, `{"FUEL":1}x`, `{"FUEL":1`} {
+		if got, err := decodeSurcharges(bad, "USD"); err == nil {
+			t.Errorf("decodeSurcharges(%q) = %v; want an error", bad, got)
+		}
+	}
+}
+
+// TestQuoteColumnsCoverRates: a shipment's quotes are kept only as rows of shipment_quotes, so a
+// field added to a quote (shipping.Rate and what it holds) fails here until the rows hold it
+// (quoteColumns, quoteRowsOf, scanQuote, TestQuoteRoundTrip); else the record, and every
+// rendering made from it, would drop it without a word.
+func TestQuoteColumnsCoverRates(t *testing.T) {
+	stored := []struct {
+		typ    reflect.Type
+		fields []string
+	}{
+		{reflect.TypeFor[shipping.Rate](), []string{"ID", "ShipmentID", "Carrier", "Service", "Price", "EstimatedDeliveryDate",
+			"EstimatedDeliveryDays", "RateMetadata", "PostageCents", "SurchargesCents", "TotalCents", "RetailCents"}},
+		{reflect.TypeFor[shipping.RateMetadata](), []string{"USPSZone", "CountryZone", "BillableWeight", "WeightMetadata",
+			"SurchargesMetadata", "CarrierVersion", "DDPFee"}},
+		{reflect.TypeFor[shipping.WeightMetadata](), []string{"ActualOzWeight", "BillableOzWeight", "DimFactor", "DimThreshold", "Volume"}},
+		{reflect.TypeFor[shipping.SurchargeMetadata](), []string{"SurchargeType", "Surcharge"}},
+		{reflect.TypeFor[shipping.Money](), []string{"Amount", "Currency"}},
+	}
+	for _, s := range stored {
+		var got []string
+		for f := range s.typ.Fields() {
+			got = append(got, f.Name)
+		}
+		if !reflect.DeepEqual(got, s.fields) {
+			t.Errorf("fields of %s = %v; shipment_quotes holds %v", s.typ, got, s.fields)
+		}
+	}
+}
+
+// TestQuoteRoundTrip: a quote with every field set reads back from its row as it was stored.
+func TestQuoteRoundTrip(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	acct, err := db.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := boughtShipment()
+	s.AccountID, s.Status, s.ShippingLabel, s.Carrier = acct.ID, shipping.StatusOpen, nil, ""
+	ddp := shipping.USD(1250)
+	s.ShippingRates[0].RateMetadata = shipping.RateMetadata{CountryZone: 17, BillableWeight: 33,
+		WeightMetadata:     shipping.WeightMetadata{ActualOzWeight: 20.25, BillableOzWeight: 33, DimFactor: 166, DimThreshold: 1728, Volume: 320.5},
+		SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.USD(40)}, {SurchargeType: "DDP", Surcharge: ddp}},
+		CarrierVersion:     4, DDPFee: &ddp}
+	if _, err := db.CreateShipment(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Shipment(ctx, acct.ID, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.ShippingRates, s.ShippingRates) {
+		t.Errorf("quotes read back\n %+v\nwant\n %+v", got.ShippingRates, s.ShippingRates)
+	}
+}
