@@ -250,8 +250,7 @@ func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string
 	if db.dialect == PostgreSQL {
 		blocks = &db.serials
 	}
-again:
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	purchase := func(ctx context.Context, tx *sql.Tx) error {
 		rendered, codeJSON = "", nil
 		*serials = txSerials{tx: tx, blocks: blocks}
 		if idem != nil {
@@ -370,12 +369,17 @@ again:
 			return err
 		}
 		return nil
-	})
-	if errors.Is(err, ErrNoSerialsReserved) && serials.need != nil {
-		// Reserved outside the buy's transaction, which would otherwise hold a connection of
-		// the pool while asking for another.
-		if err = db.reserveSerials(ctx, serials.need); err == nil {
-			goto again
+	}
+	for {
+		err = db.Tx(ctx, purchase)
+		if !errors.Is(err, ErrNoSerialsReserved) || serials.need == nil {
+			break
+		}
+		// A purchase that found no reserved serial reserves a block outside its transaction,
+		// which would otherwise hold a connection of the pool while asking for another, and
+		// runs again.
+		if err = db.reserveSerials(ctx, serials.need); err != nil {
+			break
 		}
 	}
 	if errors.Is(err, shipping.ErrTrackingNumberTaken) && serials.carrier != "" {
