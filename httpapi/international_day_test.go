@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/waybill/waybill/shipping/tooltest"
 )
 
 // intlShipment is a shipment abroad as the test sends it and what its documents must show.
@@ -196,7 +198,7 @@ func TestInternationalDay(t *testing.T) {
 // whitespace runs made single spaces.
 func pdfPages(t *testing.T, doc []byte) []string {
 	t.Helper()
-	pdfinfo, pdftotext := requireTool(t, "pdfinfo"), requireTool(t, "pdftotext")
+	pdfinfo, pdftotext := tooltest.Require(t, "pdfinfo"), tooltest.Require(t, "pdftotext")
 	file := filepath.Join(t.TempDir(), "doc.pdf")
 	if err := os.WriteFile(file, doc, 0o644); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/waybill/waybill/shipping/tooltest"
 )
 
 // impbCard is a USPS-like contract: IMpb numbers, the first 9261292700768711948021 (DESIGN §11).
@@ -63,7 +65,7 @@ func TestLabelPrintedAsTheCarrierPrintsIt(t *testing.T) {
 		t.Errorf("ZPL label prints the carrier's code USPSGA:\n%s", zpl)
 	}
 
-	zbar := requireTool(t, "zbarimg")
+	zbar := tooltest.Require(t, "zbarimg")
 	for _, tt := range []struct {
 		carrier string
 		gs1     bool
@@ -82,20 +84,6 @@ func TestLabelPrintedAsTheCarrierPrintsIt(t *testing.T) {
 			t.Errorf("zbarimg --xml read %s's label as %s, GS1 %v, %q; want CODE-128, GS1 %v, %q", tt.carrier, typ, gs1, data, tt.gs1, tt.data(code))
 		}
 	}
-}
-
-// requireTool returns an outside tool's path; a missing tool skips the test, except under
-// CI=true, where it fails it.
-func requireTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return path
 }
 
 // scanXML reads the one barcode of an image file with zbarimg --xml: its type, whether zbar

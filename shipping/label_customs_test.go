@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/waybill/waybill/shipping/customs"
+	"github.com/waybill/waybill/shipping/tooltest"
 )
 
 // boughtAbroad is a shipment from Los Angeles to Toronto of n items worth value USD each, in a parcel
@@ -36,7 +37,7 @@ func boughtAbroad(n int, value, parcelOz float64, itn string) (*Shipment, *Label
 // page, whitespace runs made single spaces.
 func pdfPages(t *testing.T, doc []byte) []string {
 	t.Helper()
-	pdfinfo, pdftotext := requireTool(t, "pdfinfo"), requireTool(t, "pdftotext")
+	pdfinfo, pdftotext := tooltest.Require(t, "pdfinfo"), tooltest.Require(t, "pdftotext")
 	file := filepath.Join(t.TempDir(), "doc.pdf")
 	if err := os.WriteFile(file, doc, 0o644); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/waybill/waybill/shipping/barcode"
+	"github.com/waybill/waybill/shipping/tooltest"
 )
 
 func sampleLabel(code string) LabelDocument {
@@ -33,25 +34,11 @@ func sampleLabel(code string) LabelDocument {
 	}
 }
 
-// requireTool returns an outside tool's path; a missing tool skips the test, except under
-// CI=true, where it fails it.
-func requireTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return path
-}
-
 // TestLabelPDFRendersAndScans renders label PDFs with poppler at 300 dpi and reads the barcode
 // back off a row of the rendered image: the drawing is a real, scannable Code 128 of the
 // tracking code, for short, long, numeric and mixed codes.
 func TestLabelPDFRendersAndScans(t *testing.T) {
-	tool := requireTool(t, "pdftoppm")
+	tool := tooltest.Require(t, "pdftoppm")
 	for _, code := range []string{
 		"SWX12345678901234567",
 		"1Z999AA10123456784",
@@ -315,8 +302,8 @@ func TestLabelPrintsGroupedCode(t *testing.T) {
 // rendered by pdftoppm, with zbarimg: the barcode a scanner sees, not just the one our own
 // decoder reads.
 func TestLabelScansWithZbar(t *testing.T) {
-	zbar := requireTool(t, "zbarimg")
-	pdftoppm := requireTool(t, "pdftoppm")
+	zbar := tooltest.Require(t, "zbarimg")
+	pdftoppm := tooltest.Require(t, "pdftoppm")
 	for _, code := range []string{"SWX12345678901234567", "PL80007652062298081", "PL00000000000000018", "1Z999AA10123456784",
 		"9261292700768711948021", "WB" + strings.Repeat("0123456789", 3)} {
 		d := sampleLabel(code)
@@ -576,8 +563,8 @@ func TestIMpbLabelZPL(t *testing.T) {
 // with zbarimg --xml, a scanner other than our own decoder: GS1-128 (the GS1 modifier), the
 // routing code, GS, the tracking number. A plain label's reads without the modifier.
 func TestIMpbLabelScansAsGS1(t *testing.T) {
-	zbar := requireTool(t, "zbarimg")
-	pdftoppm := requireTool(t, "pdftoppm")
+	zbar := tooltest.Require(t, "zbarimg")
+	pdftoppm := tooltest.Require(t, "pdftoppm")
 	const impb = "9261292700768711948021"
 	tests := []struct {
 		name string
@@ -706,7 +693,7 @@ func TestAddressLines(t *testing.T) {
 // TestLabelPNGMatchesPDF checks the PNG and the PDF are one layout: rendered at 203 dpi, the
 // PDF's frame, rules, service band and barcode fall on the PNG's pixels.
 func TestLabelPNGMatchesPDF(t *testing.T) {
-	tool := requireTool(t, "pdftoppm")
+	tool := tooltest.Require(t, "pdftoppm")
 	d := sampleLabel("PL80007652062298081")
 	d.Customs = true
 	p, err := d.PDF()

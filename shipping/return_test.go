@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/waybill/waybill/shipping/tooltest"
 )
 
 // TestRoute checks the route a request is quoted for: outbound from the origin, a return from
@@ -159,8 +161,8 @@ func TestLabelsDocument(t *testing.T) {
 // TestLabelsPDFInAReader opens a batch's PDF with poppler: one 4 × 6 in page per label, each
 // page drawn (the last one as well as the first).
 func TestLabelsPDFInAReader(t *testing.T) {
-	pdfinfo := requireTool(t, "pdfinfo")
-	pdftoppm := requireTool(t, "pdftoppm")
+	pdfinfo := tooltest.Require(t, "pdfinfo")
+	pdftoppm := tooltest.Require(t, "pdftoppm")
 	docs := []LabelDocument{sampleLabel("PL80007652062298081"), sampleLabel("SWX12345678901234567"), sampleLabel("PL55958836184690561")}
 	docs[2].Return = true
 	b, err := LabelsPDF(docs)

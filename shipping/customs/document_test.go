@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/waybill/waybill/shipping/pdf"
+	"github.com/waybill/waybill/shipping/tooltest"
 )
 
 func ptr(s string) *string { return &s }
@@ -43,25 +44,11 @@ func sampleDocument(n int, itn string) Document {
 	}
 }
 
-// requireTool returns an outside tool's path; a missing tool skips the test, except under
-// CI=true, where it fails it.
-func requireTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return path
-}
-
 // pdfText checks doc with qpdf and returns the text pdftotext reads off it, its whitespace
 // runs made single spaces.
 func pdfText(t *testing.T, doc []byte) string {
 	t.Helper()
-	pdftotext := requireTool(t, "pdftotext")
+	pdftotext := tooltest.Require(t, "pdftotext")
 	file := filepath.Join(t.TempDir(), "doc.pdf")
 	if err := os.WriteFile(file, doc, 0o644); err != nil {
 		t.Fatal(err)

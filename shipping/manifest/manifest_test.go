@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/tooltest"
 )
 
 func shipment(status, shipDate string) *shipping.Shipment {
@@ -136,22 +137,10 @@ func TestPDFPages(t *testing.T) {
 	}
 }
 
-func requireTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return path
-}
-
 // TestPDFInAReader renders the manifest with poppler, reads its barcode with zbarimg and its
 // text with pdftotext: a real document a driver signs and a scanner reads.
 func TestPDFInAReader(t *testing.T) {
-	pdftoppm, zbar := requireTool(t, "pdftoppm"), requireTool(t, "zbarimg")
+	pdftoppm, zbar := tooltest.Require(t, "pdftoppm"), tooltest.Require(t, "zbarimg")
 	m := sample(70)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "manifest.pdf")

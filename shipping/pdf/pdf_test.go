@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/waybill/waybill/shipping/tooltest"
 )
 
 var _ = flag.Bool("update", false, "rewrite golden files (used by httpapi)")
@@ -139,22 +141,10 @@ func TestNum(t *testing.T) {
 
 // RequireTool returns the path of an outside tool, skipping the test when it is missing —
 // unless CI=true, where a missing tool fails it.
-func requireTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return path
-}
-
 // TestRenderWithPoppler proves the output is a PDF a real reader opens: pdftoppm renders both
 // pages at their sizes, and the pages are not blank.
 func TestRenderWithPoppler(t *testing.T) {
-	tool := requireTool(t, "pdftoppm")
+	tool := tooltest.Require(t, "pdftoppm")
 	dir := t.TempDir()
 	file := filepath.Join(dir, "doc.pdf")
 	if err := os.WriteFile(file, sample().Bytes(), 0o644); err != nil {
