@@ -850,27 +850,7 @@ func (db *DB) AddCarrierTrackingEvent(ctx context.Context, carrier, trackingCode
 // is not empty.
 func (db *DB) addTrackingEvent(ctx context.Context, carrier, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		// Events of one label apply one after the other: lock its row first, after its
-		// shipment's, the order of every change to both (a buy, a cancel, a PATCH: rerender),
-		// so that on PostgreSQL they wait for each other instead of deadlocking. A label's
-		// shipment never changes, so it is read before the locks.
-		var account, shipmentID, labelCarrier string
-		err := tx.QueryRowContext(ctx, `SELECT account_id, shipment_id, carrier FROM shipping_labels WHERE tracking_code = $1`,
-			trackingCode).Scan(&account, &shipmentID, &labelCarrier)
-		if errors.Is(err, sql.ErrNoRows) || err == nil && carrier != "" && labelCarrier != carrier {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		if err := db.lock(ctx, tx, `SELECT id FROM shipments WHERE account_id = $1 AND id = $2`, account, shipmentID); err != nil {
-			return err
-		}
-		if err := db.lock(ctx, tx, `SELECT id FROM shipping_labels WHERE tracking_code = $1`, trackingCode); err != nil {
-			return err
-		}
-		l, err := db.scanLabelAccount(tx.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
-			WHERE tracking_code = $1`, trackingCode), &account)
+		account, l, err := db.lockTrackedLabel(ctx, tx, carrier, trackingCode)
 		if err != nil {
 			return err
 		}
@@ -879,66 +859,113 @@ func (db *DB) addTrackingEvent(ctx context.Context, carrier, trackingCode string
 			return err
 		}
 		now := db.now()
-		var location sql.NullString
-		if e.TrackingLocation != nil {
-			b, err := json.Marshal(e.TrackingLocation)
-			if err != nil {
-				return err
-			}
-			location = sql.NullString{String: string(b), Valid: true}
-		}
-		e.ID, e.CreatedAt = db.NewID(), stamp(now)
-		res, err := tx.ExecContext(ctx, `INSERT INTO tracking_events (id, account_id, label_id, status, substatus,
-			status_detail, message, occurred_at, source, location, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-			ON CONFLICT (label_id, occurred_at, status, message) DO NOTHING`,
-			e.ID, account, l.ID, e.Status, e.Substatus, e.StatusDetail, e.Message, Micros(e.OccurredAt.Time), e.Source, location, now)
+		inserted, err := db.insertTrackingEvent(ctx, tx, account, l.ID, &e, now)
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			if err != nil {
-				return err
-			}
+		if !inserted {
 			ev, err = scanTrackingEvent(tx.QueryRowContext(ctx, `SELECT `+trackingEventColumns+` FROM tracking_events
 				WHERE account_id = $1 AND label_id = $2 AND occurred_at = $3 AND status = $4 AND message = $5`,
 				account, l.ID, Micros(e.OccurredAt.Time), e.Status, e.Message))
 			return err
 		}
 		ev, created = e, true
-		effect, err := shipping.ApplyTrackingEvent(l, e)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = $2, last_event_at = $3,
-			first_carrier_scan_at = $4, delivered_at = $5, finished_at = $6, updated_at = $7
-			WHERE account_id = $8 AND id = $9`,
-			l.Status, l.Substatus, nullMicros(l.LastEventAt), nullStampMicros(l.FirstCarrierScanAt), nullStampMicros(l.DeliveredAt),
-			nullMicros(l.FinishedAt), now, account, l.ID)
-		if err != nil {
-			return err
-		}
-		if _, err := db.rerender(ctx, tx, account, l.ShipmentID); err != nil {
-			return err
-		}
-		events, err := trackingEvents(ctx, tx, account, l.ID)
-		if err != nil {
-			return err
-		}
-		payload := payloadOf(l, events)
-		if effect.EnteredNetwork {
-			if err := db.emitEvent(ctx, tx, account, "LABEL_IN_TRANSIT", payload); err != nil {
-				return err
-			}
-		}
-		if err := db.emitEvent(ctx, tx, account, "LABEL_TRACKING_UPDATED", payload); err != nil {
-			return err
-		}
-		if effect.Finished {
-			// The label row already shows its final status, which billing records.
-			return db.billFinishedLabel(ctx, tx, l.ID, Micros(*l.FinishedAt))
-		}
-		return nil
+		return db.applyTrackingEvent(ctx, tx, account, l, e, now)
 	})
 	return ev, created, err
+}
+
+// lockTrackedLabel locks and reads the label with the tracking code, of carrier when it is not
+// empty, and its account.
+func (db *DB) lockTrackedLabel(ctx context.Context, tx *sql.Tx, carrier, trackingCode string) (account string, l *shipping.Label, err error) {
+	// Events of one label apply one after the other: lock its row first, after its
+	// shipment's, the order of every change to both (a buy, a cancel, a PATCH: rerender),
+	// so that on PostgreSQL they wait for each other instead of deadlocking. A label's
+	// shipment never changes, so it is read before the locks.
+	var shipmentID, labelCarrier string
+	err = tx.QueryRowContext(ctx, `SELECT account_id, shipment_id, carrier FROM shipping_labels WHERE tracking_code = $1`,
+		trackingCode).Scan(&account, &shipmentID, &labelCarrier)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && carrier != "" && labelCarrier != carrier {
+		return "", nil, ErrNotFound
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if err := db.lock(ctx, tx, `SELECT id FROM shipments WHERE account_id = $1 AND id = $2`, account, shipmentID); err != nil {
+		return "", nil, err
+	}
+	if err := db.lock(ctx, tx, `SELECT id FROM shipping_labels WHERE tracking_code = $1`, trackingCode); err != nil {
+		return "", nil, err
+	}
+	l, err = db.scanLabelAccount(tx.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
+		WHERE tracking_code = $1`, trackingCode), &account)
+	if err != nil {
+		return "", nil, err
+	}
+	return account, l, nil
+}
+
+// insertTrackingEvent stores e, with a new ID and created at now, for the label; it reports false
+// when the label already has the event (same time, status and message).
+func (db *DB) insertTrackingEvent(ctx context.Context, tx *sql.Tx, account, labelID string, e *shipping.TrackingEvent, now int64) (inserted bool, err error) {
+	var location sql.NullString
+	if e.TrackingLocation != nil {
+		b, err := json.Marshal(e.TrackingLocation)
+		if err != nil {
+			return false, err
+		}
+		location = sql.NullString{String: string(b), Valid: true}
+	}
+	e.ID, e.CreatedAt = db.NewID(), stamp(now)
+	res, err := tx.ExecContext(ctx, `INSERT INTO tracking_events (id, account_id, label_id, status, substatus,
+		status_detail, message, occurred_at, source, location, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		ON CONFLICT (label_id, occurred_at, status, message) DO NOTHING`,
+		e.ID, account, labelID, e.Status, e.Substatus, e.StatusDetail, e.Message, Micros(e.OccurredAt.Time), e.Source, location, now)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, err
+	}
+	return n > 0, nil
+}
+
+// applyTrackingEvent applies the recorded event e to the label l: it stores the label's new
+// status, rerenders its shipment, emits the LABEL_* events and bills a label it finished.
+func (db *DB) applyTrackingEvent(ctx context.Context, tx *sql.Tx, account string, l *shipping.Label, e shipping.TrackingEvent, now int64) error {
+	effect, err := shipping.ApplyTrackingEvent(l, e)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = $2, last_event_at = $3,
+		first_carrier_scan_at = $4, delivered_at = $5, finished_at = $6, updated_at = $7
+		WHERE account_id = $8 AND id = $9`,
+		l.Status, l.Substatus, nullMicros(l.LastEventAt), nullStampMicros(l.FirstCarrierScanAt), nullStampMicros(l.DeliveredAt),
+		nullMicros(l.FinishedAt), now, account, l.ID)
+	if err != nil {
+		return err
+	}
+	if _, err := db.rerender(ctx, tx, account, l.ShipmentID); err != nil {
+		return err
+	}
+	events, err := trackingEvents(ctx, tx, account, l.ID)
+	if err != nil {
+		return err
+	}
+	payload := payloadOf(l, events)
+	if effect.EnteredNetwork {
+		if err := db.emitEvent(ctx, tx, account, "LABEL_IN_TRANSIT", payload); err != nil {
+			return err
+		}
+	}
+	if err := db.emitEvent(ctx, tx, account, "LABEL_TRACKING_UPDATED", payload); err != nil {
+		return err
+	}
+	if effect.Finished {
+		// The label row already shows its final status, which billing records.
+		return db.billFinishedLabel(ctx, tx, l.ID, Micros(*l.FinishedAt))
+	}
+	return nil
 }
