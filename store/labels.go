@@ -220,180 +220,257 @@ func payloadOf(l *shipping.Label, events []shipping.TrackingEvent) labelPayload 
 // stored on the label. rendered is the bought shipment's stored rendering (ShipmentJSON), empty
 // for a replay.
 func (db *DB) BuyLabel(ctx context.Context, accountID, shipmentID, rateID string, p Purchase, idem *Idempotency, buy PurchaseFunc) (s *shipping.Shipment, rendered string, replayed bool, err error) {
-	// The shipment is read, and rendered bought, before the transaction, off the single
-	// writer, which then only checks that the shipment is still as read (by its stored
-	// rendering, which every change rewrites) and splices in the tracking code the carrier
-	// gives. If it changed meanwhile, it is read and rendered again in the transaction.
+	b, err := db.prepareBuy(ctx, accountID, shipmentID, rateID, p, idem, buy)
+	if err != nil {
+		return nil, "", false, err
+	}
+	if err := b.run(ctx); err != nil {
+		return nil, "", false, err
+	}
+	rendered = b.rendered
+	if b.codeJSON != nil && !b.replayed {
+		rendered = b.pre.shipment.with(b.codeJSON)
+	}
+	return b.s, rendered, b.replayed, nil
+}
+
+// labelBuy is one BuyLabel call: what it asks for, what was prepared before its transaction,
+// and what the last attempt of that transaction found.
+type labelBuy struct {
+	db                            *DB
+	accountID, shipmentID, rateID string
+	p                             Purchase
+	idem                          *Idempotency
+	buy                           PurchaseFunc
+	now, insurance                int64
+
+	read    *shipping.Shipment // the shipment as read before the transaction; nil if unreadable
+	stored  []byte             // read's packed value, which every change to the shipment rewrites
+	pre     *prebought         // read bought with the mark; nil unless read was OPEN with the rate
+	labelID string             // chosen with pre, else in the first attempt that buys
+	serials *txSerials
+	blocks  *serialBlocks // nil on SQLite
+
+	s        *shipping.Shipment
+	rendered string // the bought shipment's rendering, when rendered in the transaction
+	codeJSON []byte // the tracking code, when the purchase was made as prebought
+	replayed bool
+}
+
+// prepareBuy reads the shipment, and renders it bought, before the transaction, off the single
+// writer, which then only checks that the shipment is still as read (by its stored rendering,
+// which every change rewrites) and splices in the tracking code the carrier gives. If it changed
+// meanwhile, it is read and rendered again in the transaction.
+func (db *DB) prepareBuy(ctx context.Context, accountID, shipmentID, rateID string, p Purchase, idem *Idempotency, buy PurchaseFunc) (*labelBuy, error) {
 	read, stored, open := db.shipmentToBuy(ctx, accountID, shipmentID)
-	rateOf := func(s *shipping.Shipment) *shipping.Rate {
-		for i := range s.ShippingRates {
-			if s.ShippingRates[i].ID == rateID {
-				return &s.ShippingRates[i]
-			}
-		}
-		return nil
-	}
-	now, labelID := db.now(), ""
-	insurance := shipping.InsuranceCents(p.InsuredCents)
-	var pre *prebought
-	if read != nil && read.Status == shipping.StatusOpen && rateOf(read) != nil {
+	b := &labelBuy{db: db, accountID: accountID, shipmentID: shipmentID, rateID: rateID, p: p, idem: idem, buy: buy,
+		read: read, stored: stored, serials: &txSerials{}}
+	b.now = db.now()
+	b.insurance = shipping.InsuranceCents(p.InsuredCents)
+	if read != nil && read.Status == shipping.StatusOpen && b.rateOf(read) != nil {
 		bought := *read
-		labelID = db.NewID()
-		purchased(&bought, *rateOf(&bought), labelID, trackingCodeMark, now, p.InsuredCents, insurance)
-		if pre, err = prebuy(&bought, open, read.UpdatedAt); err != nil {
-			return nil, "", false, err
+		b.labelID = db.NewID()
+		purchased(&bought, *b.rateOf(&bought), b.labelID, trackingCodeMark, b.now, p.InsuredCents, b.insurance)
+		var err error
+		if b.pre, err = prebuy(&bought, open, read.UpdatedAt); err != nil {
+			return nil, err
 		}
 	}
-	var codeJSON []byte // the tracking code, when the purchase was made as prebought
-	serials := &txSerials{}
-	var blocks *serialBlocks
 	if db.dialect == PostgreSQL {
-		blocks = &db.serials
+		b.blocks = &db.serials
 	}
-	purchase := func(ctx context.Context, tx *sql.Tx) error {
-		rendered, codeJSON = "", nil
-		*serials = txSerials{tx: tx, blocks: blocks}
-		if idem != nil {
-			// Claiming the key first serializes retries: on PostgreSQL a concurrent insert of
-			// the same key waits for this transaction and then finds the stored answer.
-			res, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint,
-				shipment_id, response, created_at) VALUES ($1, $2, $3, $4, '', $5)
-				ON CONFLICT (account_id, idempotency_key) DO NOTHING`, accountID, idem.Key, idem.Fingerprint, shipmentID, now)
-			if err != nil {
-				return err
-			}
-			if n, err := res.RowsAffected(); err != nil || n == 0 {
-				if err != nil {
-					return err
-				}
-				s, err = replay(ctx, tx, accountID, idem)
-				replayed = err == nil
-				return err
-			}
+	return b, nil
+}
+
+// rateOf returns the rate bought in s, nil if s has none of that ID.
+func (b *labelBuy) rateOf(s *shipping.Shipment) *shipping.Rate {
+	for i := range s.ShippingRates {
+		if s.ShippingRates[i].ID == b.rateID {
+			return &s.ShippingRates[i]
 		}
-		// The claim: the shipment must still be OPEN. On PostgreSQL its row stays locked until
-		// the commit, so of two concurrent buyers the second waits, then finds it no longer OPEN.
-		var current []byte
-		var orderID sql.NullString
-		var additional bool
-		err := tx.QueryRowContext(ctx, `SELECT packed, order_id, order_additional FROM shipments
-			WHERE account_id = $1 AND id = $2 AND status = $3`+db.forUpdate(),
-			accountID, shipmentID, shipping.StatusOpen).Scan(&current, &orderID, &additional)
-		open := err == nil
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		if open && orderID.Valid {
-			if err := db.checkOrderShips(ctx, tx, accountID, orderID.String, additional); err != nil {
-				return err
-			}
-		}
-		asRead := open && pre != nil && bytes.Equal(current, stored)
-		if s = read; !asRead {
-			if s, err = db.shipmentIn(ctx, tx, accountID, shipmentID); err != nil {
-				return err
-			}
-			if rateOf(s) == nil {
-				return ErrNotFound
-			}
-			if err := shipping.CanBuy(s.Status); err != nil {
-				return err
-			}
-			if !open { // OPEN now, but not when claimed: created after the claim looked
-				return fmt.Errorf("%w: shipment is no longer OPEN", shipping.ErrInvalidState)
-			}
-		}
-		rate := rateOf(s)
-		if labelID == "" {
-			labelID = db.NewID()
-		}
-		code, err := buy(ctx, s, *rate, labelID, serials)
-		if err != nil {
-			return err
-		}
-		var row boughtRate
-		if asRead {
-			row = pre.rate
-		} else if row, err = boughtRateOf(s, rate.ID); err != nil {
-			return err
-		}
-		if err := row.insert(ctx, tx); err != nil {
-			return err
-		}
-		// The answer is what is written here; no need to read it back.
-		purchased(s, *rate, labelID, code, now, p.InsuredCents, insurance)
-		s.AccountID = accountID
-		var packedShipment, packedLabel []byte
-		if asRead {
-			if codeJSON, err = json.Marshal(code); err != nil {
-				return err
-			}
-			packedShipment, packedLabel = pre.packedShipment.fill(codeJSON), pre.packedLabel.fill(codeJSON)
-		} else {
-			shipmentJSON, labelJSON, err := renderings(s)
-			if err != nil {
-				return err
-			}
-			rendered = string(shipmentJSON)
-			packedShipment, packedLabel = pack(shipmentJSON), pack(labelJSON)
-		}
-		insured := sql.NullInt64{Int64: p.InsuredCents, Valid: p.InsuredCents > 0}
-		_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
-			service, tracking_code, status, substatus, label_format, created_at, updated_at, insured_cents, insurance_cents,
-			packed, commercial_invoice)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12, $13, $14)`,
-			labelID, accountID, shipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, now,
-			insured, insurance, packedLabel, s.ShippingLabel.CommercialInvoice)
-		if trackingCodeTaken(err) {
-			return shipping.ErrTrackingNumberTaken
-		}
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4,
-			rendered = NULL WHERE account_id = $5 AND id = $6`,
-			shipping.StatusPurchased, rate.Carrier, now, packedShipment, accountID, shipmentID)
-		if err != nil {
-			return err
-		}
-		if err := db.emitEvent(ctx, tx, accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
-			return err
-		}
-		if idem != nil {
-			answer, err := json.Marshal(s)
-			if err != nil {
-				return err
-			}
-			_, err = tx.ExecContext(ctx, `UPDATE idempotency_keys SET response = $1 WHERE account_id = $2 AND idempotency_key = $3`,
-				string(answer), accountID, idem.Key)
-			return err
-		}
-		return nil
 	}
+	return nil
+}
+
+// run runs the purchase transaction, again after reserving serials when it found none reserved,
+// and passes over a serial whose tracking number another label already has.
+func (b *labelBuy) run(ctx context.Context) error {
+	var err error
 	for {
-		err = db.Tx(ctx, purchase)
-		if !errors.Is(err, ErrNoSerialsReserved) || serials.need == nil {
+		err = b.db.Tx(ctx, b.attempt)
+		if !errors.Is(err, ErrNoSerialsReserved) || b.serials.need == nil {
 			break
 		}
 		// A purchase that found no reserved serial reserves a block outside its transaction,
 		// which would otherwise hold a connection of the pool while asking for another, and
 		// runs again.
-		if err = db.reserveSerials(ctx, serials.need); err != nil {
+		if err = b.db.reserveSerials(ctx, b.serials.need); err != nil {
 			break
 		}
 	}
-	if errors.Is(err, shipping.ErrTrackingNumberTaken) && serials.carrier != "" {
-		if perr := db.passOver(ctx, serials.carrier, serials.serial); perr != nil {
-			return nil, "", false, perr
+	if errors.Is(err, shipping.ErrTrackingNumberTaken) && b.serials.carrier != "" {
+		if perr := b.db.passOver(ctx, b.serials.carrier, b.serials.serial); perr != nil {
+			return perr
 		}
 	}
+	return err
+}
+
+// attempt is the purchase transaction: claim the idempotency key and the shipment, buy the label
+// from the carrier, record the purchase.
+func (b *labelBuy) attempt(ctx context.Context, tx *sql.Tx) error {
+	b.rendered, b.codeJSON = "", nil
+	*b.serials = txSerials{tx: tx, blocks: b.blocks}
+	if b.idem != nil {
+		if claimed, err := b.claimKey(ctx, tx); err != nil || !claimed {
+			return err
+		}
+	}
+	asRead, err := b.claim(ctx, tx)
 	if err != nil {
-		return nil, "", false, err
+		return err
 	}
-	if codeJSON != nil && !replayed {
-		rendered = pre.shipment.with(codeJSON)
+	rate := b.rateOf(b.s)
+	if b.labelID == "" {
+		b.labelID = b.db.NewID()
 	}
-	return s, rendered, replayed, nil
+	code, err := b.buy(ctx, b.s, *rate, b.labelID, b.serials)
+	if err != nil {
+		return err
+	}
+	return b.record(ctx, tx, rate, code, asRead)
+}
+
+// claimKey claims the idempotency key first, which serializes retries: on PostgreSQL a
+// concurrent insert of the same key waits for this transaction and then finds the stored answer.
+// It reports false when the key was claimed before; the answer is then the stored one.
+func (b *labelBuy) claimKey(ctx context.Context, tx *sql.Tx) (claimed bool, err error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint,
+		shipment_id, response, created_at) VALUES ($1, $2, $3, $4, '', $5)
+		ON CONFLICT (account_id, idempotency_key) DO NOTHING`, b.accountID, b.idem.Key, b.idem.Fingerprint, b.shipmentID, b.now)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err != nil {
+			return false, err
+		}
+		b.s, err = replay(ctx, tx, b.accountID, b.idem)
+		b.replayed = err == nil
+		return false, err
+	}
+	return true, nil
+}
+
+// claim checks that the shipment is still OPEN and its order may ship, and sets b.s to the
+// shipment to buy: the one read before, when it is still as read (asRead), else the one read
+// again in tx. On PostgreSQL its row stays locked until the commit, so of two concurrent buyers
+// the second waits, then finds it no longer OPEN.
+func (b *labelBuy) claim(ctx context.Context, tx *sql.Tx) (asRead bool, err error) {
+	var current []byte
+	var orderID sql.NullString
+	var additional bool
+	err = tx.QueryRowContext(ctx, `SELECT packed, order_id, order_additional FROM shipments
+		WHERE account_id = $1 AND id = $2 AND status = $3`+b.db.forUpdate(),
+		b.accountID, b.shipmentID, shipping.StatusOpen).Scan(&current, &orderID, &additional)
+	open := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, err
+	}
+	if open && orderID.Valid {
+		if err := b.db.checkOrderShips(ctx, tx, b.accountID, orderID.String, additional); err != nil {
+			return false, err
+		}
+	}
+	asRead = open && b.pre != nil && bytes.Equal(current, b.stored)
+	if b.s = b.read; asRead {
+		return true, nil
+	}
+	if b.s, err = b.db.shipmentIn(ctx, tx, b.accountID, b.shipmentID); err != nil {
+		return false, err
+	}
+	if b.rateOf(b.s) == nil {
+		return false, ErrNotFound
+	}
+	if err := shipping.CanBuy(b.s.Status); err != nil {
+		return false, err
+	}
+	if !open { // OPEN now, but not when claimed: created after the claim looked
+		return false, fmt.Errorf("%w: shipment is no longer OPEN", shipping.ErrInvalidState)
+	}
+	return false, nil
+}
+
+// record writes the purchase of rate under code: the bought rate, the label, the shipment, the
+// LABEL_PURCHASED event and the idempotency key's answer.
+func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, rate *shipping.Rate, code string, asRead bool) error {
+	s := b.s
+	var row boughtRate
+	var err error
+	if asRead {
+		row = b.pre.rate
+	} else if row, err = boughtRateOf(s, rate.ID); err != nil {
+		return err
+	}
+	if err := row.insert(ctx, tx); err != nil {
+		return err
+	}
+	// The answer is what is written here; no need to read it back.
+	purchased(s, *rate, b.labelID, code, b.now, b.p.InsuredCents, b.insurance)
+	s.AccountID = b.accountID
+	packedShipment, packedLabel, err := b.packings(s, code, asRead)
+	if err != nil {
+		return err
+	}
+	insured := sql.NullInt64{Int64: b.p.InsuredCents, Valid: b.p.InsuredCents > 0}
+	_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
+		service, tracking_code, status, substatus, label_format, created_at, updated_at, insured_cents, insurance_cents,
+		packed, commercial_invoice)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12, $13, $14)`,
+		b.labelID, b.accountID, b.shipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, b.now,
+		insured, b.insurance, packedLabel, s.ShippingLabel.CommercialInvoice)
+	if trackingCodeTaken(err) {
+		return shipping.ErrTrackingNumberTaken
+	}
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4,
+		rendered = NULL WHERE account_id = $5 AND id = $6`,
+		shipping.StatusPurchased, rate.Carrier, b.now, packedShipment, b.accountID, b.shipmentID)
+	if err != nil {
+		return err
+	}
+	if err := b.db.emitEvent(ctx, tx, b.accountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
+		return err
+	}
+	if b.idem != nil {
+		answer, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE idempotency_keys SET response = $1 WHERE account_id = $2 AND idempotency_key = $3`,
+			string(answer), b.accountID, b.idem.Key)
+		return err
+	}
+	return nil
+}
+
+// packings packs the bought shipment s and its label: as prebought, with code spliced in, when s
+// is as read, else rendered afresh (the rendering kept for BuyLabel's answer).
+func (b *labelBuy) packings(s *shipping.Shipment, code string, asRead bool) (packedShipment, packedLabel []byte, err error) {
+	if asRead {
+		if b.codeJSON, err = json.Marshal(code); err != nil {
+			return nil, nil, err
+		}
+		return b.pre.packedShipment.fill(b.codeJSON), b.pre.packedLabel.fill(b.codeJSON), nil
+	}
+	shipmentJSON, labelJSON, err := renderings(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.rendered = string(shipmentJSON)
+	return pack(shipmentJSON), pack(labelJSON), nil
 }
 
 // trackingCodeTaken reports whether err is the violation of shipping_labels' UNIQUE
@@ -773,27 +850,7 @@ func (db *DB) AddCarrierTrackingEvent(ctx context.Context, carrier, trackingCode
 // is not empty.
 func (db *DB) addTrackingEvent(ctx context.Context, carrier, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
 	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		// Events of one label apply one after the other: lock its row first, after its
-		// shipment's, the order of every change to both (a buy, a cancel, a PATCH: rerender),
-		// so that on PostgreSQL they wait for each other instead of deadlocking. A label's
-		// shipment never changes, so it is read before the locks.
-		var account, shipmentID, labelCarrier string
-		err := tx.QueryRowContext(ctx, `SELECT account_id, shipment_id, carrier FROM shipping_labels WHERE tracking_code = $1`,
-			trackingCode).Scan(&account, &shipmentID, &labelCarrier)
-		if errors.Is(err, sql.ErrNoRows) || err == nil && carrier != "" && labelCarrier != carrier {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		if err := db.lock(ctx, tx, `SELECT id FROM shipments WHERE account_id = $1 AND id = $2`, account, shipmentID); err != nil {
-			return err
-		}
-		if err := db.lock(ctx, tx, `SELECT id FROM shipping_labels WHERE tracking_code = $1`, trackingCode); err != nil {
-			return err
-		}
-		l, err := db.scanLabelAccount(tx.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
-			WHERE tracking_code = $1`, trackingCode), &account)
+		account, l, err := db.lockTrackedLabel(ctx, tx, carrier, trackingCode)
 		if err != nil {
 			return err
 		}
@@ -802,66 +859,113 @@ func (db *DB) addTrackingEvent(ctx context.Context, carrier, trackingCode string
 			return err
 		}
 		now := db.now()
-		var location sql.NullString
-		if e.TrackingLocation != nil {
-			b, err := json.Marshal(e.TrackingLocation)
-			if err != nil {
-				return err
-			}
-			location = sql.NullString{String: string(b), Valid: true}
-		}
-		e.ID, e.CreatedAt = db.NewID(), stamp(now)
-		res, err := tx.ExecContext(ctx, `INSERT INTO tracking_events (id, account_id, label_id, status, substatus,
-			status_detail, message, occurred_at, source, location, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-			ON CONFLICT (label_id, occurred_at, status, message) DO NOTHING`,
-			e.ID, account, l.ID, e.Status, e.Substatus, e.StatusDetail, e.Message, Micros(e.OccurredAt.Time), e.Source, location, now)
+		inserted, err := db.insertTrackingEvent(ctx, tx, account, l.ID, &e, now)
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			if err != nil {
-				return err
-			}
+		if !inserted {
 			ev, err = scanTrackingEvent(tx.QueryRowContext(ctx, `SELECT `+trackingEventColumns+` FROM tracking_events
 				WHERE account_id = $1 AND label_id = $2 AND occurred_at = $3 AND status = $4 AND message = $5`,
 				account, l.ID, Micros(e.OccurredAt.Time), e.Status, e.Message))
 			return err
 		}
 		ev, created = e, true
-		effect, err := shipping.ApplyTrackingEvent(l, e)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = $2, last_event_at = $3,
-			first_carrier_scan_at = $4, delivered_at = $5, finished_at = $6, updated_at = $7
-			WHERE account_id = $8 AND id = $9`,
-			l.Status, l.Substatus, nullMicros(l.LastEventAt), nullStampMicros(l.FirstCarrierScanAt), nullStampMicros(l.DeliveredAt),
-			nullMicros(l.FinishedAt), now, account, l.ID)
-		if err != nil {
-			return err
-		}
-		if _, err := db.rerender(ctx, tx, account, l.ShipmentID); err != nil {
-			return err
-		}
-		events, err := trackingEvents(ctx, tx, account, l.ID)
-		if err != nil {
-			return err
-		}
-		payload := payloadOf(l, events)
-		if effect.EnteredNetwork {
-			if err := db.emitEvent(ctx, tx, account, "LABEL_IN_TRANSIT", payload); err != nil {
-				return err
-			}
-		}
-		if err := db.emitEvent(ctx, tx, account, "LABEL_TRACKING_UPDATED", payload); err != nil {
-			return err
-		}
-		if effect.Finished {
-			// The label row already shows its final status, which billing records.
-			return db.billFinishedLabel(ctx, tx, l.ID, Micros(*l.FinishedAt))
-		}
-		return nil
+		return db.applyTrackingEvent(ctx, tx, account, l, e, now)
 	})
 	return ev, created, err
+}
+
+// lockTrackedLabel locks and reads the label with the tracking code, of carrier when it is not
+// empty, and its account.
+func (db *DB) lockTrackedLabel(ctx context.Context, tx *sql.Tx, carrier, trackingCode string) (account string, l *shipping.Label, err error) {
+	// Events of one label apply one after the other: lock its row first, after its
+	// shipment's, the order of every change to both (a buy, a cancel, a PATCH: rerender),
+	// so that on PostgreSQL they wait for each other instead of deadlocking. A label's
+	// shipment never changes, so it is read before the locks.
+	var shipmentID, labelCarrier string
+	err = tx.QueryRowContext(ctx, `SELECT account_id, shipment_id, carrier FROM shipping_labels WHERE tracking_code = $1`,
+		trackingCode).Scan(&account, &shipmentID, &labelCarrier)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && carrier != "" && labelCarrier != carrier {
+		return "", nil, ErrNotFound
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if err := db.lock(ctx, tx, `SELECT id FROM shipments WHERE account_id = $1 AND id = $2`, account, shipmentID); err != nil {
+		return "", nil, err
+	}
+	if err := db.lock(ctx, tx, `SELECT id FROM shipping_labels WHERE tracking_code = $1`, trackingCode); err != nil {
+		return "", nil, err
+	}
+	l, err = db.scanLabelAccount(tx.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels
+		WHERE tracking_code = $1`, trackingCode), &account)
+	if err != nil {
+		return "", nil, err
+	}
+	return account, l, nil
+}
+
+// insertTrackingEvent stores e, with a new ID and created at now, for the label; it reports false
+// when the label already has the event (same time, status and message).
+func (db *DB) insertTrackingEvent(ctx context.Context, tx *sql.Tx, account, labelID string, e *shipping.TrackingEvent, now int64) (inserted bool, err error) {
+	var location sql.NullString
+	if e.TrackingLocation != nil {
+		b, err := json.Marshal(e.TrackingLocation)
+		if err != nil {
+			return false, err
+		}
+		location = sql.NullString{String: string(b), Valid: true}
+	}
+	e.ID, e.CreatedAt = db.NewID(), stamp(now)
+	res, err := tx.ExecContext(ctx, `INSERT INTO tracking_events (id, account_id, label_id, status, substatus,
+		status_detail, message, occurred_at, source, location, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		ON CONFLICT (label_id, occurred_at, status, message) DO NOTHING`,
+		e.ID, account, labelID, e.Status, e.Substatus, e.StatusDetail, e.Message, Micros(e.OccurredAt.Time), e.Source, location, now)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, err
+	}
+	return n > 0, nil
+}
+
+// applyTrackingEvent applies the recorded event e to the label l: it stores the label's new
+// status, rerenders its shipment, emits the LABEL_* events and bills a label it finished.
+func (db *DB) applyTrackingEvent(ctx context.Context, tx *sql.Tx, account string, l *shipping.Label, e shipping.TrackingEvent, now int64) error {
+	effect, err := shipping.ApplyTrackingEvent(l, e)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = $2, last_event_at = $3,
+		first_carrier_scan_at = $4, delivered_at = $5, finished_at = $6, updated_at = $7
+		WHERE account_id = $8 AND id = $9`,
+		l.Status, l.Substatus, nullMicros(l.LastEventAt), nullStampMicros(l.FirstCarrierScanAt), nullStampMicros(l.DeliveredAt),
+		nullMicros(l.FinishedAt), now, account, l.ID)
+	if err != nil {
+		return err
+	}
+	if _, err := db.rerender(ctx, tx, account, l.ShipmentID); err != nil {
+		return err
+	}
+	events, err := trackingEvents(ctx, tx, account, l.ID)
+	if err != nil {
+		return err
+	}
+	payload := payloadOf(l, events)
+	if effect.EnteredNetwork {
+		if err := db.emitEvent(ctx, tx, account, "LABEL_IN_TRANSIT", payload); err != nil {
+			return err
+		}
+	}
+	if err := db.emitEvent(ctx, tx, account, "LABEL_TRACKING_UPDATED", payload); err != nil {
+		return err
+	}
+	if effect.Finished {
+		// The label row already shows its final status, which billing records.
+		return db.billFinishedLabel(ctx, tx, l.ID, Micros(*l.FinishedAt))
+	}
+	return nil
 }

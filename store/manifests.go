@@ -45,98 +45,18 @@ const maxManifestBatch = 500
 func (db *DB) CreateManifest(ctx context.Context, accountID, carrier, shipDate string, link ManifestLink) (Manifest, error) {
 	var m Manifest
 	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		// Locks in the order every change to a shipment and its label takes them: the
-		// shipments, then their labels (docs/decisions.md).
-		// The shipments are those manifest.Qualifies can collect a label of: the carrier's,
-		// of the date, bought, and no returns.
-		if err := db.lock(ctx, tx, `SELECT id FROM shipments WHERE account_id = $1 AND carrier = $2 AND ship_date = $3
-			AND status = $4 AND is_return = $5 ORDER BY id`, accountID, carrier, shipDate, shipping.StatusPurchased, false); err != nil {
-			return err
-		}
-		if err := db.lock(ctx, tx, `SELECT id FROM shipping_labels WHERE account_id = $1 AND carrier = $2 AND status = $3
-			AND manifest_id IS NULL AND shipment_id IN (SELECT id FROM shipments WHERE account_id = $1 AND ship_date = $4
-			AND is_return = $5) ORDER BY id`, accountID, carrier, shipping.LabelPreTransit, shipDate, false); err != nil {
-			return err
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+shipmentColumns+` FROM `+shipmentsFrom+` WHERE account_id = $1 AND carrier = $2
-			AND ship_date = $3 AND status = $4 AND is_return = $5 ORDER BY created_at, id`,
-			accountID, carrier, shipDate, shipping.StatusPurchased, false)
+		collected, err := db.manifestShipments(ctx, tx, accountID, carrier, shipDate)
 		if err != nil {
 			return err
 		}
-		var shipments []*shipping.Shipment
-		for rows.Next() {
-			s, err := scanShipment(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			shipments = append(shipments, s)
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		for i := 0; i < len(shipments); i += maxManifestBatch {
-			batch := shipments[i:min(i+maxManifestBatch, len(shipments))]
-			if err := loadQuotes(ctx, tx, batch); err != nil {
-				return err
-			}
-			if err := db.attachLabelsWith(ctx, tx, accountID, batch); err != nil {
-				return err
-			}
-		}
-		var collected []*shipping.Shipment
-		for _, s := range shipments {
-			if manifest.Qualifies(s, s.ShippingLabel, carrier, shipDate) {
-				collected = append(collected, s)
-			}
-		}
-		if len(collected) == 0 {
-			return manifest.ErrNothingToManifest
-		}
-
 		now := db.now()
 		m = Manifest{ID: db.NewID(), Carrier: carrier, ShipDate: shipDate, Status: manifest.StatusCreated,
 			LabelCount: len(collected), CreatedAt: stamp(now)}
-		doc := manifest.Manifest{ID: m.ID, Carrier: carrier, ShipDate: shipDate, CreatedAt: Time(now)}
-		var name, brand string
-		if err := tx.QueryRowContext(ctx, `SELECT name, brand FROM accounts WHERE id = $1`, accountID).Scan(&name, &brand); err != nil {
+		if err := db.storeManifest(ctx, tx, accountID, &m, collected, now); err != nil {
 			return err
 		}
-		doc.Shipper = manifest.ShipperFor(name, brand, collected)
-		for _, s := range collected {
-			l := s.ShippingLabel
-			m.ShippingLabelIDs = append(m.ShippingLabelIDs, l.ID)
-			doc.Lines = append(doc.Lines, manifest.LineFor(s, l))
-			l.ManifestID, l.UpdatedAt = &m.ID, stamp(now)
-		}
-		ids, err := json.Marshal(m.ShippingLabelIDs)
-		if err != nil {
+		if err := claimManifestLabels(ctx, tx, accountID, m, now); err != nil {
 			return err
-		}
-		pdf, csv := manifest.PDF(doc), manifest.CSV(doc)
-		pdfSum, csvSum := sha256.Sum256(pdf), sha256.Sum256(csv)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO manifests (id, account_id, carrier, ship_date, label_ids, label_count,
-			pdf, pdf_sha256, csv, csv_sha256, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-			m.ID, accountID, carrier, shipDate, string(ids), m.LabelCount, pdf, hex.EncodeToString(pdfSum[:]), csv,
-			hex.EncodeToString(csvSum[:]), now); err != nil {
-			return err
-		}
-		for i := 0; i < len(m.ShippingLabelIDs); i += maxManifestBatch {
-			batch := m.ShippingLabelIDs[i:min(i+maxManifestBatch, len(m.ShippingLabelIDs))]
-			args := []any{m.ID, now, accountID, shipping.LabelPreTransit}
-			res, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET manifest_id = $1, updated_at = $2
-				WHERE account_id = $3 AND status = $4 AND manifest_id IS NULL AND first_carrier_scan_at IS NULL
-				AND id IN (`+placeholders(&args, batch)+`)`, args...)
-			if err != nil {
-				return err
-			}
-			if n, err := res.RowsAffected(); err != nil || n != int64(len(batch)) {
-				if err != nil {
-					return err
-				}
-				return fmt.Errorf("manifest %s: claimed %d of %d labels; another change took the others", m.ID, n, len(batch))
-			}
 		}
 		for _, s := range collected {
 			s.AccountID = accountID
@@ -151,6 +71,110 @@ func (db *DB) CreateManifest(ctx context.Context, accountID, carrier, shipDate s
 		return db.emitEvent(ctx, tx, accountID, "MANIFEST_CREATED", emitted)
 	})
 	return m, err
+}
+
+// manifestShipments locks, reads and returns the shipments, with their labels, whose label
+// manifest.Qualifies for carrier and shipDate; none is manifest.ErrNothingToManifest.
+func (db *DB) manifestShipments(ctx context.Context, tx *sql.Tx, accountID, carrier, shipDate string) ([]*shipping.Shipment, error) {
+	// Locks in the order every change to a shipment and its label takes them: the
+	// shipments, then their labels (docs/decisions.md).
+	// The shipments are those manifest.Qualifies can collect a label of: the carrier's,
+	// of the date, bought, and no returns.
+	if err := db.lock(ctx, tx, `SELECT id FROM shipments WHERE account_id = $1 AND carrier = $2 AND ship_date = $3
+		AND status = $4 AND is_return = $5 ORDER BY id`, accountID, carrier, shipDate, shipping.StatusPurchased, false); err != nil {
+		return nil, err
+	}
+	if err := db.lock(ctx, tx, `SELECT id FROM shipping_labels WHERE account_id = $1 AND carrier = $2 AND status = $3
+		AND manifest_id IS NULL AND shipment_id IN (SELECT id FROM shipments WHERE account_id = $1 AND ship_date = $4
+		AND is_return = $5) ORDER BY id`, accountID, carrier, shipping.LabelPreTransit, shipDate, false); err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+shipmentColumns+` FROM `+shipmentsFrom+` WHERE account_id = $1 AND carrier = $2
+		AND ship_date = $3 AND status = $4 AND is_return = $5 ORDER BY created_at, id`,
+		accountID, carrier, shipDate, shipping.StatusPurchased, false)
+	if err != nil {
+		return nil, err
+	}
+	var shipments []*shipping.Shipment
+	for rows.Next() {
+		s, err := scanShipment(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		shipments = append(shipments, s)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(shipments); i += maxManifestBatch {
+		batch := shipments[i:min(i+maxManifestBatch, len(shipments))]
+		if err := loadQuotes(ctx, tx, batch); err != nil {
+			return nil, err
+		}
+		if err := db.attachLabelsWith(ctx, tx, accountID, batch); err != nil {
+			return nil, err
+		}
+	}
+	var collected []*shipping.Shipment
+	for _, s := range shipments {
+		if manifest.Qualifies(s, s.ShippingLabel, carrier, shipDate) {
+			collected = append(collected, s)
+		}
+	}
+	if len(collected) == 0 {
+		return nil, manifest.ErrNothingToManifest
+	}
+	return collected, nil
+}
+
+// storeManifest renders and stores m, of the labels of collected, which it marks as m's.
+func (db *DB) storeManifest(ctx context.Context, tx *sql.Tx, accountID string, m *Manifest, collected []*shipping.Shipment, now int64) error {
+	doc := manifest.Manifest{ID: m.ID, Carrier: m.Carrier, ShipDate: m.ShipDate, CreatedAt: Time(now)}
+	var name, brand string
+	if err := tx.QueryRowContext(ctx, `SELECT name, brand FROM accounts WHERE id = $1`, accountID).Scan(&name, &brand); err != nil {
+		return err
+	}
+	doc.Shipper = manifest.ShipperFor(name, brand, collected)
+	for _, s := range collected {
+		l := s.ShippingLabel
+		m.ShippingLabelIDs = append(m.ShippingLabelIDs, l.ID)
+		doc.Lines = append(doc.Lines, manifest.LineFor(s, l))
+		l.ManifestID, l.UpdatedAt = &m.ID, stamp(now)
+	}
+	ids, err := json.Marshal(m.ShippingLabelIDs)
+	if err != nil {
+		return err
+	}
+	pdf, csv := manifest.PDF(doc), manifest.CSV(doc)
+	pdfSum, csvSum := sha256.Sum256(pdf), sha256.Sum256(csv)
+	_, err = tx.ExecContext(ctx, `INSERT INTO manifests (id, account_id, carrier, ship_date, label_ids, label_count,
+		pdf, pdf_sha256, csv, csv_sha256, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		m.ID, accountID, m.Carrier, m.ShipDate, string(ids), m.LabelCount, pdf, hex.EncodeToString(pdfSum[:]), csv,
+		hex.EncodeToString(csvSum[:]), now)
+	return err
+}
+
+// claimManifestLabels sets m's labels' manifest_id; a claim that misses a label (another change
+// took it) is an error, which rolls the close-out back.
+func claimManifestLabels(ctx context.Context, tx *sql.Tx, accountID string, m Manifest, now int64) error {
+	for i := 0; i < len(m.ShippingLabelIDs); i += maxManifestBatch {
+		batch := m.ShippingLabelIDs[i:min(i+maxManifestBatch, len(m.ShippingLabelIDs))]
+		args := []any{m.ID, now, accountID, shipping.LabelPreTransit}
+		res, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET manifest_id = $1, updated_at = $2
+			WHERE account_id = $3 AND status = $4 AND manifest_id IS NULL AND first_carrier_scan_at IS NULL
+			AND id IN (`+placeholders(&args, batch)+`)`, args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != int64(len(batch)) {
+			if err != nil {
+				return err
+			}
+			return fmt.Errorf("manifest %s: claimed %d of %d labels; another change took the others", m.ID, n, len(batch))
+		}
+	}
+	return nil
 }
 
 // PendingManifests lists, per carrier and ship date, how many of the account's labels wait for
