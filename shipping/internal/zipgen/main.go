@@ -7,19 +7,16 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/waybill/waybill/shipping/internal/npmpack"
 )
 
 const pkg = "zipcodes@8.0.0"
@@ -33,13 +30,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	cmd := exec.Command("npm", "pack", "--silent", pkg)
-	cmd.Dir, cmd.Stderr = dir, os.Stderr
-	name, err := cmd.Output()
-	if err != nil {
-		log.Fatalf("npm pack %s: %v", pkg, err)
-	}
-	files, err := untar(filepath.Join(dir, strings.TrimSpace(string(name))))
+	files, err := npmpack.Files(dir, pkg)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -57,34 +48,6 @@ func main() {
 	notice := fmt.Sprintf("shipping/zip3.tsv is derived from the npm package %s\n(https://github.com/davglass/zipcodes) by shipping/internal/zipgen. Its license:\n\n%s", pkg, files["package/LICENSE"])
 	if err := os.WriteFile(*license, []byte(notice), 0o644); err != nil {
 		log.Fatal(err)
-	}
-}
-
-func untar(path string) (map[string][]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	files := map[string][]byte{}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return files, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if h.Typeflag == tar.TypeReg {
-			if files[h.Name], err = io.ReadAll(tr); err != nil {
-				return nil, err
-			}
-		}
 	}
 }
 
