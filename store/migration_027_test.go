@@ -94,23 +94,5 @@ func TestMarkCommercialInvoices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT id, commercial_invoice FROM shipping_labels`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var id string
-		var marked bool
-		if err := rows.Scan(&id, &marked); err != nil {
-			t.Fatal(err)
-		}
-		if n++; marked != want[id] {
-			t.Errorf("label %s: commercial_invoice %v; want %v", id, marked, want[id])
-		}
-	}
-	if err := rows.Err(); err != nil || n != len(want) {
-		t.Errorf("%d labels read (%v); want %d", n, err, len(want))
-	}
+	wantFlags(t, db, `SELECT id, commercial_invoice FROM shipping_labels`, want)
 }

@@ -58,25 +58,7 @@ func TestMarkReturns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT id, is_return FROM shipments`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var id string
-		var isReturn bool
-		if err := rows.Scan(&id, &isReturn); err != nil {
-			t.Fatal(err)
-		}
-		if n++; isReturn != want[id] {
-			t.Errorf("shipment %s: is_return %v; want %v", id, isReturn, want[id])
-		}
-	}
-	if err := rows.Err(); err != nil || n != len(want) {
-		t.Errorf("%d shipments read (%v); want %d", n, err, len(want))
-	}
+	wantFlags(t, db, `SELECT id, is_return FROM shipments`, want)
 }
 
 // TestMarkReturnsDamaged: a packed value that does not read (one of format 3, as stored at
@@ -106,5 +88,30 @@ func TestMarkReturnsDamaged(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), s.ID) {
 		t.Errorf("markReturns over a damaged value = %v; want an error naming shipment %s", err, s.ID)
+	}
+}
+
+// wantFlags checks the flag of every row query selects (id, flag) against want, which must name
+// each row.
+func wantFlags(t *testing.T, db *DB, query string, want map[string]bool) {
+	t.Helper()
+	rows, err := db.r.QueryContext(context.Background(), query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id string
+		var flag bool
+		if err := rows.Scan(&id, &flag); err != nil {
+			t.Fatal(err)
+		}
+		if n++; flag != want[id] {
+			t.Errorf("%s: row %s has %v; want %v", query, id, flag, want[id])
+		}
+	}
+	if err := rows.Err(); err != nil || n != len(want) {
+		t.Errorf("%s: %d rows read (%v); want %d", query, n, err, len(want))
 	}
 }
