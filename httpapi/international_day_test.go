@@ -3,11 +3,6 @@ package httpapi
 import (
 	"encoding/csv"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -106,7 +101,7 @@ func TestInternationalDay(t *testing.T) {
 		if w.Code != http.StatusOK {
 			t.Fatalf("%s: label_url: %d %s", s.city, w.Code, w.Body)
 		}
-		pages := pdfPages(t, w.Body.Bytes())
+		pages := tooltest.PDFPages(t, w.Body.Bytes())
 		if len(pages) < 2 || strings.Contains(pages[0], s.form) {
 			t.Fatalf("%s: label PDF pages %q; want the label, then its %s", s.city, pages, s.form)
 		}
@@ -121,7 +116,7 @@ func TestInternationalDay(t *testing.T) {
 		if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "application/pdf" {
 			t.Fatalf("%s: commercial_invoice_url: %d %s %s", s.city, w.Code, w.Header().Get("Content-Type"), w.Body)
 		}
-		text := strings.Join(pdfPages(t, w.Body.Bytes()), " ")
+		text := strings.Join(tooltest.PDFPages(t, w.Body.Bytes()), " ")
 		for _, want := range append([]string{"COMMERCIAL INVOICE", l.TrackingCode, "Acme Warehouse", "USD", "2026-11-22"}, s.reads...) {
 			if !strings.Contains(text, want) {
 				t.Errorf("%s: commercial invoice reads %q; want %q in it", s.city, text, want)
@@ -192,34 +187,4 @@ func TestInternationalDay(t *testing.T) {
 			t.Errorf("%s: %d POSTAGE line items; want 1", s.city, n)
 		}
 	}
-}
-
-// pdfPages returns the text pdftotext reads off each page of doc (pdfinfo counts them), its
-// whitespace runs made single spaces.
-func pdfPages(t *testing.T, doc []byte) []string {
-	t.Helper()
-	pdfinfo, pdftotext := tooltest.Require(t, "pdfinfo"), tooltest.Require(t, "pdftotext")
-	file := filepath.Join(t.TempDir(), "doc.pdf")
-	if err := os.WriteFile(file, doc, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(pdfinfo, file).CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdfinfo: %v\n%s", err, out)
-	}
-	m := regexp.MustCompile(`(?m)^Pages:\s+(\d+)$`).FindSubmatch(out)
-	if m == nil {
-		t.Fatalf("pdfinfo names no page count:\n%s", out)
-	}
-	n, _ := strconv.Atoi(string(m[1]))
-	pages := make([]string, n)
-	for i := range pages {
-		p := strconv.Itoa(i + 1)
-		out, err := exec.Command(pdftotext, "-enc", "UTF-8", "-f", p, "-l", p, file, "-").CombinedOutput()
-		if err != nil {
-			t.Fatalf("pdftotext page %s: %v\n%s", p, err, out)
-		}
-		pages[i] = strings.Join(strings.Fields(string(out)), " ")
-	}
-	return pages
 }

@@ -3,11 +3,6 @@ package shipping
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -31,36 +26,6 @@ func boughtAbroad(n int, value, parcelOz float64, itn string) (*Shipment, *Label
 	l := &Label{ID: "l1", ShipmentID: "s1", Status: LabelPreTransit, Carrier: "POSTLINE", Service: "INTERNATIONAL_PARCEL",
 		TrackingCode: customs.S10Number("LX", 12345678, "US")}
 	return s, l
-}
-
-// pdfPages returns the page count pdfinfo reads off doc and the text pdftotext reads off each
-// page, whitespace runs made single spaces.
-func pdfPages(t *testing.T, doc []byte) []string {
-	t.Helper()
-	pdfinfo, pdftotext := tooltest.Require(t, "pdfinfo"), tooltest.Require(t, "pdftotext")
-	file := filepath.Join(t.TempDir(), "doc.pdf")
-	if err := os.WriteFile(file, doc, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(pdfinfo, file).CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdfinfo: %v\n%s", err, out)
-	}
-	m := regexp.MustCompile(`(?m)^Pages:\s+(\d+)$`).FindSubmatch(out)
-	if m == nil {
-		t.Fatalf("pdfinfo names no page count:\n%s", out)
-	}
-	n, _ := strconv.Atoi(string(m[1]))
-	pages := make([]string, n)
-	for i := range pages {
-		p := strconv.Itoa(i + 1)
-		out, err := exec.Command(pdftotext, "-enc", "UTF-8", "-f", p, "-l", p, file, "-").CombinedOutput()
-		if err != nil {
-			t.Fatalf("pdftotext page %s: %v\n%s", p, err, out)
-		}
-		pages[i] = strings.Join(strings.Fields(string(out)), " ")
-	}
-	return pages
 }
 
 // TestLabelWithDeclaration: an international label's PDF is the label and then its CN22 (one
@@ -89,7 +54,7 @@ func TestLabelWithDeclaration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pages := pdfPages(t, b)
+			pages := tooltest.PDFPages(t, b)
 			if len(pages) < 1+tt.minPages {
 				t.Fatalf("PDF has %d pages; want the label and at least %d declaration pages", len(pages), tt.minPages)
 			}
@@ -153,7 +118,7 @@ func TestLabelsWithDeclarations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages := pdfPages(t, b)
+	pages := tooltest.PDFPages(t, b)
 	if len(pages) != 4 {
 		t.Fatalf("batch PDF has %d pages; want 4 (label, label, its CN22, label)", len(pages))
 	}
