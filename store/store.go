@@ -157,15 +157,6 @@ func (db *DB) lock(ctx context.Context, tx *sql.Tx, query string, args ...any) e
 	return rows.Close()
 }
 
-// jsonMember is an SQL expression for the JSON text of member key of the JSON object stored
-// as text in column.
-func (db *DB) jsonMember(column, key string) string {
-	if db.dialect == PostgreSQL {
-		return "(" + column + "::json -> '" + key + "')::text"
-	}
-	return "json_extract(" + column + ", '$." + key + "')"
-}
-
 // forUpdate ends a SELECT that claims the rows it reads for the rest of the transaction: on
 // PostgreSQL it locks them (a concurrent claimer waits, then reads them as the first left
 // them); SQLite's transactions run one at a time and need nothing.
