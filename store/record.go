@@ -11,26 +11,29 @@ import (
 
 // Record is a shipment as the database holds it, for an auditor (`waybill inspect shipment`,
 // `waybill export shipments`): what was asked (the request), every quote with the cents the
-// API does not show, the label bought and its tracking events. It is read from the rows that
-// sqlite3 and psql show (shipments, shipment_requests, shipment_quotes, shipping_labels,
-// tracking_events), never from a packed copy of an answer.
+// API does not show, who gave no quote, the label bought and its tracking events. It is read
+// from the rows that sqlite3 and psql show (shipments, shipment_requests, shipment_quotes,
+// shipping_labels, tracking_events), never from a packed copy of an answer.
 type Record struct {
-	ID                   string             `json:"id"`
-	AccountID            string             `json:"account_id"`
-	OrderID              string             `json:"order_id,omitempty"`
-	Status               string             `json:"status"`
-	Brand                string             `json:"brand"`
-	ShipDate             string             `json:"ship_date"`
-	RateShoppingProfile  string             `json:"rate_shopping_profile"`
-	RateShoppingStrategy string             `json:"rate_shopping_strategy"`
-	LabelFormat          string             `json:"label_format"`
-	CustomReference1     *string            `json:"custom_reference_1"`
-	CustomReference2     *string            `json:"custom_reference_2"`
-	Request              RecordRequest      `json:"request"`
-	Quotes               []RecordQuote      `json:"quotes"`
-	Label                *RecordLabel       `json:"label"`
-	CreatedAt            shipping.Timestamp `json:"created_at"`
-	UpdatedAt            shipping.Timestamp `json:"updated_at"`
+	ID                   string        `json:"id"`
+	AccountID            string        `json:"account_id"`
+	OrderID              string        `json:"order_id,omitempty"`
+	Status               string        `json:"status"`
+	Brand                string        `json:"brand"`
+	ShipDate             string        `json:"ship_date"`
+	RateShoppingProfile  string        `json:"rate_shopping_profile"`
+	RateShoppingStrategy string        `json:"rate_shopping_strategy"`
+	LabelFormat          string        `json:"label_format"`
+	CustomReference1     *string       `json:"custom_reference_1"`
+	CustomReference2     *string       `json:"custom_reference_2"`
+	Request              RecordRequest `json:"request"`
+	Quotes               []RecordQuote `json:"quotes"`
+	// Messages are the carriers (or services) of the profile that gave no rate, and why; null
+	// for a shipment quoted before they were kept.
+	Messages  []shipping.Reason  `json:"messages"`
+	Label     *RecordLabel       `json:"label"`
+	CreatedAt shipping.Timestamp `json:"created_at"`
+	UpdatedAt shipping.Timestamp `json:"updated_at"`
 }
 
 // RecordRequest is what the shipment was created with.
@@ -177,7 +180,7 @@ func (db *DB) record(ctx context.Context, acct, id string) (*Record, error) {
 		ShipDate: s.ShipDate, RateShoppingProfile: s.RateShoppingProfile, RateShoppingStrategy: s.RateShoppingStrategy,
 		LabelFormat: s.LabelFormat, CustomReference1: s.CustomReference1, CustomReference2: s.CustomReference2,
 		Request: RecordRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn},
-		Quotes:  []RecordQuote{}, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+		Quotes:  []RecordQuote{}, Messages: s.Messages, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 	for _, q := range s.ShippingRates {
 		r.Quotes = append(r.Quotes, RecordQuote{q.ID, q.Carrier, q.Service, q.Price.Currency, q.PostageCents,
 			q.SurchargesCents, q.TotalCents, q.RetailCents, q.EstimatedDeliveryDate, q.EstimatedDeliveryDays, q.RateMetadata})

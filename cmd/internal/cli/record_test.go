@@ -78,6 +78,9 @@ func TestInspectAndExport(t *testing.T) {
 	if len(r.Quotes) != len(rates) || r.Quotes[0].TotalCents <= 0 || r.Quotes[0].TotalCents != r.Quotes[0].PostageCents+r.Quotes[0].SurchargesCents {
 		t.Errorf("inspect: quotes %+v; want %d, in cents that add up", r.Quotes, len(rates))
 	}
+	if r.Messages == nil {
+		t.Error("inspect: no messages; want the shipment's (an empty list when every carrier quoted)")
+	}
 	if r.Label == nil || r.Label.TrackingCode == "" || r.Label.ShippingRateID != r.Quotes[0].ID ||
 		len(r.Label.Events) != 1 || r.Label.Events[0].Message != "Picked up" || r.Label.Status != "IN_TRANSIT" {
 		t.Errorf("inspect: label %+v; want the label bought, with its events", r.Label)
