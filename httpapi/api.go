@@ -50,6 +50,10 @@ type Config struct {
 	// carrier that implements shipping.Tracker is polled for tracking events; 0 uses
 	// DefaultTrackingPollInterval (1h).
 	TrackingPollInterval time.Duration
+	// CarrierTimeout bounds each call to a carrier to buy or void a label; 0 uses
+	// shipping.DefaultCarrierTimeout (30s). A carrier that answers later is not waited for: a
+	// label it then sold is voided.
+	CarrierTimeout time.Duration
 }
 
 // DefaultRetrySchedule is the webhook retry schedule unless one is configured.

@@ -349,7 +349,7 @@ func (a *API) workBatchItem(ctx context.Context, c store.BatchClaim) (store.Batc
 		made.Status = shipping.ItemCreated
 		return made, nil
 	}
-	if _, _, _, err := a.buy(ctx, c.AccountID, s.ID, rate.ID, store.Purchase{}, false, store.BatchItemKey(c.BatchID, c.Index)); err != nil {
+	if _, _, _, err := a.buy(ctx, c.AccountID, s.ID, rate.ID, 0, false, store.BatchItemKey(c.BatchID, c.Index)); err != nil {
 		return made, err
 	}
 	made.Status = shipping.ItemPurchased

@@ -182,11 +182,19 @@ func (a *API) setupCarriers(ctx context.Context) error {
 	return err
 }
 
+// carrierNow finds a carrier by its code, deleted stored carriers included (for buying and
+// voiding), after bringing the carriers up to date.
+func (a *API) carrierNow(ctx context.Context, name string) (shipping.Carrier, bool, error) {
+	if _, err := a.carriers(ctx); err != nil {
+		return nil, false, err
+	}
+	c, ok := a.carrier(name)
+	return c, ok, nil
+}
+
 // carrier returns the named carrier of the carriers last loaded, deleted stored carriers
-// included (for buying, voiding and naming the services of labels). It never reads the
-// database: buys and voids call it inside their transaction, which on PostgreSQL holds one
-// connection of a bounded pool, and a second one asked for there would, under load, wait for
-// ever. Callers bring the carriers up to date with a.carriers before the transaction.
+// included (for naming the services of labels). It never reads the database.
+
 func (a *API) carrier(name string) (shipping.Carrier, bool) {
 	s := a.ship.carriers.set.Load()
 	if s == nil {

@@ -53,6 +53,7 @@ func errorFor(err error) *Error {
 	var re *shipping.RateError
 	var oe *shipping.TrackingOverlapError
 	var shipped *shipping.OrderShippedError
+	var ce *shipping.CarrierError
 	switch {
 	case errors.As(err, &e):
 		return e
@@ -64,6 +65,13 @@ func errorFor(err error) *Error {
 			reasons = []shipping.Reason{}
 		}
 		return &Error{Status: http.StatusUnprocessableEntity, Code: re.Code, Message: re.Message, Reasons: &reasons}
+	case errors.As(err, &ce):
+		// The carrier's own words go to the log only.
+		return &Error{Status: http.StatusBadGateway, Code: "carrier_error",
+			Message: "carrier " + ce.Carrier + " could not " + ce.Action + " the label; try again later"}
+	case errors.Is(err, shipping.ErrIdempotencyKeyReused):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
+			Message: "this Idempotency-Key was already used for a different request"}
 	case errors.Is(err, store.ErrUnavailable):
 		return errDatabaseUnavailable
 	case errors.Is(err, store.ErrNotFound):

@@ -26,11 +26,20 @@ type labelState struct {
 	// keyRetention is how long an Idempotency-Key replays its answer at least; the pruner
 	// runs every pruneEvery.
 	keyRetention, pruneEvery time.Duration
+	// buyer buys and voids labels, calling carriers outside any transaction; voids voids the
+	// labels carriers sold that could not be recorded.
+	buyer *shipping.Buyer
+	voids *shipping.VoidWorker
 }
 
 func (a *API) setupLabels() error {
 	a.labels = &labelState{maxEventSkew: 24 * time.Hour, keyRetention: 24 * time.Hour, pruneEvery: time.Hour}
-	a.workers = append(a.workers, worker{name: "idempotency_key_pruner", run: a.runKeyPruner, drain: a.pruneKeys})
+	a.labels.buyer = &shipping.Buyer{Store: a.db, Carrier: a.carrierNow, Serials: a.db.Serials(),
+		Timeout: a.cfg.CarrierTimeout, Log: a.workerLog("buyer")}
+	a.labels.voids = &shipping.VoidWorker{Queue: a.db, Buyer: a.labels.buyer, Now: a.db.Now}
+	a.workers = append(a.workers, worker{name: "idempotency_key_pruner", run: a.runKeyPruner, drain: a.pruneKeys},
+		worker{name: "label_voider", run: func(ctx context.Context) error { a.labels.voids.Run(ctx); return nil },
+			drain: a.labels.voids.Drain})
 	return nil
 }
 
@@ -93,9 +102,9 @@ func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 			insurance = req.InsuranceAmount
 		}
 	}
-	var p store.Purchase
+	var insuredCents int64
 	if insurance != nil {
-		if p.InsuredCents, err = shipping.InsuredCents(*insurance); err != nil {
+		if insuredCents, err = shipping.InsuredCents(*insurance); err != nil {
 			return err
 		}
 	}
@@ -103,7 +112,7 @@ func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 	if r.Header.Values("Idempotency-Key") != nil && !validIdempotencyKey(key) {
 		return invalidParameter("Idempotency-Key", "Idempotency-Key must be 1 to 255 printable ASCII characters")
 	}
-	s, rendered, replayed, err := a.buy(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("rate_id"), p, inline, key)
+	s, rendered, replayed, err := a.buy(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("rate_id"), insuredCents, inline, key)
 	if err != nil {
 		return err
 	}
@@ -146,32 +155,24 @@ func boolParam(r *http.Request, name string) (bool, error) {
 // purchaseRate buys rateID for the shipment (the buy endpoint, and POST /shipments with
 // buy_cheapest_rate) and returns the purchased shipment. idempotencyKey may be empty.
 func (a *API) purchaseRate(ctx context.Context, accountID, shipmentID, rateID string, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, error) {
-	s, _, _, err := a.buy(ctx, accountID, shipmentID, rateID, store.Purchase{}, inlineLabel, idempotencyKey)
+	s, _, _, err := a.buy(ctx, accountID, shipmentID, rateID, 0, inlineLabel, idempotencyKey)
 	return s, err
 }
 
 // buy is purchaseRate, with the purchase's options, that also reports whether the answer is an
 // idempotent replay, and returns the shipment's stored rendering when that is the answer (not
 // for a replay, nor with the label document inlined).
-func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, p store.Purchase, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, string, bool, error) {
-	var idem *store.Idempotency
+func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, insuredCents int64, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, string, bool, error) {
+	req := shipping.BuyRequest{AccountID: accountID, ShipmentID: shipmentID, RateID: rateID, InsuredCents: insuredCents}
 	if idempotencyKey != "" {
 		// The fingerprint is what the request asked for; the same key must ask the same.
-		idem = &store.Idempotency{Key: idempotencyKey, Fingerprint: buyFingerprint(shipmentID, rateID, p, inlineLabel)}
+		req.Key, req.Fingerprint = idempotencyKey, buyFingerprint(shipmentID, rateID, insuredCents, inlineLabel)
 	}
-	// The carriers are brought up to date here, before the purchase's transaction, which
-	// must not read the database again for them (API.carrier).
-	if _, err := a.carriers(ctx); err != nil {
-		return nil, "", false, err
-	}
-	s, rendered, replayed, err := a.db.BuyLabel(ctx, accountID, shipmentID, rateID, p, idem, a.purchaseFromCarrier)
-	if errors.Is(err, store.ErrIdempotencyKeyReused) {
-		return nil, "", false, &Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
-			Message: "this Idempotency-Key was already used for a different request"}
-	}
+	bought, err := a.labels.buyer.Buy(ctx, req)
 	if err != nil {
 		return nil, "", false, err
 	}
+	s, rendered := bought.Shipment, bought.Rendered
 	a.linkShipments(s)
 	if inlineLabel && s.ShippingLabel != nil {
 		doc, _, err := a.labelDocument(s, s.ShippingLabel).Render(s.ShippingLabel.LabelFormat)
@@ -181,16 +182,16 @@ func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, p s
 		s.ShippingLabel.LabelFile = base64.StdEncoding.EncodeToString(doc)
 		rendered = ""
 	}
-	return s, rendered, replayed, nil
+	return s, rendered, bought.Replayed, nil
 }
 
 // buyFingerprint is what a buy asks for, for its Idempotency-Key: the shipment, the rate, the
 // insurance and whether the document is inlined.
-func buyFingerprint(shipmentID, rateID string, p store.Purchase, inlineLabel bool) string {
+func buyFingerprint(shipmentID, rateID string, insuredCents int64, inlineLabel bool) string {
 	fields := "buy\x00" + shipmentID + "\x00" + rateID + "\x00" + strconv.FormatBool(inlineLabel)
-	if p.InsuredCents > 0 {
+	if insuredCents > 0 {
 		// Without insurance the fingerprint is the one keys recorded before insurance have.
-		fields += "\x00insured=" + strconv.FormatInt(p.InsuredCents, 10)
+		fields += "\x00insured=" + strconv.FormatInt(insuredCents, 10)
 	}
 	sum := sha256.Sum256([]byte(fields))
 	return hex.EncodeToString(sum[:])
@@ -270,67 +271,13 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// errCarrier is the answer when a carrier fails to buy or void a label; the carrier's own
-// message goes to the log only.
-func errCarrier(carrier, action string) *Error {
-	return &Error{Status: http.StatusBadGateway, Code: "carrier_error", Message: "carrier " + carrier + " could not " + action + " the label; try again later"}
-}
-
-// purchaseFromCarrier buys the label from the rate's carrier (store.PurchaseFunc).
-func (a *API) purchaseFromCarrier(ctx context.Context, s *shipping.Shipment, rate shipping.Rate, labelID string, serials shipping.SerialSource) (string, error) {
-	c, ok := a.carrier(rate.Carrier)
-	if !ok {
-		a.log.Error("buy: carrier not configured", "carrier", rate.Carrier, "shipment", s.ID)
-		return "", errCarrier(rate.Carrier, "buy")
-	}
-	code, err := c.Purchase(ctx, shipping.PurchaseRequest{LabelID: labelID, ShipmentID: s.ID, Service: rate.Service,
-		ShipDate: s.ShipDate, Serials: serials})
-	if errors.Is(err, shipping.ErrTrackingNumbersExhausted) || errors.Is(err, store.ErrNoSerialsReserved) {
-		return "", err
-	}
-	if err != nil {
-		a.log.Error("buy: carrier refused", "carrier", rate.Carrier, "shipment", s.ID, "err", err)
-		return "", errCarrier(rate.Carrier, "buy")
-	}
-	if !validTrackingCode(code) {
-		a.log.Error("buy: carrier returned an unusable tracking code", "carrier", rate.Carrier, "shipment", s.ID, "length", len(code))
-		return "", errCarrier(rate.Carrier, "buy")
-	}
-	return code, nil
-}
-
-// validTrackingCode accepts what a label can print as a Code 128 barcode and a URL can carry:
-// 4 to 64 letters, digits and dashes.
-func validTrackingCode(code string) bool {
-	if len(code) < 4 || len(code) > 64 {
-		return false
-	}
-	return !strings.ContainsFunc(code, func(r rune) bool {
-		return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r == '-')
-	})
-}
-
 // cancelShipment: PUT /shipments/{id}/cancel, no body required. Cancelling a CANCELLED
 // shipment answers 200 again.
 func (a *API) cancelShipment(w http.ResponseWriter, r *http.Request) error {
 	if err := readOptionalEmpty(w, r); err != nil {
 		return err
 	}
-	if _, err := a.carriers(r.Context()); err != nil { // not in the void's transaction (API.carrier)
-		return err
-	}
-	s, err := a.db.CancelShipment(r.Context(), accountID(r), r.PathValue("id"), func(ctx context.Context, l *shipping.Label) error {
-		c, ok := a.carrier(l.Carrier)
-		if !ok {
-			a.log.Error("void: carrier not configured", "carrier", l.Carrier, "label", l.ID)
-			return errCarrier(l.Carrier, "void")
-		}
-		if err := c.Void(ctx, l.TrackingCode); err != nil {
-			a.log.Error("void: carrier refused", "carrier", l.Carrier, "label", l.ID, "err", err)
-			return errCarrier(l.Carrier, "void")
-		}
-		return nil
-	})
+	s, err := a.labels.buyer.CancelShipment(r.Context(), accountID(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}

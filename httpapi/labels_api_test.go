@@ -456,3 +456,67 @@ func TestDeliveredLabelMovesOnlyForward(t *testing.T) {
 		t.Errorf("%d LABEL_VOIDED events; want none", n)
 	}
 }
+
+// slowCarrier is FLAKY that answers a purchase only after hang is closed, and counts its voids.
+type slowCarrier struct {
+	flakyCarrier
+	hang   chan struct{}
+	voided *atomic.Int32
+}
+
+func (c slowCarrier) Purchase(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
+	<-c.hang // deaf to ctx, as a carrier's client may be
+	return c.flakyCarrier.Purchase(ctx, req)
+}
+
+func (c slowCarrier) Void(ctx context.Context, code string) error {
+	c.voided.Add(1)
+	return nil
+}
+
+// TestBuyCarrierTimeout: a carrier that does not answer within Config.CarrierTimeout fails the
+// buy with 502 carrier_error, and meanwhile every other write goes on; the shipment stays OPEN,
+// and the label the carrier sells late is voided by the label_voider worker.
+func TestBuyCarrierTimeout(t *testing.T) {
+	e := newEnv(t)
+	e.useFlakyCarrier(t)
+	c := slowCarrier{flakyCarrier{failPurchase: new(atomic.Bool), failVoid: new(atomic.Bool)}, make(chan struct{}), new(atomic.Int32)}
+	for _, sample := range shipping.SampleCarriers() {
+		if sample.Name() == "POSTLINE" {
+			c.flakyCarrier.Carrier = sample
+		}
+	}
+	api, err := New(Config{DB: e.db, BaseURL: e.url, Carriers: []shipping.Carrier{c}, CarrierTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.api = api
+	body := strings.Replace(shipmentBody("CHEAPEST", "PDF"), "{", `{"rate_shopping_profile": "flaky", `, 1)
+	s := decode[shipmentAnswer](t, e.do("POST", "/shipments", "all", body), http.StatusCreated)
+	bought := make(chan int, 1)
+	go func() {
+		code, _, _ := e.buyRequest("/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[0].ID, "k1")
+		bought <- code
+	}()
+	time.Sleep(50 * time.Millisecond) // the buy waits on the carrier
+	decode[shipmentAnswer](t, e.do("POST", "/shipments", "all", body), http.StatusCreated)
+	select {
+	case code := <-bought:
+		if code != http.StatusBadGateway {
+			t.Fatalf("buy from a carrier past its deadline = %d; want 502", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the buy did not give up on the carrier")
+	}
+	got := decode[shipmentAnswer](t, e.do("GET", "/shipments/"+s.Data.ID, "all", nil), http.StatusOK)
+	if got.Data.Status != shipping.StatusOpen || got.Data.ShippingLabel != nil {
+		t.Fatalf("after the timeout the shipment is %s with label %v; want OPEN without one", got.Data.Status, got.Data.ShippingLabel)
+	}
+	close(c.hang) // the carrier sells the label after all
+	for deadline := time.Now().Add(5 * time.Second); c.voided.Load() == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		e.drain()
+	}
+	if n := c.voided.Load(); n != 1 {
+		t.Errorf("the label sold late was voided %d times; want once", n)
+	}
+}

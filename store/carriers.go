@@ -488,14 +488,3 @@ func (db *DB) DeleteCarrier(ctx context.Context, code string) error {
 		return carriersChanged(ctx, tx)
 	})
 }
-
-// passOver makes carrier hand out serials after serial from now on, in a transaction of its
-// own: a serial whose number turned out to be taken would, given back by the purchase's
-// rollback, be handed out again and be taken again, for ever. Serials may have gaps; no
-// serial is ever reused.
-func (db *DB) passOver(ctx context.Context, carrier string, serial int64) error {
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE carriers SET next_serial = $1 WHERE code = $2 AND next_serial < $1`, serial+1, carrier)
-		return err
-	})
-}

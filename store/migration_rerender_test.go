@@ -35,10 +35,7 @@ func TestRerenderLabelled(t *testing.T) {
 	if _, err := db.CreateShipment(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, Purchase{}, nil,
-		func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
-			return "PL00000000000000018", nil
-		}); err != nil {
+	if err := buyAs(ctx, db, acct.ID, s.ID, s.ShippingRates[0].ID, "PL00000000000000018"); err != nil {
 		t.Fatal(err)
 	}
 	wantShipment, err := db.ShipmentJSON(ctx, acct.ID, s.ID)

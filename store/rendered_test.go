@@ -59,10 +59,7 @@ func TestBuyAfterConcurrentPatchStoresFreshRendering(t *testing.T) {
 	waitQueued(1) // the PATCH waits, uncommitted, so the buy reads the shipment without it
 	go func() {
 		defer wg.Done()
-		_, _, _, buyErr = db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, Purchase{}, nil,
-			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
-				return "TRK1", nil
-			})
+		buyErr = buyAs(ctx, db, acct.ID, s.ID, s.ShippingRates[0].ID, "TRK1")
 	}()
 	waitQueued(2)
 	g.pause.Unlock()

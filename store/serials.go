@@ -11,52 +11,27 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// ErrNoSerialsReserved is what a purchase's serial source answers on PostgreSQL when this
-// process holds no reserved serials of the carrier: the buy gives up its transaction, a block
-// is reserved in a transaction of its own, and the buy runs again. A carrier's PurchaseFunc
-// passes it through unchanged.
-var ErrNoSerialsReserved = errors.New("no tracking serials reserved")
+// Serials hands out stored carriers' tracking serials (shipping.SerialSource) from the blocks
+// this process reserved, reserving the next block when it has none.
+func (db *DB) Serials() shipping.SerialSource { return blockSerials{db} }
 
-// txSerials hands out tracking serials in a purchase's transaction (shipping.SerialSource).
-// On SQLite, whose writers run one at a time anyway, it takes each serial from the carrier's
-// row in that transaction, so a purchase that fails gives its serial back. On PostgreSQL it
-// takes them from the blocks this process reserved (serialBlocks): a buy never holds the
-// carrier's row, so one carrier's buys do not wait for each other's commits (DESIGN §18). It
-// remembers the last serial it handed out, which passOver needs, and the block it lacked.
-type txSerials struct {
-	tx      *sql.Tx
-	blocks  *serialBlocks // nil on SQLite
-	carrier string
-	serial  int64
-	need    *serialNeed
+type blockSerials struct{ db *DB }
+
+func (s blockSerials) NextSerial(ctx context.Context, carrier string, from, to int64) (int64, error) {
+	for {
+		if n, ok := s.db.serials.take(carrier, from, to); ok {
+			return n, nil
+		}
+		if err := s.db.reserveSerials(ctx, &serialNeed{carrier, from, to}); err != nil {
+			return 0, err
+		}
+	}
 }
 
-// serialNeed is a block a purchase lacked.
+// serialNeed is a block a purchase lacks.
 type serialNeed struct {
 	carrier  string
 	from, to int64
-}
-
-func (s *txSerials) NextSerial(ctx context.Context, carrier string, from, to int64) (int64, error) {
-	if s.blocks != nil {
-		n, ok := s.blocks.take(carrier, from, to)
-		if !ok {
-			s.need = &serialNeed{carrier, from, to}
-			return 0, ErrNoSerialsReserved
-		}
-		s.carrier, s.serial = carrier, n
-		return n, nil
-	}
-	var n int64
-	err := s.tx.QueryRowContext(ctx, `UPDATE carriers SET next_serial = CASE WHEN next_serial < $1 THEN $1 + 1 ELSE next_serial + 1 END
-		WHERE code = $2 RETURNING next_serial - 1`, from, carrier).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("carrier %s is not stored: it has no tracking serials", carrier)
-	}
-	if err == nil {
-		s.carrier, s.serial = carrier, n
-	}
-	return n, err
 }
 
 // serialBlocks are the tracking serials this process reserved ahead, by carrier: each block is

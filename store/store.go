@@ -43,7 +43,7 @@ type DB struct {
 	tokens      ttlCache[Principal] // by token hash; the revoke path invalidates
 	revocations revocationMark      // the revocations the token cache has seen
 	brands      ttlCache[string]    // account brands by account id
-	serials     serialBlocks        // tracking serials reserved ahead (PostgreSQL)
+	serials     serialBlocks        // tracking serials reserved ahead
 
 	// Now, NewID and Rand are the store's only sources of time, identity and randomness, so
 	// tests can make them deterministic.

@@ -134,11 +134,9 @@ func testCarrierVersions(t *testing.T) {
 
 // SerialsAcrossHandles buys 50 labels of one carrier with 40 serials from two handles on one
 // database (two processes), four buyers at once; every sixth purchase fails after taking its
-// serial. On SQLite exactly 40 labels are bought, with the serials 1 to 40 each once (a failed
-// purchase gives its serial back), and the other 10 fail or are refused as exhausted. On
-// PostgreSQL each handle reserves serials in blocks (DESIGN §18): a failed purchase's serial is
-// lost, never reused — every label has its own serial of 1 to 40, and
-// the buys that found none left are refused as exhausted.
+// serial. Each handle reserves serials in blocks, and the carrier is called outside any
+// transaction: a failed purchase's serial is lost, never reused — every label has its own
+// serial of 1 to 40, and the buys that found none left are refused as exhausted.
 func SerialsAcrossHandles(t *testing.T, here, there *store.DB) {
 	ctx := context.Background()
 	acct := newAccount(t, here)
@@ -177,7 +175,7 @@ func SerialsAcrossHandles(t *testing.T, here, there *store.DB) {
 					}
 					return code, err
 				}
-				bought, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil, buy)
+				bought, _, err := buyLabel(ctx, db, acct.ID, s.ID, s.ShippingRates[0].ID, buy)
 				mu.Lock()
 				switch {
 				case err == nil:
@@ -199,31 +197,15 @@ func SerialsAcrossHandles(t *testing.T, here, there *store.DB) {
 	for n := range int64(40) {
 		want = append(want, scheme.Number("GROUND", n+1))
 	}
-	if here.Dialect() == store.PostgreSQL {
-		seen := map[string]bool{}
-		for _, c := range codes {
-			if seen[c] || !slices.Contains(want, c) {
-				t.Errorf("tracking code %q issued twice or outside the range", c)
-			}
-			seen[c] = true
+	seen := map[string]bool{}
+	for _, c := range codes {
+		if seen[c] || !slices.Contains(want, c) {
+			t.Errorf("tracking code %q issued twice or outside the range", c)
 		}
-		if len(codes)+exhausted+failed != len(shipments) || len(codes)+failed > 40 || exhausted < 10 {
-			t.Errorf("bought %d, %d exhausted, %d failed; want every serial used at most once, the rest exhausted", len(codes), exhausted, failed)
-		}
-		if c, err := there.Carrier(ctx, "ACME"); err != nil || c.NextSerial != 41 {
-			t.Errorf("next serial = %d, %v; want 41", c.NextSerial, err)
-		}
-		return
+		seen[c] = true
 	}
-	slices.Sort(codes)
-	// Which purchases fail and which find the range used up depends on their order; 10 do.
-	if !slices.Equal(codes, want) || exhausted+failed != 10 || exhausted < 2 {
-		t.Errorf("bought %d labels (%q), %d exhausted, %d failed; want serials 1 to 40 once each, the other 10 refused",
-			len(codes), codes, exhausted, failed)
-	}
-	c, err := there.Carrier(ctx, "ACME")
-	if err != nil || c.NextSerial != 41 {
-		t.Errorf("next serial = %d, %v; want 41", c.NextSerial, err)
+	if len(codes)+exhausted+failed != len(shipments) || len(codes)+failed > 40 || exhausted < 10 {
+		t.Errorf("bought %d, %d exhausted, %d failed; want every serial used at most once, the rest exhausted", len(codes), exhausted, failed)
 	}
 }
 
@@ -242,7 +224,7 @@ func testTrackingNumberTaken(t *testing.T) {
 	if err := db.SeedCarriers(ctx, []shipping.Card{*acme, *beta}); err != nil {
 		t.Fatal(err)
 	}
-	buyFrom := func(code string) store.PurchaseFunc {
+	buyFrom := func(code string) purchaseFunc {
 		c, err := db.Carrier(ctx, code)
 		if err != nil {
 			t.Fatal(err)
@@ -252,7 +234,7 @@ func testTrackingNumberTaken(t *testing.T) {
 			return carrier.Purchase(ctx, shipping.PurchaseRequest{LabelID: labelID, Service: r.Service, ShipDate: s.ShipDate, Serials: serials})
 		}
 	}
-	hostCarrier := func(code string) store.PurchaseFunc {
+	hostCarrier := func(code string) purchaseFunc {
 		return func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
 			return code, nil
 		}
@@ -260,7 +242,7 @@ func testTrackingNumberTaken(t *testing.T) {
 	number := func(serial int64) string { return acme.Tracking.Number("GROUND", serial) }
 	for i, step := range []struct {
 		carrier string
-		buy     store.PurchaseFunc
+		buy     purchaseFunc
 		want    string // the tracking number bought; "" for ErrTrackingNumberTaken
 	}{
 		{"ACME", buyFrom("ACME"), number(1)},
@@ -277,7 +259,7 @@ func testTrackingNumberTaken(t *testing.T) {
 		if _, err := db.CreateShipment(ctx, s); err != nil {
 			t.Fatal(err)
 		}
-		bought, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil, step.buy)
+		bought, _, err := buyLabel(ctx, db, acct.ID, s.ID, s.ShippingRates[0].ID, step.buy)
 		if step.want == "" {
 			if !errors.Is(err, shipping.ErrTrackingNumberTaken) {
 				t.Fatalf("buy %d (%s) = %v; want ErrTrackingNumberTaken", i+1, step.carrier, err)

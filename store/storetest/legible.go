@@ -306,8 +306,7 @@ func LegibleRecords(t *testing.T, db *store.DB, reopen func() *store.DB) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bought, stored, _, err := db.BuyLabel(ctx, acct.ID, tt.id, s.ShippingRates[tt.rate].ID, store.Purchase{}, nil,
-			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
+		bought, stored, err := buyLabel(ctx, db, acct.ID, tt.id, s.ShippingRates[tt.rate].ID, func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
 				return "TRK" + tt.id[len(tt.id)-8:], nil
 			})
 		if err != nil {

@@ -26,8 +26,7 @@ func boughtLabels(t *testing.T, db *store.DB, accountID string, n int) []*shippi
 			t.Fatal(err)
 		}
 		code := "TRK-" + s.ID
-		bought, _, _, err := db.BuyLabel(ctx, accountID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil,
-			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
+		bought, _, err := buyLabel(ctx, db, accountID, s.ID, s.ShippingRates[0].ID, func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
 				return code, nil
 			})
 		if err != nil {
@@ -67,7 +66,7 @@ func testManifestsRaceChanges(t *testing.T) {
 			}()
 			go func() {
 				defer wg.Done()
-				_, err := db.CancelShipment(ctx, acct.ID, ss[i].ID, func(context.Context, *shipping.Label) error { return nil })
+				_, err := cancelShipment(ctx, db, acct.ID, ss[i].ID)
 				if err != nil && !errors.Is(err, shipping.ErrLabelManifested) && !errors.Is(err, shipping.ErrInvalidState) {
 					errs <- fmt.Errorf("round %d: cancel: %w", round, err)
 				}
@@ -219,8 +218,7 @@ func testManifestSelection(t *testing.T) {
 		if _, err := db.CreateShipment(ctx, s); err != nil {
 			t.Fatal(err)
 		}
-		bought, _, _, err := db.BuyLabel(ctx, accountID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil,
-			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
+		bought, _, err := buyLabel(ctx, db, accountID, s.ID, s.ShippingRates[0].ID, func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
 				return "TRK-" + s.ID, nil
 			})
 		if err != nil {
@@ -240,7 +238,7 @@ func testManifestSelection(t *testing.T) {
 	}
 	buy(other.ID, "ACME", "2026-11-22", false)
 	voided := buy(acct.ID, "ACME", "2026-11-22", false)
-	if _, err := db.CancelShipment(ctx, acct.ID, voided.ID, func(context.Context, *shipping.Label) error { return nil }); err != nil {
+	if _, err := cancelShipment(ctx, db, acct.ID, voided.ID); err != nil {
 		t.Fatal(err)
 	}
 	scanned := buy(acct.ID, "ACME", "2026-11-22", false)

@@ -68,7 +68,7 @@ func testOrderShipsOnce(t *testing.T) {
 	errs := make([]error, buyers)
 	for i, s := range racers {
 		wg.Go(func() {
-			_, _, _, errs[i] = db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil, carrier)
+			_, _, errs[i] = buyLabel(ctx, db, acct.ID, s.ID, s.ShippingRates[0].ID, carrier)
 		})
 	}
 	wg.Wait()
@@ -95,16 +95,16 @@ func testOrderShipsOnce(t *testing.T) {
 	}
 
 	extra := newShipment(true)
-	if _, _, _, err := db.BuyLabel(ctx, acct.ID, extra.ID, extra.ShippingRates[0].ID, store.Purchase{}, nil, carrier); err != nil {
+	if _, _, err := buyLabel(ctx, db, acct.ID, extra.ID, extra.ShippingRates[0].ID, carrier); err != nil {
 		t.Errorf("buy of an additional parcel: %v", err)
 	}
 	for _, id := range []string{winner, extra.ID} {
-		if _, err := db.CancelShipment(ctx, acct.ID, id, func(context.Context, *shipping.Label) error { return nil }); err != nil {
+		if _, err := cancelShipment(ctx, db, acct.ID, id); err != nil {
 			t.Fatal(err)
 		}
 	}
 	again := newShipment(false)
-	if _, _, _, err := db.BuyLabel(ctx, acct.ID, again.ID, again.ShippingRates[0].ID, store.Purchase{}, nil, carrier); err != nil {
+	if _, _, err := buyLabel(ctx, db, acct.ID, again.ID, again.ShippingRates[0].ID, carrier); err != nil {
 		t.Errorf("buy once the order's labels are voided: %v", err)
 	}
 

@@ -64,8 +64,7 @@ func testShipmentRates(t *testing.T) {
 	}
 	buy := func(s *shipping.Shipment, rate shipping.Rate) {
 		t.Helper()
-		bought, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, rate.ID, store.Purchase{}, nil,
-			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
+		bought, _, err := buyLabel(ctx, db, acct.ID, s.ID, rate.ID, func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
 				return "TRK" + s.ID[24:], nil
 			})
 		if err != nil {
@@ -130,7 +129,7 @@ func testBuyConcurrently(t *testing.T) {
 	errs := make(chan error, buyers)
 	for i := range buyers {
 		go func() {
-			_, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[i%3].ID, store.Purchase{}, nil, carrier)
+			_, _, err := buyLabel(ctx, db, acct.ID, s.ID, s.ShippingRates[i%3].ID, carrier)
 			errs <- err
 		}()
 	}
@@ -168,7 +167,6 @@ func testLabelChangesConcurrently(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	acct := newAccount(t, db)
-	noVoid := func(context.Context, *shipping.Label) error { return nil }
 	for round := range 12 {
 		s := testShipment(db, acct.ID, time.Now())
 		if _, err := db.CreateShipment(ctx, s); err != nil {
@@ -178,7 +176,7 @@ func testLabelChangesConcurrently(t *testing.T) {
 		carrier := func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
 			return code, nil
 		}
-		if _, _, _, err := db.BuyLabel(ctx, acct.ID, s.ID, s.ShippingRates[0].ID, store.Purchase{}, nil, carrier); err != nil {
+		if _, _, err := buyLabel(ctx, db, acct.ID, s.ID, s.ShippingRates[0].ID, carrier); err != nil {
 			t.Fatal(err)
 		}
 		event := func(status string, after time.Duration) func() error {
@@ -190,7 +188,7 @@ func testLabelChangesConcurrently(t *testing.T) {
 		}
 		ref := "z"
 		changes := []func() error{
-			func() error { _, err := db.CancelShipment(ctx, acct.ID, s.ID, noVoid); return err },
+			func() error { _, err := cancelShipment(ctx, db, acct.ID, s.ID); return err },
 			func() error {
 				_, err := db.UpdateShipmentReferences(ctx, acct.ID, s.ID, store.OptionalString{Set: true, Value: &ref}, store.OptionalString{})
 				return err

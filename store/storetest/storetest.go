@@ -72,6 +72,9 @@ var tests = []struct {
 	{"OrderShipsOnce", testOrderShipsOnce},
 	{"CarrierTrackingEvent", testCarrierTrackingEvent},
 	{"ClaimPollsConcurrently", testClaimPollsConcurrently},
+	{"CarrierOutsideWriter", testCarrierOutsideWriter},
+	{"SoldLabelVoided", testSoldLabelVoided},
+	{"PurchaseHold", testPurchaseHold},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of

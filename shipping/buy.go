@@ -1,0 +1,310 @@
+package shipping
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// BuyRequest is one purchase of a shipment's rate.
+type BuyRequest struct {
+	AccountID, ShipmentID, RateID string
+	// InsuredCents is the declared value to insure (insurance_amount); 0 for none.
+	InsuredCents int64
+	// Key is the request's Idempotency-Key ("" for none), Fingerprint what the request asked
+	// for: the same key must ask the same.
+	Key, Fingerprint string
+}
+
+// Bought is a purchase's answer: the bought shipment, its stored rendering when the store kept
+// one (empty for a replay), and whether it is an Idempotency-Key's stored answer.
+type Bought struct {
+	Shipment *Shipment
+	Rendered string
+	Replayed bool
+}
+
+// ErrPurchaseInProgress is what a store answers when another purchase holds the shipment, the
+// order it ships or the Idempotency-Key: Buy waits for it to end.
+var ErrPurchaseInProgress = errors.New("another purchase of this shipment is in progress")
+
+// ErrReservationLost is what Reservation.Record answers when the shipment no longer is as
+// reserved (cancelled, or held by another purchase after the hold ran out).
+var ErrReservationLost = fmt.Errorf("%w: the shipment changed while its label was bought", ErrInvalidState)
+
+// CarrierError is a carrier that could not buy or void a label, timed out, is not configured, or
+// answered an unusable tracking code. Its Err goes to the log only.
+type CarrierError struct {
+	Carrier, Action string // Action: "buy" or "void"
+	Err             error
+}
+
+func (e *CarrierError) Error() string {
+	return "carrier " + e.Carrier + " could not " + e.Action + " the label: " + e.Err.Error()
+}
+
+func (e *CarrierError) Unwrap() error { return e.Err }
+
+// errCarrierTimeout is a carrier call that did not return within Buyer.Timeout.
+var errCarrierTimeout = errors.New("the carrier did not answer in time")
+
+// A Reservation is a shipment held for one purchase, in a short transaction of the store's own:
+// the carrier is called while no transaction is open, then the label is recorded, or the hold
+// released. A hold that is neither runs out after HoldFor.
+type Reservation interface {
+	// Held is what was reserved: the OPEN shipment as it stands, the rate to buy and the new
+	// label's ID.
+	Held() (s *Shipment, rate Rate, labelID string)
+	// Record writes the purchase under trackingCode in one transaction: the label, the bought
+	// shipment, the LABEL_PURCHASED event and the Idempotency-Key's answer.
+	Record(ctx context.Context, trackingCode string) (s *Shipment, rendered string, err error)
+	// Release gives the shipment and the key up, writing nothing else.
+	Release(ctx context.Context) error
+}
+
+// BuyStore is what buying and voiding labels need persisted.
+type BuyStore interface {
+	// ReserveBuy claims the Idempotency-Key (when given) and the OPEN shipment with the rate,
+	// until hold runs out. When the key was used before it answers the stored answer
+	// (replay), or ErrIdempotencyKeyReused for another fingerprint; ErrPurchaseInProgress
+	// while another purchase holds the shipment, its order or the key.
+	ReserveBuy(ctx context.Context, r BuyRequest, hold time.Duration) (res Reservation, replay *Shipment, err error)
+	// QueueVoid records a sold label that must be voided at its carrier (VoidWorker).
+	QueueVoid(ctx context.Context, v SoldLabel) error
+	// ShipmentToCancel reads the shipment with its label, and whether the label was billed.
+	ShipmentToCancel(ctx context.Context, accountID, shipmentID string) (*Shipment, error)
+	// RecordCancel writes what cancelling s (as read) with action did, in one transaction that
+	// checks s is still as read: the shipment CANCELLED and, for CancelAndVoid, its label VOIDED
+	// with a LABEL_VOIDED event. A shipment already CANCELLED meanwhile is answered as it is.
+	RecordCancel(ctx context.Context, s *Shipment, action CancelAction) (*Shipment, error)
+}
+
+// SoldLabel is a label a carrier sold that waybill did not record, to be voided.
+type SoldLabel struct {
+	AccountID, ShipmentID, LabelID string
+	Carrier, TrackingCode          string
+}
+
+// Buyer buys and voids labels: the carrier is called under a deadline and never inside a
+// database transaction. A label the carrier sold whose recording failed is voided at the
+// carrier, durably (QueueVoid, then VoidWorker): never lost, never bought twice.
+type Buyer struct {
+	Store BuyStore
+	// Carrier finds a carrier by its code; false when none is configured.
+	Carrier func(ctx context.Context, code string) (Carrier, bool, error)
+	// Serials hands out stored carriers' tracking serials.
+	Serials SerialSource
+	// Timeout bounds each carrier call; 0 is DefaultCarrierTimeout.
+	Timeout time.Duration
+	Log     *slog.Logger
+}
+
+// DefaultCarrierTimeout bounds a carrier call unless configured.
+const DefaultCarrierTimeout = 30 * time.Second
+
+func (b *Buyer) timeout() time.Duration {
+	if b.Timeout > 0 {
+		return b.Timeout
+	}
+	return DefaultCarrierTimeout
+}
+
+// HoldFor is how long a reservation holds its shipment: past the carrier's deadline, so that
+// only a purchase whose process died loses its hold.
+func (b *Buyer) HoldFor() time.Duration { return 2*b.timeout() + 10*time.Second }
+
+func (b *Buyer) log() *slog.Logger {
+	if b.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return b.Log
+}
+
+// Buy buys r's rate: reserve, buy from the carrier, record. Another purchase in progress of the
+// shipment, its order or the key is waited for. Once the carrier is called the purchase goes on
+// even if ctx ends (the client left): what the carrier sold is recorded, or voided.
+func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
+	res, replay, err := b.reserve(ctx, r)
+	if err != nil || replay != nil {
+		return Bought{Shipment: replay, Replayed: replay != nil}, err
+	}
+	ctx = context.WithoutCancel(ctx)
+	s, rate, labelID := res.Held()
+	sold := SoldLabel{AccountID: r.AccountID, ShipmentID: s.ID, LabelID: labelID, Carrier: rate.Carrier}
+	sold.TrackingCode, err = b.purchase(ctx, sold, PurchaseRequest{LabelID: labelID, ShipmentID: s.ID,
+		Service: rate.Service, ShipDate: s.ShipDate, Serials: b.Serials})
+	if err != nil {
+		if rerr := res.Release(ctx); rerr != nil {
+			b.log().Error("buy: release the shipment", "shipment", s.ID, "err", rerr)
+		}
+		return Bought{}, err
+	}
+	bought, rendered, err := res.Record(ctx, sold.TrackingCode)
+	if errors.Is(err, ErrTrackingNumberTaken) {
+		// Another label holds the number: voiding it would void that label. A stored carrier's
+		// number voids nothing; a host carrier that sold one number twice has the log line.
+		b.log().Error("buy: the carrier sold a tracking number another label has", "carrier", sold.Carrier,
+			"shipment", s.ID, "tracking_code", sold.TrackingCode)
+	} else if err != nil {
+		b.voidSold(ctx, sold, err)
+	}
+	if err != nil {
+		if rerr := res.Release(ctx); rerr != nil {
+			b.log().Error("buy: release the shipment", "shipment", s.ID, "err", rerr)
+		}
+		return Bought{}, err
+	}
+	return Bought{Shipment: bought, Rendered: rendered}, nil
+}
+
+// reserve reserves r's shipment, waiting, with growing pauses, while another purchase holds it:
+// at most as long as a hold lasts, then the shipment is in a state no buy can take.
+func (b *Buyer) reserve(ctx context.Context, r BuyRequest) (Reservation, *Shipment, error) {
+	deadline := time.Now().Add(b.HoldFor())
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 250*time.Millisecond) {
+		res, replay, err := b.Store.ReserveBuy(ctx, r, b.HoldFor())
+		if !errors.Is(err, ErrPurchaseInProgress) {
+			return res, replay, err
+		}
+		if time.Now().After(deadline) {
+			return nil, nil, fmt.Errorf("%w: %w", ErrInvalidState, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+}
+
+// purchase buys the label from its carrier under the deadline, and checks the tracking code it
+// answers. A carrier that answers after the deadline is not waited for; if it then sold the
+// label, the label is voided.
+func (b *Buyer) purchase(ctx context.Context, sold SoldLabel, req PurchaseRequest) (string, error) {
+	fail := func(err error) (string, error) {
+		b.log().Error("buy: carrier failed", "carrier", sold.Carrier, "shipment", sold.ShipmentID, "err", err)
+		return "", &CarrierError{Carrier: sold.Carrier, Action: "buy", Err: err}
+	}
+	c, ok, err := b.Carrier(ctx, sold.Carrier)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return fail(errors.New("carrier not configured"))
+	}
+	type answer struct {
+		code string
+		err  error
+	}
+	done := make(chan answer, 1)
+	callCtx, cancel := context.WithTimeout(ctx, b.timeout())
+	defer cancel()
+	go func() {
+		code, err := c.Purchase(callCtx, req)
+		done <- answer{code, err}
+	}()
+	var ans answer
+	select {
+	case ans = <-done:
+	case <-callCtx.Done():
+		go func() {
+			if late := <-done; late.err == nil {
+				sold.TrackingCode = late.code
+				b.voidSold(ctx, sold, errCarrierTimeout)
+			}
+		}()
+		return fail(errCarrierTimeout)
+	}
+	switch {
+	case errors.Is(ans.err, ErrTrackingNumbersExhausted):
+		return "", ans.err
+	case ans.err != nil:
+		return fail(ans.err)
+	case !ValidTrackingCode(ans.code):
+		return fail(fmt.Errorf("unusable tracking code of %d bytes", len(ans.code)))
+	}
+	return ans.code, nil
+}
+
+// voidSold has a label the carrier sold, but waybill did not record (why), voided at the
+// carrier: queued for VoidWorker, which retries until the carrier agrees; if even the queue
+// cannot be written, voided once here.
+func (b *Buyer) voidSold(ctx context.Context, sold SoldLabel, why error) {
+	log := b.log().With("carrier", sold.Carrier, "shipment", sold.ShipmentID, "label", sold.LabelID, "tracking_code", sold.TrackingCode)
+	if sold.TrackingCode == "" {
+		return
+	}
+	err := b.Store.QueueVoid(ctx, sold)
+	if err == nil {
+		log.Warn("buy: the carrier sold a label that was not recorded; it is queued to be voided", "why", why)
+		return
+	}
+	if verr := b.void(ctx, sold.Carrier, sold.TrackingCode); verr != nil {
+		log.Error("buy: a label the carrier sold was neither recorded nor voided", "why", why, "queue", err, "void", verr)
+		return
+	}
+	log.Warn("buy: the carrier sold a label that was not recorded; it was voided", "why", why, "queue", err)
+}
+
+// void voids a label at its carrier under the deadline.
+func (b *Buyer) void(ctx context.Context, carrier, trackingCode string) error {
+	c, ok, err := b.Carrier(ctx, carrier)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("carrier not configured")
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.timeout())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Void(ctx, trackingCode) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return errCarrierTimeout
+	}
+}
+
+// CancelShipment cancels a shipment (Cancel decides what it takes). A label to void is voided at
+// its carrier, outside any transaction, before the cancel is recorded.
+func (b *Buyer) CancelShipment(ctx context.Context, accountID, shipmentID string) (*Shipment, error) {
+	s, err := b.Store.ShipmentToCancel(ctx, accountID, shipmentID)
+	if err != nil {
+		return nil, err
+	}
+	action, err := Cancel(s.Status, s.ShippingLabel)
+	if err != nil || action == CancelNothing {
+		return s, err
+	}
+	if action == CancelAndVoid {
+		l := s.ShippingLabel
+		if err := b.void(ctx, l.Carrier, l.TrackingCode); err != nil {
+			b.log().Error("void: carrier failed", "carrier", l.Carrier, "label", l.ID, "err", err)
+			return nil, &CarrierError{Carrier: l.Carrier, Action: "void", Err: err}
+		}
+	}
+	cancelled, err := b.Store.RecordCancel(context.WithoutCancel(ctx), s, action)
+	if err != nil && action == CancelAndVoid {
+		b.log().Error("void: the carrier voided a label whose cancel was not recorded", "label", s.ShippingLabel.ID, "err", err)
+	}
+	return cancelled, err
+}
+
+// ValidTrackingCode accepts what a label can print as a Code 128 barcode and a URL can carry:
+// 4 to 64 letters, digits and dashes.
+func ValidTrackingCode(code string) bool {
+	if len(code) < 4 || len(code) > 64 {
+		return false
+	}
+	return !strings.ContainsFunc(code, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r == '-')
+	})
+}
+
+// ErrIdempotencyKeyReused reports an Idempotency-Key already used for a different request.
+var ErrIdempotencyKeyReused = errors.New("idempotency key reused for a different request")

@@ -1,0 +1,579 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// ReserveBuy reserves a shipment for one purchase (shipping.BuyStore): in one short transaction
+// it claims r's Idempotency-Key and holds the OPEN shipment with the rate until hold runs out.
+// The shipment is read, and rendered bought, before that transaction, off the single writer,
+// which then only checks that the shipment is still as read (by its packed value, which every
+// change rewrites); Record splices in the tracking code the carrier gives. If the shipment
+// changed meanwhile, it is read again in the transaction and rendered when recorded.
+func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest, hold time.Duration) (shipping.Reservation, *shipping.Shipment, error) {
+	read, stored, open := db.shipmentToBuy(ctx, r.AccountID, r.ShipmentID)
+	b := &labelBuy{db: db, r: r, read: read, stored: stored, now: db.now()}
+	b.until = b.now + hold.Microseconds()
+	b.insurance = shipping.InsuranceCents(r.InsuredCents)
+	if read != nil && read.Status == shipping.StatusOpen && b.rateOf(read) != nil {
+		bought := *read
+		b.labelID = db.NewID()
+		purchased(&bought, *b.rateOf(&bought), b.labelID, trackingCodeMark, b.now, r.InsuredCents, b.insurance)
+		var err error
+		if b.pre, err = prebuy(&bought, open, read.UpdatedAt); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := db.Tx(ctx, b.reserve); err != nil {
+		return nil, nil, err
+	}
+	if b.replayed {
+		return nil, b.s, nil
+	}
+	return b, nil, nil
+}
+
+// labelBuy is one purchase: what it asks for, what was prepared before its reservation, and
+// what the reservation holds (shipping.Reservation).
+type labelBuy struct {
+	db                    *DB
+	r                     shipping.BuyRequest
+	now, until, insurance int64
+
+	read    *shipping.Shipment // the shipment as read before the reservation; nil if unreadable
+	stored  []byte             // read's packed value, which every change to the shipment rewrites
+	pre     *prebought         // read bought with the mark; nil unless read was OPEN with the rate
+	labelID string             // chosen with pre, else when reserved
+
+	s        *shipping.Shipment // the shipment held (or the replayed answer)
+	asRead   bool               // s is read, and pre its purchase
+	replayed bool
+	rendered string // the bought shipment's rendering, when rendered in Record
+	codeJSON []byte // the tracking code, when the purchase was made as prebought
+}
+
+// rateOf returns the rate bought in s, nil if s has none of that ID.
+func (b *labelBuy) rateOf(s *shipping.Shipment) *shipping.Rate {
+	for i := range s.ShippingRates {
+		if s.ShippingRates[i].ID == b.r.RateID {
+			return &s.ShippingRates[i]
+		}
+	}
+	return nil
+}
+
+// reserve is the reservation's transaction: claim the idempotency key, then the shipment.
+func (b *labelBuy) reserve(ctx context.Context, tx *sql.Tx) error {
+	b.s, b.replayed, b.asRead = nil, false, false
+	if b.r.Key != "" {
+		if claimed, err := b.claimKey(ctx, tx); err != nil || !claimed {
+			return err
+		}
+	}
+	return b.claim(ctx, tx)
+}
+
+// claimKey claims the idempotency key. It reports false when the key was used before; the
+// answer is then the stored one. A key whose purchase is in progress holds until it ends, or
+// until its hold runs out (its process died): the key is then taken over.
+func (b *labelBuy) claimKey(ctx context.Context, tx *sql.Tx) (claimed bool, err error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint,
+		shipment_id, response, created_at) VALUES ($1, $2, $3, $4, '', $5)
+		ON CONFLICT (account_id, idempotency_key) DO NOTHING`, b.r.AccountID, b.r.Key, b.r.Fingerprint, b.r.ShipmentID, b.now)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err == nil, err
+	}
+	var fingerprint, answer string
+	var created int64
+	err = tx.QueryRowContext(ctx, `SELECT fingerprint, response, created_at FROM idempotency_keys
+		WHERE account_id = $1 AND idempotency_key = $2`, b.r.AccountID, b.r.Key).Scan(&fingerprint, &answer, &created)
+	switch {
+	case err != nil:
+		return false, err
+	case fingerprint != b.r.Fingerprint:
+		return false, shipping.ErrIdempotencyKeyReused
+	case answer == "" && created > b.now-(b.until-b.now):
+		return false, shipping.ErrPurchaseInProgress
+	case answer == "":
+		_, err := tx.ExecContext(ctx, `UPDATE idempotency_keys SET created_at = $1
+			WHERE account_id = $2 AND idempotency_key = $3`, b.now, b.r.AccountID, b.r.Key)
+		return err == nil, err
+	}
+	if b.s, err = storedAnswer(answer, b.r); err == nil {
+		b.replayed = true
+	}
+	return false, err
+}
+
+// storedAnswer reads the answer stored under r's idempotency key.
+func storedAnswer(answer string, r shipping.BuyRequest) (*shipping.Shipment, error) {
+	var s shipping.Shipment
+	if err := json.Unmarshal([]byte(answer), &s); err != nil {
+		return nil, fmt.Errorf("idempotency key %s: stored answer: %w", r.Key, err)
+	}
+	s.AccountID = r.AccountID
+	if s.ShippingLabel != nil { // the stored answer does not show what is not JSON
+		s.ShippingLabel.CommercialInvoice = s.HasCustomsDocuments()
+	}
+	return &s, nil
+}
+
+// claim holds the shipment, if it is OPEN and no other purchase holds it, and checks that its
+// order may ship; b.s is then the shipment to buy: the one read before, when it is still as read,
+// else the one read again in tx. On PostgreSQL its row stays locked until the commit, so of two
+// concurrent buyers the second waits, then finds it held.
+func (b *labelBuy) claim(ctx context.Context, tx *sql.Tx) error {
+	if b.labelID == "" {
+		b.labelID = b.db.NewID()
+	}
+	var current []byte
+	var orderID sql.NullString
+	var additional bool
+	err := tx.QueryRowContext(ctx, `UPDATE shipments SET buying_label = $1, buying_until = $2
+		WHERE account_id = $3 AND id = $4 AND status = $5 AND (buying_until IS NULL OR buying_until < $6)
+		RETURNING packed, order_id, order_additional`,
+		b.labelID, b.until, b.r.AccountID, b.r.ShipmentID, shipping.StatusOpen, b.now).Scan(&current, &orderID, &additional)
+	held := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if held && orderID.Valid && !additional {
+		if err := b.db.checkOrderShips(ctx, tx, b.r.AccountID, orderID.String, b.r.ShipmentID, b.now); err != nil {
+			return err
+		}
+	}
+	if b.s = b.read; held && b.pre != nil && bytes.Equal(current, b.stored) {
+		b.asRead = true
+		return nil
+	}
+	if b.s, err = b.db.shipmentIn(ctx, tx, b.r.AccountID, b.r.ShipmentID); err != nil {
+		return err
+	}
+	if b.rateOf(b.s) == nil {
+		return ErrNotFound
+	}
+	if err := shipping.CanBuy(b.s.Status); err != nil || held {
+		return err
+	}
+	return shipping.ErrPurchaseInProgress
+}
+
+// Held is the shipment held, the rate to buy and the new label's ID (shipping.Reservation).
+func (b *labelBuy) Held() (*shipping.Shipment, shipping.Rate, string) {
+	return b.s, *b.rateOf(b.s), b.labelID
+}
+
+// Release gives the shipment and the idempotency key up (shipping.Reservation).
+func (b *labelBuy) Release(ctx context.Context) error {
+	return b.db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE shipments SET buying_label = NULL, buying_until = NULL
+			WHERE account_id = $1 AND id = $2 AND buying_label = $3`, b.r.AccountID, b.r.ShipmentID, b.labelID)
+		if err != nil || b.r.Key == "" {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE account_id = $1 AND idempotency_key = $2
+			AND response = ''`, b.r.AccountID, b.r.Key)
+		return err
+	})
+}
+
+// Record writes the purchase under code (shipping.Reservation), and returns the bought shipment
+// with its stored rendering.
+func (b *labelBuy) Record(ctx context.Context, code string) (*shipping.Shipment, string, error) {
+	if err := b.db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error { return b.record(ctx, tx, code) }); err != nil {
+		return nil, "", err
+	}
+	if b.codeJSON != nil {
+		return b.s, b.pre.shipment.with(b.codeJSON), nil
+	}
+	return b.s, b.rendered, nil
+}
+
+// record writes the purchase under code: the shipment bought, if it is still held for this
+// purchase, the bought rate, the label, the LABEL_PURCHASED event and the idempotency key's
+// answer.
+func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string) error {
+	b.rendered, b.codeJSON = "", nil
+	packedLabel, err := b.markBought(ctx, tx, code)
+	if err != nil {
+		return err
+	}
+	s, rate := b.s, b.rateOf(b.s)
+	var row boughtRate
+	if b.asRead {
+		row = b.pre.rate
+	} else if row, err = boughtRateOf(s, rate.ID); err != nil {
+		return err
+	}
+	if err := row.insert(ctx, tx); err != nil {
+		return err
+	}
+	insured := sql.NullInt64{Int64: b.r.InsuredCents, Valid: b.r.InsuredCents > 0}
+	_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
+		service, tracking_code, status, substatus, label_format, created_at, updated_at, insured_cents, insurance_cents,
+		packed, commercial_invoice)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $10, $11, $12, $13, $14)`,
+		b.labelID, b.r.AccountID, b.r.ShipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit, s.LabelFormat, b.now,
+		insured, b.insurance, packedLabel, s.ShippingLabel.CommercialInvoice)
+	if trackingCodeTaken(err) {
+		return shipping.ErrTrackingNumberTaken
+	}
+	if err != nil {
+		return err
+	}
+	if err := b.db.emitEvent(ctx, tx, b.r.AccountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
+		return err
+	}
+	if b.r.Key == "" {
+		return nil
+	}
+	answer, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE idempotency_keys SET response = $1 WHERE account_id = $2 AND idempotency_key = $3`,
+		string(answer), b.r.AccountID, b.r.Key)
+	return err
+}
+
+// markBought writes the held shipment bought under code and returns its label packed: as
+// prebought while its row is still as read, else read again in tx (a PATCH of its references
+// may have come between) and rendered afresh.
+func (b *labelBuy) markBought(ctx context.Context, tx *sql.Tx, code string) (packedLabel []byte, err error) {
+	if b.asRead {
+		packedLabel, ok, err := b.update(ctx, tx, code, b.stored)
+		if err != nil || ok {
+			return packedLabel, err
+		}
+		b.asRead = false
+	}
+	if b.s, err = b.db.shipmentIn(ctx, tx, b.r.AccountID, b.r.ShipmentID); err != nil {
+		return nil, err
+	}
+	if b.rateOf(b.s) == nil {
+		return nil, shipping.ErrReservationLost
+	}
+	packedLabel, ok, err := b.update(ctx, tx, code, nil)
+	if err == nil && !ok {
+		err = shipping.ErrReservationLost
+	}
+	return packedLabel, err
+}
+
+// update writes b.s bought under code over its row, if the row is held for this purchase and,
+// with stored, still has that packed value; ok reports whether it was.
+func (b *labelBuy) update(ctx context.Context, tx *sql.Tx, code string, stored []byte) (packedLabel []byte, ok bool, err error) {
+	s, rate := b.s, b.rateOf(b.s)
+	purchased(s, *rate, b.labelID, code, b.now, b.r.InsuredCents, b.insurance)
+	s.AccountID = b.r.AccountID
+	packedShipment, packedLabel, err := b.packings(s, code)
+	if err != nil {
+		return nil, false, err
+	}
+	query := `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4,
+		rendered = NULL, buying_label = NULL, buying_until = NULL
+		WHERE account_id = $5 AND id = $6 AND buying_label = $7 AND status = $8`
+	args := []any{shipping.StatusPurchased, rate.Carrier, b.now, packedShipment, b.r.AccountID, b.r.ShipmentID, b.labelID, shipping.StatusOpen}
+	if stored != nil {
+		query += ` AND packed = $9`
+		args = append(args, stored)
+	}
+	res, err := tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return nil, false, err
+	}
+	n, err := res.RowsAffected()
+	return packedLabel, n == 1, err
+}
+
+// packings packs the bought shipment s and its label: as prebought, with code spliced in, when s
+// is as read, else rendered afresh (the rendering kept for Record's answer).
+func (b *labelBuy) packings(s *shipping.Shipment, code string) (packedShipment, packedLabel []byte, err error) {
+	if b.asRead {
+		if b.codeJSON, err = json.Marshal(code); err != nil {
+			return nil, nil, err
+		}
+		return b.pre.packedShipment.fill(b.codeJSON), b.pre.packedLabel.fill(b.codeJSON), nil
+	}
+	shipmentJSON, labelJSON, err := renderings(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.rendered = string(shipmentJSON)
+	return pack(shipmentJSON), pack(labelJSON), nil
+}
+
+// trackingCodeTaken reports whether err is the violation of shipping_labels' UNIQUE
+// tracking_code, as SQLite (by column) or PostgreSQL (by constraint name) words it: the store
+// names no driver, so their messages are what it can tell the violation by.
+func trackingCodeTaken(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "UNIQUE constraint failed: shipping_labels.tracking_code") ||
+		strings.Contains(msg, "23505") && strings.Contains(msg, `"shipping_labels_tracking_code_key"`)
+}
+
+// checkOrderShips applies shipping.ShipOrder to a buy of shipmentID, made for an order, inside
+// the buy's reservation, so that of two buys for one order that race the second sees the first:
+// on PostgreSQL the order's row is locked first (the second buyer waits for the first to commit);
+// SQLite runs one writer at a time. A sibling shipment held by a purchase in progress is waited
+// for (shipping.ErrPurchaseInProgress): it may become the order's label.
+func (db *DB) checkOrderShips(ctx context.Context, tx *sql.Tx, accountID, orderID, shipmentID string, now int64) error {
+	if err := db.lock(ctx, tx, `SELECT id FROM orders WHERE account_id = $1 AND id = $2`, accountID, orderID); err != nil {
+		return err
+	}
+	var held int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM shipments WHERE account_id = $1 AND order_id = $2
+		AND id <> $3 AND buying_until >= $4`, accountID, orderID, shipmentID, now).Scan(&held); err != nil {
+		return err
+	}
+	if held > 0 {
+		return shipping.ErrPurchaseInProgress
+	}
+	shipments, err := orderShipments(ctx, tx, accountID, []string{orderID})
+	if err != nil {
+		return err
+	}
+	return shipping.ShipOrder(shipments[orderID], false)
+}
+
+// shipmentToBuy reads a shipment with its rates, without its label, its packed value and its
+// rendering, off the writer; nil when it cannot (a missing shipment, one without a packed
+// rendering, an error: the purchase's transaction reads it again). Without its label: the read
+// is used only if the shipment is OPEN, and an OPEN shipment has none (a label moves its
+// shipment on, and no shipment moves back).
+func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (s *shipping.Shipment, packed, rendering []byte) {
+	s, err := scanShipment(db.readRow(ctx, `SELECT `+shipmentColumns+`, packed FROM `+shipmentsFrom+`
+		WHERE account_id = $1 AND id = $2`, accountID, id), &packed)
+	if err != nil || packed == nil {
+		return nil, nil, nil
+	}
+	if rendering, err = appendRendering(nil, packed, 1); err != nil {
+		return nil, nil, nil
+	}
+	if err := loadQuotes(ctx, db.r, []*shipping.Shipment{s}); err != nil {
+		return nil, nil, nil
+	}
+	return s, packed, rendering
+}
+
+// trackingCodeMark stands for the tracking code in a rendering made before the carrier gave it;
+// no tracking code holds a NUL. trackingCodeMarkJSON is the mark as it is rendered.
+const trackingCodeMark = "\x00tracking code\x00"
+
+var trackingCodeMarkJSON = []byte(`"\u0000tracking code\u0000"`)
+
+// marked is a rendering made before the carrier gave the tracking code, split around the mark:
+// cut once, outside the transaction, it is joined with the code inside it without a search.
+type marked struct{ before, after []byte }
+
+// prebought is a purchase made before its transaction, which fills in the tracking code: the
+// bought shipment's rendering, and its packed value and its label's with a hole for the code.
+type prebought struct {
+	shipment                    marked
+	packedShipment, packedLabel holed
+	rate                        boughtRate
+}
+
+// prebuy makes the prebought of s, bought with trackingCodeMark for its tracking code, from
+// open, its rendering before (when its updated_at was then); nil when a rendering does not
+// hold the mark.
+func prebuy(s *shipping.Shipment, open []byte, then shipping.Timestamp) (*prebought, error) {
+	labelJSON, err := renderLabel(s.ShippingLabel)
+	if err != nil {
+		return nil, err
+	}
+	shipmentJSON := boughtRendering(open, s, then, labelJSON)
+	if shipmentJSON == nil {
+		if shipmentJSON, err = renderShipment(s); err != nil {
+			return nil, err
+		}
+	}
+	ms, ok1 := markedAt(shipmentJSON)
+	ml, ok2 := markedAt(labelJSON)
+	if !ok1 || !ok2 {
+		return nil, nil
+	}
+	rate, err := boughtRateOf(s, s.ShippingLabel.ShippingRateID)
+	if err != nil {
+		return nil, err
+	}
+	return &prebought{ms, packHole(len(ms.before), ms.join()), packHole(len(ml.before), ml.join()), rate}, nil
+}
+
+// join is the rendering without the mark.
+func (m marked) join() []byte { return slices.Concat(m.before, m.after) }
+
+func markedAt(b []byte) (marked, bool) {
+	before, after, ok := bytes.Cut(b, trackingCodeMarkJSON)
+	return marked{before, after}, ok
+}
+
+// with is the rendering with codeJSON, the code as JSON, in place of the mark.
+func (m marked) with(codeJSON []byte) string {
+	var b strings.Builder
+	b.Grow(len(m.before) + len(codeJSON) + len(m.after))
+	b.Write(m.before)
+	b.Write(codeJSON)
+	b.Write(m.after)
+	return b.String()
+}
+
+// purchased makes s, as read before its purchase, what the purchase of rate wrote: the
+// shipment bought from the rate's carrier, with its PRE_TRANSIT label.
+func purchased(s *shipping.Shipment, rate shipping.Rate, labelID, code string, now, insuredCents, insuranceCents int64) {
+	at, r := Time(now), rate.Insured(insuranceCents)
+	s.Status, s.Carrier, s.UpdatedAt = shipping.StatusPurchased, rate.Carrier, shipping.Timestamp{Time: at}
+	s.ShippingLabel = &shipping.Label{ID: labelID, ShipmentID: s.ID, Status: shipping.LabelPreTransit,
+		LabelFormat: s.LabelFormat, TrackingCode: code,
+		Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: shipping.Timestamp{Time: at}, UpdatedAt: shipping.Timestamp{Time: at},
+		CommercialInvoice: s.HasCustomsDocuments()}
+	s.ShippingLabel.Insure(insuredCents, insuranceCents)
+}
+
+// PruneIdempotencyKeys forgets the idempotency keys recorded before cutoff, of every account
+// (a maintenance pass). A retry under a forgotten key is executed again, which cannot buy twice:
+// its shipment is no longer OPEN.
+func (db *DB) PruneIdempotencyKeys(ctx context.Context, cutoff time.Time) (int64, error) {
+	var n int64
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, Micros(cutoff))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// ShipmentToCancel reads the shipment with its label, and whether the label was billed
+// (shipping.BuyStore).
+func (db *DB) ShipmentToCancel(ctx context.Context, accountID, shipmentID string) (*shipping.Shipment, error) {
+	s, err := db.shipmentIn(ctx, db.r, accountID, shipmentID)
+	if err != nil || s.ShippingLabel == nil {
+		return s, err
+	}
+	var billed int
+	err = db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM billing_line_items WHERE account_id = $1 AND label_id = $2`,
+		accountID, s.ShippingLabel.ID).Scan(&billed)
+	s.ShippingLabel.Billed = billed > 0
+	return s, err
+}
+
+// RecordCancel writes the cancel of s, as read, in one transaction (shipping.BuyStore): the
+// shipment CANCELLED if it is still in its status and, for shipping.CancelAndVoid, its label VOIDED
+// if it is still PRE_TRANSIT, never scanned, billed nor manifested, with a LABEL_VOIDED event. A
+// shipment cancelled meanwhile is answered as it is.
+func (db *DB) RecordCancel(ctx context.Context, s *shipping.Shipment, action shipping.CancelAction) (*shipping.Shipment, error) {
+	accountID := s.AccountID
+	var out *shipping.Shipment
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		now := db.now()
+		res, err := tx.ExecContext(ctx, `UPDATE shipments SET status = $1, updated_at = $2
+			WHERE account_id = $3 AND id = $4 AND status = $5`, shipping.StatusCancelled, now, accountID, s.ID, s.Status)
+		if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
+			if out, err = db.shipmentIn(ctx, tx, accountID, s.ID); err == nil && out.Status != shipping.StatusCancelled {
+				err = fmt.Errorf("%w: the shipment changed while it was cancelled", shipping.ErrInvalidState)
+			}
+			return err
+		} else if err != nil {
+			return err
+		}
+		if action == shipping.CancelAndVoid {
+			if err := db.voidLabel(ctx, tx, accountID, s.ShippingLabel, now); err != nil {
+				return err
+			}
+		}
+		out, err = db.rerender(ctx, tx, accountID, s.ID)
+		return err
+	})
+	return out, err
+}
+
+// voidLabel makes l VOIDED, if it is still PRE_TRANSIT and was never scanned, billed nor
+// manifested, with a LABEL_VOIDED event.
+func (db *DB) voidLabel(ctx context.Context, tx *sql.Tx, accountID string, l *shipping.Label, now int64) error {
+	res, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = NULL, updated_at = $2
+		WHERE account_id = $3 AND id = $4 AND status = $5 AND first_carrier_scan_at IS NULL AND finished_at IS NULL
+		AND manifest_id IS NULL AND NOT EXISTS (SELECT 1 FROM billing_line_items WHERE account_id = $3 AND label_id = $4)`,
+		shipping.LabelVoided, now, accountID, l.ID, shipping.LabelPreTransit)
+	if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w: the label is no longer PRE_TRANSIT", shipping.ErrInvalidState)
+	} else if err != nil {
+		return err
+	}
+	voided := *l
+	voided.Status, voided.Substatus = shipping.LabelVoided, nil
+	events, err := trackingEvents(ctx, tx, accountID, l.ID)
+	if err != nil {
+		return err
+	}
+	return db.emitEvent(ctx, tx, accountID, "LABEL_VOIDED", payloadOf(&voided, events))
+}
+
+// QueueVoid records a sold label to be voided at its carrier (shipping.BuyStore).
+func (db *DB) QueueVoid(ctx context.Context, v shipping.SoldLabel) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		now := db.now()
+		_, err := tx.ExecContext(ctx, `INSERT INTO label_voids (id, account_id, shipment_id, label_id, carrier, tracking_code,
+			due_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+			db.NewID(), v.AccountID, v.ShipmentID, v.LabelID, v.Carrier, v.TrackingCode, now)
+		return err
+	})
+}
+
+// ClaimVoids claims up to n queued voids due at now until lease runs out (shipping.VoidQueue).
+func (db *DB) ClaimVoids(ctx context.Context, now time.Time, lease time.Duration, n int) ([]shipping.QueuedVoid, error) {
+	var due []shipping.QueuedVoid
+	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		due = due[:0]
+		rows, err := tx.QueryContext(ctx, `UPDATE label_voids SET due_at = $1 WHERE id IN (SELECT id FROM label_voids
+			WHERE due_at <= $2 ORDER BY due_at LIMIT $3`+db.skipLocked()+`)
+			RETURNING id, account_id, shipment_id, label_id, carrier, tracking_code, attempts`, Micros(now.Add(lease)), Micros(now), n)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var v shipping.QueuedVoid
+			if err := rows.Scan(&v.ID, &v.AccountID, &v.ShipmentID, &v.LabelID, &v.Carrier, &v.TrackingCode, &v.Attempts); err != nil {
+				return err
+			}
+			due = append(due, v)
+		}
+		return rows.Err()
+	})
+	return due, err
+}
+
+// VoidDone forgets a void the carrier agreed to (shipping.VoidQueue).
+func (db *DB) VoidDone(ctx context.Context, id string) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM label_voids WHERE id = $1`, id)
+		return err
+	})
+}
+
+// VoidFailed counts a failed void and sets when it is due again (shipping.VoidQueue).
+func (db *DB) VoidFailed(ctx context.Context, id string, next time.Time) error {
+	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE label_voids SET attempts = attempts + 1, due_at = $1 WHERE id = $2`, Micros(next), id)
+		return err
+	})
+}

@@ -1,0 +1,20 @@
+-- Issue 32: carriers are called outside the writer. A buy reserves its shipment in one short
+-- transaction (buying_label, the label being bought, held until buying_until), calls the carrier
+-- with no transaction open, and records the label in a second transaction, which clears the
+-- hold. A hold past buying_until is one whose process died: it no longer holds.
+ALTER TABLE shipments ADD COLUMN buying_label TEXT;
+ALTER TABLE shipments ADD COLUMN buying_until BIGINT;
+-- A label a carrier sold that could not be recorded, to be voided at the carrier, retried at
+-- due_at until the carrier agrees.
+CREATE TABLE label_voids (
+    id            TEXT PRIMARY KEY,
+    account_id    TEXT NOT NULL,
+    shipment_id   TEXT NOT NULL,
+    label_id      TEXT NOT NULL,
+    carrier       TEXT NOT NULL,
+    tracking_code TEXT NOT NULL,
+    attempts      INTEGER NOT NULL DEFAULT 0,
+    due_at        BIGINT NOT NULL,
+    created_at    BIGINT NOT NULL
+);
+CREATE INDEX label_voids_due ON label_voids (due_at);
