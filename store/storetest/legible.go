@@ -307,8 +307,8 @@ func LegibleRecords(t *testing.T, db *store.DB, reopen func() *store.DB) {
 			t.Fatal(err)
 		}
 		bought, stored, err := buyLabel(ctx, db, acct.ID, tt.id, s.ShippingRates[tt.rate].ID, func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
-				return "TRK" + tt.id[len(tt.id)-8:], nil
-			})
+			return "TRK" + tt.id[len(tt.id)-8:], nil
+		})
 		if err != nil {
 			t.Fatalf("buy %s: %v", tt.id, err)
 		}

@@ -27,8 +27,8 @@ func boughtLabels(t *testing.T, db *store.DB, accountID string, n int) []*shippi
 		}
 		code := "TRK-" + s.ID
 		bought, _, err := buyLabel(ctx, db, accountID, s.ID, s.ShippingRates[0].ID, func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
-				return code, nil
-			})
+			return code, nil
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,8 +219,8 @@ func testManifestSelection(t *testing.T) {
 			t.Fatal(err)
 		}
 		bought, _, err := buyLabel(ctx, db, accountID, s.ID, s.ShippingRates[0].ID, func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
-				return "TRK-" + s.ID, nil
-			})
+			return "TRK-" + s.ID, nil
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -65,8 +65,8 @@ func testShipmentRates(t *testing.T) {
 	buy := func(s *shipping.Shipment, rate shipping.Rate) {
 		t.Helper()
 		bought, _, err := buyLabel(ctx, db, acct.ID, s.ID, rate.ID, func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
-				return "TRK" + s.ID[24:], nil
-			})
+			return "TRK" + s.ID[24:], nil
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
