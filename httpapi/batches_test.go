@@ -71,7 +71,7 @@ func TestBatchItemWorkedAgain(t *testing.T) {
 		{`SELECT COUNT(*) FROM idempotency_keys`, &events},
 		{`SELECT MIN(attempts) FROM batch_items WHERE position < 2`, &attempts},
 	} {
-		if err := e.db.Reader().QueryRow(q.sql).Scan(q.n); err != nil {
+		if err := e.sql.QueryRow(q.sql).Scan(q.n); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,7 +165,7 @@ func TestBatchHostileInput(t *testing.T) {
 		})
 	}
 	var n int
-	if err := e.db.Reader().QueryRow(`SELECT COUNT(*) FROM batches`).Scan(&n); err != nil || n != 0 {
+	if err := e.sql.QueryRow(`SELECT COUNT(*) FROM batches`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d batches stored (%v); want none", n, err)
 	}
 	// The item's index is in the field of a NUL.
@@ -258,7 +258,7 @@ func TestBatchItemAttemptsBounded(t *testing.T) {
 				e.setClock(now)
 			}
 			var attempts int
-			if err := e.db.Reader().QueryRow(`SELECT attempts FROM batch_items`).Scan(&attempts); err != nil {
+			if err := e.sql.QueryRow(`SELECT attempts FROM batch_items`).Scan(&attempts); err != nil {
 				t.Fatal(err)
 			}
 			it := got.Data.Items[0]

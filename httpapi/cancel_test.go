@@ -46,7 +46,7 @@ func TestCancelledRequestsDoNotBreakSharedCommits(t *testing.T) {
 		}
 	}
 	var stored int
-	if err := e.db.Reader().QueryRow(`SELECT COUNT(*) FROM shipments`).Scan(&stored); err != nil {
+	if err := e.sql.QueryRow(`SELECT COUNT(*) FROM shipments`).Scan(&stored); err != nil {
 		t.Fatal(err)
 	}
 	if stored != created {

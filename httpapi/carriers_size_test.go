@@ -140,7 +140,7 @@ func TestCarriersCompiledOnlyInForce(t *testing.T) {
 	beta := versions("BETAX")[0]
 	// A new version of ACMEX effective today: version 1 is no longer in force.
 	decode[any](t, e.do("PUT", "/admin/carriers/ACMEX", "admin", strings.Replace(acmeCard, `"2026-01-01"`, `"2026-11-22"`, 1)), http.StatusOK)
-	if _, err := e.db.Reader().ExecContext(ctx, `UPDATE carrier_versions SET card = 'unreadable' WHERE carrier = 'ACMEX' AND version = 1`); err != nil {
+	if _, err := e.sql.ExecContext(ctx, `UPDATE carrier_versions SET card = 'unreadable' WHERE carrier = 'ACMEX' AND version = 1`); err != nil {
 		t.Fatal(err)
 	}
 	quote()

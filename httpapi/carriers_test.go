@@ -32,7 +32,7 @@ func TestCarrierSeenByAnotherProcess(t *testing.T) {
 		}
 		handles[i] = db
 	}
-	e := newEnvWith(t, handles[0])
+	e := newEnvWith(t, handles[0], path)
 	t.Cleanup(func() { handles[1].Close() })
 	other, err := New(Config{DB: handles[1], BaseURL: e.url})
 	if err != nil {
@@ -68,10 +68,11 @@ func TestCarrierSeenByAnotherProcess(t *testing.T) {
 
 // TestBuyTrackingNumberTaken: two stored carriers whose ranges meet (loaded around PUT's
 // check, as seeding does) — once the second reaches a number the first issued, its buy is 422
-// tracking_number_taken, not a 500, and buys nothing; the serial is passed over, so the buy
+// tracking_number_taken, not a 500, and buys nothing; the serial is used up, so the buy
 // tried again gets the next number.
 func TestBuyTrackingNumberTaken(t *testing.T) {
-	db, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "waybill.db"))
+	path := filepath.Join(t.TempDir(), "waybill.db")
+	db, err := store.OpenSQLite(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestBuyTrackingNumberTaken(t *testing.T) {
 	if err := db.SeedCarriers(context.Background(), cards); err != nil {
 		t.Fatal(err)
 	}
-	e := newEnvWith(t, db)
+	e := newEnvWith(t, db, path)
 	decode[any](t, e.do("PUT", "/admin/rate_shopping_profiles/both", "admin", `{"name": "Both", "carriers": ["ACMEX", "BETAX"]}`), http.StatusCreated)
 	buy := func(carrier string) (shipmentID, path string) {
 		t.Helper()

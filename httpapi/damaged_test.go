@@ -20,7 +20,7 @@ func TestDamagedRecordIsNotServed(t *testing.T) {
 		t.Fatalf("buy: %d %s", w.Code, w.Body)
 	}
 	var label string
-	if err := e.db.Reader().QueryRow(`SELECT id FROM shipping_labels WHERE shipment_id = $1`, s.Data.ID).Scan(&label); err != nil {
+	if err := e.sql.QueryRow(`SELECT id FROM shipping_labels WHERE shipment_id = $1`, s.Data.ID).Scan(&label); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ table, id, path string }{
@@ -28,11 +28,11 @@ func TestDamagedRecordIsNotServed(t *testing.T) {
 		{"shipping_labels", label, "/shipping_labels/" + label},
 	} {
 		var packed []byte
-		if err := e.db.Reader().QueryRow(`SELECT packed FROM `+c.table+` WHERE id = $1`, c.id).Scan(&packed); err != nil {
+		if err := e.sql.QueryRow(`SELECT packed FROM `+c.table+` WHERE id = $1`, c.id).Scan(&packed); err != nil {
 			t.Fatal(err)
 		}
 		packed[len(packed)/2] ^= 0x20
-		if _, err := e.db.Reader().Exec(`UPDATE `+c.table+` SET packed = $1 WHERE id = $2`, packed, c.id); err != nil {
+		if _, err := e.sql.Exec(`UPDATE `+c.table+` SET packed = $1 WHERE id = $2`, packed, c.id); err != nil {
 			t.Fatal(err)
 		}
 		logs.Reset()

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"database/sql"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -35,6 +36,7 @@ type testEnv struct {
 	t   testing.TB
 	api *API
 	db  *store.DB
+	sql *sql.DB // a plain pool on db's file, to read and damage rows the API does not show
 	url string // BaseURL
 
 	mu  sync.Mutex
@@ -47,18 +49,24 @@ type testEnv struct {
 
 func newEnv(t testing.TB) *testEnv {
 	t.Helper()
-	db, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "waybill.db"))
+	path := filepath.Join(t.TempDir(), "waybill.db")
+	db, err := store.OpenSQLite(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newEnvWith(t, db)
+	return newEnvWith(t, db, path)
 }
 
-// newEnvWith is newEnv over an opened database, which it closes when the test ends.
-func newEnvWith(t testing.TB, db *store.DB) *testEnv {
+// newEnvWith is newEnv over a database opened from path, which it closes when the test ends.
+func newEnvWith(t testing.TB, db *store.DB, path string) *testEnv {
 	t.Helper()
 	t.Cleanup(func() { db.Close() })
-	e := &testEnv{t: t, now: testStart, url: "https://waybill.test", tokens: map[string]string{}, accounts: map[string]store.Account{}}
+	plain, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000&_foreign_keys=on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { plain.Close() })
+	e := &testEnv{t: t, sql: plain, now: testStart, url: "https://waybill.test", tokens: map[string]string{}, accounts: map[string]store.Account{}}
 	db.Now = e.clock
 	db.NewID = func() string { return fmt.Sprintf("00000000-0000-7000-8000-%012x", e.ids.Add(1)) }
 	// The document URL key is drawn from a stream of its own, so that it is fixed and the

@@ -55,7 +55,7 @@ func (e *testEnv) createShipment(t testing.TB, strategy, format string) shipment
 func (e *testEnv) countLabels(t *testing.T, shipmentID string) int {
 	t.Helper()
 	var n int
-	if err := e.db.Reader().QueryRow(`SELECT COUNT(*) FROM shipping_labels WHERE shipment_id = $1`, shipmentID).Scan(&n); err != nil {
+	if err := e.sql.QueryRow(`SELECT COUNT(*) FROM shipping_labels WHERE shipment_id = $1`, shipmentID).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -438,7 +438,7 @@ func TestDeliveredLabelMovesOnlyForward(t *testing.T) {
 	count := func(query string, args ...any) int {
 		t.Helper()
 		var n int
-		if err := e.db.Reader().QueryRow(query, args...).Scan(&n); err != nil {
+		if err := e.sql.QueryRow(query, args...).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n

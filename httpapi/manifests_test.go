@@ -56,7 +56,7 @@ func (e *testEnv) checkManifests(t *testing.T) int {
 		}
 	}
 	var n int
-	if err := e.db.Reader().QueryRow(`SELECT COUNT(*) FROM shipping_labels WHERE manifest_id IS NOT NULL`).Scan(&n); err != nil {
+	if err := e.sql.QueryRow(`SELECT COUNT(*) FROM shipping_labels WHERE manifest_id IS NOT NULL`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != len(seen) {

@@ -64,7 +64,7 @@ func TestStoredResponsesMatchFreshRender(t *testing.T) {
 	check := func(after string) {
 		t.Helper()
 		var missing int
-		if err := e.db.Reader().QueryRow(`SELECT COUNT(*) FROM shipments WHERE packed IS NULL`).Scan(&missing); err != nil || missing != 0 {
+		if err := e.sql.QueryRow(`SELECT COUNT(*) FROM shipments WHERE packed IS NULL`).Scan(&missing); err != nil || missing != 0 {
 			t.Fatalf("after %s: %d shipments without a stored response (%v)", after, missing, err)
 		}
 		for _, id := range shipments {

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"net/http"
@@ -35,7 +34,7 @@ const benchDepth = 100_000
 func BenchmarkListShipmentsCursor(b *testing.B) {
 	e := newEnv(b)
 	acct := e.accounts["acme"].ID
-	keys := seedShipments(b, e.db, acct, benchDepth)
+	keys := seedShipments(b, e.sql, acct, benchDepth)
 	token := e.tokens["all"]
 	for _, depth := range []int{0, benchDepth - 100} {
 		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
@@ -54,7 +53,7 @@ var rateServices = []string{"S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9"
 
 // seedShipments bulk-inserts n shipments with nine rates each for the account, in one
 // transaction with prepared statements, and returns their keys newest first.
-func seedShipments(b *testing.B, db *store.DB, accountID string, n int) []store.Key {
+func seedShipments(b *testing.B, db *sql.DB, accountID string, n int) []store.Key {
 	b.Helper()
 	const request = `{"origin":{"name":"A","street1":"1 Main St","city":"Los Angeles","state":"CA","zip":"90058","country":"US"},` +
 		`"destination":{"name":"B","street1":"5 Broadway","city":"New York","state":"NY","zip":"10001","country":"US"},` +
@@ -62,7 +61,12 @@ func seedShipments(b *testing.B, db *store.DB, accountID string, n int) []store.
 		`"parcel":{"length":10,"width":8,"height":4,"length_unit":"IN","weight":20,"weight_unit":"OZ"}}`
 	start := store.Micros(testStart) - int64(n)*1000
 	keys := make([]store.Key, n)
-	err := db.Tx(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
+	err := func() error {
+		tx, err := db.Begin()
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
 		ship, err := tx.Prepare(`INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date, rate_shopping_profile,
 			rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request, created_at, updated_at)
 			VALUES ($1, $2, 'OPEN', 'Acme', NULL, '2026-11-22', 'default', 'ALL', 'PDF', NULL, NULL, '', $3, $3)`)
@@ -102,13 +106,13 @@ func seedShipments(b *testing.B, db *store.DB, accountID string, n int) []store.
 			}
 			keys[n-1-i] = store.Key{CreatedAt: at, ID: id}
 		}
-		return nil
-	})
+		return tx.Commit()
+	}()
 	if err != nil {
 		b.Fatal(err)
 	}
 	// Fold the seeded rows into the database file so both depths read it the same way.
-	if _, err := db.Reader().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		b.Fatal(err)
 	}
 	return keys

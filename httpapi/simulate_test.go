@@ -105,7 +105,7 @@ func TestSimulateTracking(t *testing.T) {
 
 	// Billed once, at delivery.
 	var items int
-	if err := e.db.Reader().QueryRow(`SELECT COUNT(*) FROM billing_line_items WHERE label_id = $1`, label).Scan(&items); err != nil {
+	if err := e.sql.QueryRow(`SELECT COUNT(*) FROM billing_line_items WHERE label_id = $1`, label).Scan(&items); err != nil {
 		t.Fatal(err)
 	}
 	if items != 1 {

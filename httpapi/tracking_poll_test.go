@@ -123,7 +123,7 @@ func TestTrackingPoller(t *testing.T) {
 	}
 	var failures int
 	var pollAt int64
-	if err := e.db.Reader().QueryRow(`SELECT poll_failures, poll_at FROM shipping_labels WHERE id = $1`, acme[1]).Scan(&failures, &pollAt); err != nil {
+	if err := e.sql.QueryRow(`SELECT poll_failures, poll_at FROM shipping_labels WHERE id = $1`, acme[1]).Scan(&failures, &pollAt); err != nil {
 		t.Fatal(err)
 	}
 	if want := testStart.Add(time.Hour + time.Second + 2*time.Hour); failures != 1 || store.Time(pollAt) != want {

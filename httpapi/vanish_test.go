@@ -22,7 +22,7 @@ func TestVanishedDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnvWith(t, db)
+	e := newEnvWith(t, db, path)
 	var logs bytes.Buffer
 	e.api.log = slog.New(slog.NewJSONHandler(&logs, nil))
 	created := decode[shipmentAnswer](t, e.do("POST", "/shipments", "all", shipmentBody("CHEAPEST", "PDF")), http.StatusCreated)

@@ -71,7 +71,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 		rates[1] = float64(b.N) / time.Since(start).Seconds()
 		b.StopTimer()
 		var delivered int
-		e.db.Reader().QueryRow(`SELECT COUNT(*) FROM webhook_events WHERE status = $1`, webhook.StatusDelivered).Scan(&delivered)
+		e.sql.QueryRow(`SELECT COUNT(*) FROM webhook_events WHERE status = $1`, webhook.StatusDelivered).Scan(&delivered)
 		if delivered != b.N {
 			b.Fatalf("%d of %d events delivered", delivered, b.N)
 		}

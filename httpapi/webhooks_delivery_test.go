@@ -337,7 +337,7 @@ func TestWebhookHostileReceivers(t *testing.T) {
 		}
 	}
 	var stored int
-	if err := e.db.Reader().QueryRow(`SELECT LENGTH(last_response_body) FROM webhook_events WHERE subscription_id = $1`, subs["huge"].ID).Scan(&stored); err != nil || stored != webhook.MaxResponseBody {
+	if err := e.sql.QueryRow(`SELECT LENGTH(last_response_body) FROM webhook_events WHERE subscription_id = $1`, subs["huge"].ID).Scan(&stored); err != nil || stored != webhook.MaxResponseBody {
 		t.Errorf("stored response body of the huge answer: %d bytes (%v); want %d", stored, err, webhook.MaxResponseBody)
 	}
 }

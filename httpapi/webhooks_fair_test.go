@@ -60,7 +60,7 @@ func testFairness(t *testing.T, hanging, fanOut bool) {
 	if fanOut {
 		// One statement writes them (through the test's own connection: 10,000 API calls
 		// would take the test's whole budget).
-		_, err := e.db.Reader().ExecContext(ctx, `WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
+		_, err := e.sql.ExecContext(ctx, `WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
 			INSERT INTO webhook_subscriptions (id, account_id, url, topic, is_active, secret, created_at, updated_at)
 			SELECT 'fan-' || i, $1, $2, $3, $4, $5, $6, $6 FROM n`,
 			acme, fan.URL, webhook.TopicLabelInTransit, true, "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", testStart.UnixMicro())

@@ -52,7 +52,7 @@ func TestWebhookParkedWhileInactive(t *testing.T) {
 		t.Fatalf("an inactive subscription got %d deliveries; want 0", n)
 	}
 	var due int
-	if err := e.db.Reader().QueryRow(`SELECT COUNT(*) FROM webhook_events WHERE due_at IS NOT NULL`).Scan(&due); err != nil || due != 0 {
+	if err := e.sql.QueryRow(`SELECT COUNT(*) FROM webhook_events WHERE due_at IS NOT NULL`).Scan(&due); err != nil || due != 0 {
 		t.Errorf("%d parked records are on the due index (%v); want 0", due, err)
 	}
 	decode[subscriptionAnswer](t, e.do("PATCH", "/webhooks/"+sub.ID, "all", map[string]any{"is_active": true}), 200)

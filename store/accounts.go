@@ -49,7 +49,7 @@ func (db *DB) CreateAccount(ctx context.Context, name, brand string) (Account, e
 		return Account{}, err
 	}
 	a := Account{ID: db.NewID(), Name: name, Brand: brand, OrganizationID: db.NewID(), IngestSecret: secret, CreatedAt: stamp(db.now())}
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error { return db.insertAccount(ctx, tx, a) })
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return db.insertAccount(ctx, tx, a) })
 	return a, err
 }
 
@@ -77,7 +77,7 @@ func (db *DB) Bootstrap(ctx context.Context, scopes []string) (tok Token, create
 	if err != nil {
 		return Token{}, false, err
 	}
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		created = false
 		res, err := tx.ExecContext(ctx, `INSERT INTO bootstrap (id, created_at) VALUES (1, $1) ON CONFLICT (id) DO NOTHING`, db.now())
 		if err != nil {
@@ -175,7 +175,7 @@ func (db *DB) RotateIngestSecret(ctx context.Context, accountID string) (Account
 	if err != nil {
 		return Account{}, err
 	}
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE accounts SET ingest_secret = $1 WHERE id = $2`, secret, accountID)
 		return rowsOrNotFound(res, err)
 	})
@@ -192,7 +192,7 @@ func (db *DB) CreateToken(ctx context.Context, accountID string, scopes []string
 	if err != nil {
 		return Token{}, err
 	}
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM accounts WHERE id = $1`, accountID).Scan(&n); err != nil {
 			return err
@@ -232,7 +232,7 @@ func (db *DB) RevokeBearer(ctx context.Context, bearer string) error {
 }
 
 func (db *DB) revoke(ctx context.Context, column, value string) error {
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = $1 WHERE `+column+` = $2 AND revoked_at IS NULL`,
 			db.now(), value)
 		if err := rowsOrNotFound(res, err); err != nil {

@@ -76,7 +76,7 @@ func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, items []NewBat
 		b.Status, b.CompletedAt = shipping.BatchCompleted, &b.CreatedAt
 	}
 	b.Tally()
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO batches (id, account_id, status, buy, label_format, item_count, pending,
 			created_at, completed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, b.ID, b.AccountID, b.Status, b.Buy,
 			sql.NullString{String: b.LabelFormat, Valid: b.LabelFormat != ""}, len(items), pending, created,
@@ -197,9 +197,9 @@ func (db *DB) BatchAccount(ctx context.Context, id string) (string, error) {
 
 // ListBatches lists the account's batches newest first, without their items but tallied.
 func (db *DB) ListBatches(ctx context.Context, accountID string, p Page) (List[*shipping.Batch], error) {
-	q := Query[*shipping.Batch]{Columns: batchColumns, From: "batches WHERE account_id = $1", Args: []any{accountID},
+	q := listQuery[*shipping.Batch]{Columns: batchColumns, From: "batches WHERE account_id = $1", Args: []any{accountID},
 		Scan: func(rows *sql.Rows) (*shipping.Batch, error) { return scanBatch(rows) }}
-	l, err := OffsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
+	l, err := offsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
 	if err != nil || len(l.Items) == 0 {
 		return l, err
 	}
@@ -248,7 +248,7 @@ func (db *DB) ClaimBatchItems(ctx context.Context, lease time.Duration, limit, t
 	}
 	now := db.now()
 	var claims []BatchClaim
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		claims = claims[:0]
 		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT account_id FROM batches WHERE status = $1 ORDER BY account_id`,
 			shipping.BatchProcessing)
@@ -391,7 +391,7 @@ func (db *DB) CompleteBatchItem(ctx context.Context, c BatchClaim, o BatchItemOu
 			return err
 		}
 	}
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()
 		res, err := tx.ExecContext(ctx, `UPDATE batch_items SET status = $1, errors = $2, claimed_until = 0
 			WHERE account_id = $3 AND batch_id = $4 AND position = $5 AND attempts = $6 AND status = $7`,

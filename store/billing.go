@@ -58,7 +58,7 @@ func billingProfile(ctx context.Context, q billingQuerier, accountID string) (bi
 // (ErrInvalidState): invoice periods never overlap.
 func (db *DB) UpdateBillingProfile(ctx context.Context, accountID string, change func(*billing.Profile)) (billing.Profile, error) {
 	var p billing.Profile
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// Locked before it is read: two changes of different fields must not undo each other,
 		// and the first invoice (billing.DraftFor) must not be made under the old period.
 		if err := db.lockBillingProfile(ctx, tx, accountID); err != nil {
@@ -114,7 +114,7 @@ func (db *DB) SetBillingPeriod(ctx context.Context, accountID string, period bil
 	if !period.Valid() {
 		return fmt.Errorf("store: unknown billing period %q", period)
 	}
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM invoices WHERE account_id = $1`, accountID).Scan(&n); err != nil {
 			return err
@@ -189,9 +189,9 @@ func (db *DB) Invoices(ctx context.Context, accountID string, f InvoiceFilter, p
 		args = append(args, "%"+likeEscaper.Replace(strings.ToUpper(f.Search))+"%")
 		from += fmt.Sprintf(` AND invoice_number LIKE $%d ESCAPE '\'`, len(args))
 	}
-	q := Query[billing.Invoice]{Columns: invoiceColumns, From: from, Args: args,
+	q := listQuery[billing.Invoice]{Columns: invoiceColumns, From: from, Args: args,
 		Scan: func(r *sql.Rows) (billing.Invoice, error) { return scanInvoice(r) }}
-	return OffsetList(ctx, db.r, q, "period_start DESC, id DESC", p)
+	return offsetList(ctx, db.r, q, "period_start DESC, id DESC", p)
 }
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
@@ -258,11 +258,11 @@ func (db *DB) LineItems(ctx context.Context, accountID, invoiceID string, p Page
 	if n == 0 {
 		return List[billing.LineItem]{}, ErrNotFound
 	}
-	q := Query[billing.LineItem]{Columns: lineItemColumns,
+	q := listQuery[billing.LineItem]{Columns: lineItemColumns,
 		From: "billing_line_items WHERE account_id = $1 AND invoice_id = $2 AND deleted_at IS NULL",
 		Args: []any{accountID, invoiceID},
 		Scan: func(r *sql.Rows) (billing.LineItem, error) { return scanLineItem(r) }}
-	return OffsetList(ctx, db.r, q, "created_at ASC, id ASC", p)
+	return offsetList(ctx, db.r, q, "created_at ASC, id ASC", p)
 }
 
 // InvoiceWithItems returns an invoice, the account it bills, and its first limit live line

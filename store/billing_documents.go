@@ -102,7 +102,7 @@ func (db *DB) InvoiceDocument(ctx context.Context, accountID, invoiceID, kind st
 		if !errors.Is(err, sql.ErrNoRows) || attempt > 0 {
 			return d, err
 		}
-		if err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			return db.storeInvoiceDocuments(ctx, tx, accountID, invoiceID, r)
 		}); err != nil {
 			return Document{}, err

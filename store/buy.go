@@ -34,7 +34,7 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest, hold time.D
 			return nil, nil, err
 		}
 	}
-	if err := db.Tx(ctx, b.reserve); err != nil {
+	if err := db.inTx(ctx, b.reserve); err != nil {
 		return nil, nil, err
 	}
 	if b.replayed {
@@ -178,7 +178,7 @@ func (b *labelBuy) Held() (*shipping.Shipment, shipping.Rate, string) {
 
 // Release gives the shipment and the idempotency key up (shipping.Reservation).
 func (b *labelBuy) Release(ctx context.Context) error {
-	return b.db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return b.db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE shipments SET buying_label = NULL, buying_until = NULL
 			WHERE account_id = $1 AND id = $2 AND buying_label = $3`, b.r.AccountID, b.r.ShipmentID, b.labelID)
 		if err != nil || b.r.Key == "" {
@@ -193,7 +193,7 @@ func (b *labelBuy) Release(ctx context.Context) error {
 // Record writes the purchase under code (shipping.Reservation), and returns the bought shipment
 // with its stored rendering.
 func (b *labelBuy) Record(ctx context.Context, code string) (*shipping.Shipment, string, error) {
-	if err := b.db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error { return b.record(ctx, tx, code) }); err != nil {
+	if err := b.db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return b.record(ctx, tx, code) }); err != nil {
 		return nil, "", err
 	}
 	if b.codeJSON != nil {
@@ -451,7 +451,7 @@ func purchased(s *shipping.Shipment, rate shipping.Rate, labelID, code string, n
 // its shipment is no longer OPEN.
 func (db *DB) PruneIdempotencyKeys(ctx context.Context, cutoff time.Time) (int64, error) {
 	var n int64
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, Micros(cutoff))
 		if err != nil {
 			return err
@@ -483,7 +483,7 @@ func (db *DB) ShipmentToCancel(ctx context.Context, accountID, shipmentID string
 func (db *DB) RecordCancel(ctx context.Context, s *shipping.Shipment, action shipping.CancelAction) (*shipping.Shipment, error) {
 	accountID := s.AccountID
 	var out *shipping.Shipment
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()
 		res, err := tx.ExecContext(ctx, `UPDATE shipments SET status = $1, updated_at = $2
 			WHERE account_id = $3 AND id = $4 AND status = $5`, shipping.StatusCancelled, now, accountID, s.ID, s.Status)
@@ -529,7 +529,7 @@ func (db *DB) voidLabel(ctx context.Context, tx *sql.Tx, accountID string, l *sh
 
 // QueueVoid records a sold label to be voided at its carrier (shipping.BuyStore).
 func (db *DB) QueueVoid(ctx context.Context, v shipping.SoldLabel) error {
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()
 		_, err := tx.ExecContext(ctx, `INSERT INTO label_voids (id, account_id, shipment_id, label_id, carrier, tracking_code,
 			due_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
@@ -541,7 +541,7 @@ func (db *DB) QueueVoid(ctx context.Context, v shipping.SoldLabel) error {
 // ClaimVoids claims up to n queued voids due at now until lease runs out (shipping.VoidQueue).
 func (db *DB) ClaimVoids(ctx context.Context, now time.Time, lease time.Duration, n int) ([]shipping.QueuedVoid, error) {
 	var due []shipping.QueuedVoid
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		due = due[:0]
 		rows, err := tx.QueryContext(ctx, `UPDATE label_voids SET due_at = $1 WHERE id IN (SELECT id FROM label_voids
 			WHERE due_at <= $2 ORDER BY due_at LIMIT $3`+db.skipLocked()+`)
@@ -564,7 +564,7 @@ func (db *DB) ClaimVoids(ctx context.Context, now time.Time, lease time.Duration
 
 // VoidDone forgets a void the carrier agreed to (shipping.VoidQueue).
 func (db *DB) VoidDone(ctx context.Context, id string) error {
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM label_voids WHERE id = $1`, id)
 		return err
 	})
@@ -572,7 +572,7 @@ func (db *DB) VoidDone(ctx context.Context, id string) error {
 
 // VoidFailed counts a failed void and sets when it is due again (shipping.VoidQueue).
 func (db *DB) VoidFailed(ctx context.Context, id string, next time.Time) error {
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE label_voids SET attempts = attempts + 1, due_at = $1 WHERE id = $2`, Micros(next), id)
 		return err
 	})

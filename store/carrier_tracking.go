@@ -18,7 +18,7 @@ func (db *DB) RotateCarrierEventSecret(ctx context.Context, carrier string) (str
 	if err != nil {
 		return "", err
 	}
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO carrier_event_secrets (carrier, secret, rotated_at) VALUES ($1, $2, $3)
 			ON CONFLICT (carrier) DO UPDATE SET secret = excluded.secret, rotated_at = excluded.rotated_at`, carrier, secret, db.now())
 		return err
@@ -80,7 +80,7 @@ func (db *DB) PollAccounts(ctx context.Context, carriers []string, now time.Time
 // until the claim ends, and a poll that dies with its process is retried after it.
 func (db *DB) ClaimPolls(ctx context.Context, accountID string, carriers []string, now time.Time, first, lease time.Duration, limit int) ([]PollClaim, error) {
 	var claims []PollClaim
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		args := []any{first.Microseconds(), Micros(now), accountID}
 		in := placeholders(&args, carriers)
 		args = append(args, limit)
@@ -113,7 +113,7 @@ func (db *DB) ClaimPolls(ctx context.Context, accountID string, carriers []strin
 // FinishPoll schedules a claimed label's next poll at next, recording failures, the polls in a
 // row that have failed (0 after a success).
 func (db *DB) FinishPoll(ctx context.Context, c PollClaim, next time.Time, failures int) error {
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET poll_at = $1, poll_failures = $2 WHERE account_id = $3 AND id = $4`,
 			Micros(next), failures, c.AccountID, c.LabelID)
 		return err

@@ -245,7 +245,7 @@ func (db *DB) fillOutlines(ctx context.Context) error {
 // SeedCarriers stores the cards once in a database's life, on its first start: an operator's
 // later changes and deletions are never undone.
 func (db *DB) SeedCarriers(ctx context.Context, cards []shipping.Card) error {
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE carrier_changes SET seeded = TRUE WHERE seeded = FALSE`)
 		if err != nil {
 			return err
@@ -313,7 +313,7 @@ func (db *DB) PutPriceGrid(ctx context.Context, code, service, effectiveFrom str
 // are numbered one after the other and compared with the one before.
 func (db *DB) putVersion(ctx context.Context, code, effectiveFrom string, dryRun bool, next func(inForce *shipping.Card) (*shipping.Card, error)) (CarrierPut, error) {
 	var put CarrierPut
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		put = CarrierPut{}
 		if err := db.lock(ctx, tx, `SELECT code FROM carriers WHERE code = $1`, code); err != nil {
 			return err
@@ -449,7 +449,7 @@ func carriersChanged(ctx context.Context, tx *sql.Tx) error {
 // DeleteCarrier deletes the carrier: it is quoted no more, while its labels still track, void
 // and bill, and its versions stay. ErrCarrierInUse while a profile names it.
 func (db *DB) DeleteCarrier(ctx context.Context, code string) error {
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.lock(ctx, tx, `SELECT code FROM carriers WHERE code = $1`, code); err != nil {
 			return err
 		}

@@ -50,7 +50,7 @@ func batch(t *testing.T, db *DB, ctxs []context.Context, queued func(), fns ...f
 			ctx = ctxs[i]
 		}
 		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = db.Tx(ctx, fn) }()
+		go func() { defer wg.Done(); errs[i] = db.inTx(ctx, fn) }()
 		// Wait for this call to be queued (or taken by the paused committer) before starting the
 		// next, so the batch runs the calls in the order given.
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Microsecond) {
@@ -97,7 +97,7 @@ func parents(t *testing.T, db *DB) map[string]bool {
 
 func TestGroupCommitFailedCallRollsBackAlone(t *testing.T) {
 	db := openGroup(t)
-	if err := db.Tx(context.Background(), insertParent("z")); err != nil {
+	if err := db.inTx(context.Background(), insertParent("z")); err != nil {
 		t.Fatal(err)
 	}
 	refused := errors.New("refused")
@@ -147,7 +147,7 @@ func TestGroupCommitFailedCommitFailsEveryCall(t *testing.T) {
 		t.Errorf("%d calls in %d transactions; want 3 in 1", c-calls, n-commits)
 	}
 	// The committer goes on serving.
-	if err := db.Tx(context.Background(), insertParent("c")); err != nil {
+	if err := db.inTx(context.Background(), insertParent("c")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -195,7 +195,7 @@ func TestGroupCommitClose(t *testing.T) {
 	db.Close() // the cleanup's second Close is harmless
 	within(t, func() {
 		for range 100 {
-			if err := db.Tx(context.Background(), insertParent("a")); !errors.Is(err, errClosed) {
+			if err := db.inTx(context.Background(), insertParent("a")); !errors.Is(err, errClosed) {
 				t.Errorf("Tx after Close: err = %v; want errClosed", err)
 				return
 			}
@@ -210,7 +210,7 @@ func TestGroupCommitCloseUnderLoad(t *testing.T) {
 	errs := make([]error, 200)
 	for i := range errs {
 		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = db.Tx(context.Background(), insertParent(fmt.Sprint(i))) }()
+		go func() { defer wg.Done(); errs[i] = db.inTx(context.Background(), insertParent(fmt.Sprint(i))) }()
 	}
 	within(t, func() { db.Close(); wg.Wait() })
 	for i, err := range errs {

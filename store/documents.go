@@ -23,7 +23,7 @@ func (db *DB) ServerKey(ctx context.Context, name string) ([]byte, error) {
 			return nil, err
 		}
 		// A concurrent first use (another process) may insert first; both then read its key.
-		err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO server_keys (name, secret, created_at) VALUES ($1, $2, $3)
 				ON CONFLICT (name) DO NOTHING`, name, hex.EncodeToString(fresh), db.now()); err != nil {
 				return err

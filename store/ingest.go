@@ -102,7 +102,7 @@ func scanImport(row interface{ Scan(...any) error }) (ingest.Import, error) {
 func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) ([]ingest.Claim, error) {
 	now := db.now()
 	var claims []ingest.Claim
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		claims = claims[:0]
 		// Expired leases first (few: at most the imports in flight when a worker stopped), then
 		// the queue in arrival order. Each is one equality on status, so the queue's claim reads
@@ -189,7 +189,7 @@ func (db *DB) CompleteImports(ctx context.Context, done []ingest.Completion) (st
 		return cmp.Or(cmp.Compare(a.Claim.AccountID, b.Claim.AccountID), cmp.Compare(orderKey(a), orderKey(b)),
 			cmp.Compare(a.Claim.ID, b.Claim.ID))
 	})
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		stale = 0
 		rest := done
 		for _, size := range statementSizes(len(rest)) {
@@ -379,12 +379,12 @@ func (db *DB) Order(ctx context.Context, accountID, id string) (ingest.Order, er
 // ListOrders lists the account's orders, newest first; a non-empty orderID keeps only the
 // order with that payload id.
 func (db *DB) ListOrders(ctx context.Context, accountID, orderID string, p Page) (List[ingest.Order], error) {
-	q := Query[ingest.Order]{Columns: orderColumns, From: "orders WHERE account_id = $1", Args: []any{accountID}, Scan: scanOrder}
+	q := listQuery[ingest.Order]{Columns: orderColumns, From: "orders WHERE account_id = $1", Args: []any{accountID}, Scan: scanOrder}
 	if orderID != "" {
 		q.From += " AND order_id = $2"
 		q.Args = append(q.Args, orderID)
 	}
-	return OffsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
+	return offsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
 }
 
 const orderColumns = `id, account_id, order_id, name, tags, shipping_address, fulfillment_orders, import_id, created_at, updated_at`

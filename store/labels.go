@@ -216,7 +216,7 @@ func (db *DB) ListLabels(ctx context.Context, accountID string, f LabelFilter, p
 		args = append(args, f.TrackingCode)
 		where += " AND tracking_code = $" + strconv.Itoa(len(args))
 	}
-	l, err := OffsetList(ctx, db.r, Query[*shipping.Label]{
+	l, err := offsetList(ctx, db.r, listQuery[*shipping.Label]{
 		Columns: labelColumns,
 		From:    where,
 		Args:    args,
@@ -300,7 +300,7 @@ func (db *DB) ListTrackingEvents(ctx context.Context, accountID, labelID string,
 	if n == 0 {
 		return List[shipping.TrackingEvent]{}, ErrNotFound
 	}
-	return OffsetList(ctx, db.r, Query[shipping.TrackingEvent]{
+	return offsetList(ctx, db.r, listQuery[shipping.TrackingEvent]{
 		Columns: trackingEventColumns,
 		From:    "tracking_events WHERE account_id = $1 AND label_id = $2",
 		Args:    []any{accountID, labelID},
@@ -329,7 +329,7 @@ func (db *DB) AddCarrierTrackingEvent(ctx context.Context, carrier, trackingCode
 // addTrackingEvent records the event for the label with the tracking code, of carrier when it
 // is not empty.
 func (db *DB) addTrackingEvent(ctx context.Context, carrier, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		account, l, err := db.lockTrackedLabel(ctx, tx, carrier, trackingCode)
 		if err != nil {
 			return err

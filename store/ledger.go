@@ -16,7 +16,7 @@ import (
 
 // BillingTx runs fn in one write transaction over the billing ledger (billing.Books).
 func (db *DB) BillingTx(ctx context.Context, fn func(ctx context.Context, l billing.Ledger) error) error {
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, ledger{db, tx}) })
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, ledger{db, tx}) })
 }
 
 // billFinishedLabel bills a label that finished at finishedAt (microseconds) inside the

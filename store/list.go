@@ -44,15 +44,15 @@ type List[T any] struct {
 
 // Query describes a list: its columns, the FROM clause with its WHERE (using $1…$N for
 // Args), and the row scanner. The table named in FROM must have created_at and id columns.
-type Query[T any] struct {
+type listQuery[T any] struct {
 	Columns string
 	From    string // always with a WHERE, e.g. "shipments WHERE account_id = $1"
 	Args    []any
 	Scan    func(*sql.Rows) (T, error)
 }
 
-// OffsetList runs q for one page ordered by orderBy.
-func OffsetList[T any](ctx context.Context, db *sql.DB, q Query[T], orderBy string, p Page) (List[T], error) {
+// offsetList runs q for one page ordered by orderBy.
+func offsetList[T any](ctx context.Context, db *sql.DB, q listQuery[T], orderBy string, p Page) (List[T], error) {
 	n := len(q.Args)
 	args := append(append([]any{}, q.Args...), p.Size+1, (p.Number-1)*p.Size)
 	stmt := fmt.Sprintf("SELECT %s FROM %s ORDER BY %s LIMIT $%d OFFSET $%d", q.Columns, q.From, orderBy, n+1, n+2)
@@ -79,9 +79,9 @@ func OffsetList[T any](ctx context.Context, db *sql.DB, q Query[T], orderBy stri
 	return l, nil
 }
 
-// KeysetList runs q for one keyset page; key returns a scanned row's position. Its cost does not
+// keysetList runs q for one keyset page; key returns a scanned row's position. Its cost does not
 // depend on how deep the page is: it seeks on (created_at, id), which the list's index backs.
-func KeysetList[T any](ctx context.Context, db *sql.DB, q Query[T], k Keyset, key func(T) Key) (List[T], error) {
+func keysetList[T any](ctx context.Context, db *sql.DB, q listQuery[T], k Keyset, key func(T) Key) (List[T], error) {
 	// Walking backwards means reading in the opposite order and reversing the page.
 	asc := k.Asc != k.Before
 	order, cmp := "DESC", "<"

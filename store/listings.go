@@ -28,9 +28,9 @@ const lastUsedGranularity = time.Minute
 // ListAccounts lists every account, newest first. It spans accounts by design (an operator's
 // listing).
 func (db *DB) ListAccounts(ctx context.Context, p Page) (List[Account], error) {
-	q := Query[Account]{Columns: accountColumns, From: "accounts WHERE 1 = 1",
+	q := listQuery[Account]{Columns: accountColumns, From: "accounts WHERE 1 = 1",
 		Scan: func(rows *sql.Rows) (Account, error) { return scanAccount(rows) }}
-	return OffsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
+	return offsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
 }
 
 // ListTokens lists the account's tokens, revoked ones included, newest first; an unknown
@@ -39,7 +39,7 @@ func (db *DB) ListTokens(ctx context.Context, accountID string, p Page) (List[To
 	if _, err := db.Account(ctx, accountID); err != nil {
 		return List[TokenInfo]{}, err
 	}
-	q := Query[TokenInfo]{Columns: `id, account_id, scopes, created_at, last_used_at, revoked_at`,
+	q := listQuery[TokenInfo]{Columns: `id, account_id, scopes, created_at, last_used_at, revoked_at`,
 		From: "api_tokens WHERE account_id = $1", Args: []any{accountID}, Scan: func(rows *sql.Rows) (TokenInfo, error) {
 			var t TokenInfo
 			var scopes string
@@ -53,7 +53,7 @@ func (db *DB) ListTokens(ctx context.Context, accountID string, p Page) (List[To
 			t.CreatedAt, t.LastUsedAt, t.RevokedAt = stamp(created), nullStamp(used), nullStamp(revoked)
 			return t, err
 		}}
-	return OffsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
+	return offsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
 }
 
 // touchToken records that the token was used now, unless it was already recorded less than
@@ -74,13 +74,13 @@ func (db *DB) touchToken(ctx context.Context, id string, lastUsed sql.NullInt64)
 // ListOrderImports lists the account's imports, newest first; a non-empty status keeps only
 // imports in that status.
 func (db *DB) ListOrderImports(ctx context.Context, accountID, status string, p Page) (List[ingest.Import], error) {
-	q := Query[ingest.Import]{Columns: importColumns, From: "order_imports WHERE account_id = $1", Args: []any{accountID},
+	q := listQuery[ingest.Import]{Columns: importColumns, From: "order_imports WHERE account_id = $1", Args: []any{accountID},
 		Scan: func(rows *sql.Rows) (ingest.Import, error) { return scanImport(rows) }}
 	if status != "" {
 		q.From += " AND status = $2"
 		q.Args = append(q.Args, status)
 	}
-	return OffsetList(ctx, db.r, q, "received_at DESC, id DESC", p)
+	return offsetList(ctx, db.r, q, "received_at DESC, id DESC", p)
 }
 
 // QueueStats is what the metrics report about the background queues, across all accounts.

@@ -44,7 +44,7 @@ const maxManifestBatch = 500
 // PostgreSQL; SQLite runs one writer), and a claim that misses a label rolls everything back.
 func (db *DB) CreateManifest(ctx context.Context, accountID, carrier, shipDate string, link ManifestLink) (Manifest, error) {
 	var m Manifest
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		collected, err := db.manifestShipments(ctx, tx, accountID, carrier, shipDate)
 		if err != nil {
 			return err
@@ -181,7 +181,7 @@ func claimManifestLabels(ctx context.Context, tx *sql.Tx, accountID string, m Ma
 // a manifest (manifest.Awaits: bought, PRE_TRANSIT, never scanned, in no manifest, no
 // returns), ordered by carrier, then ship date.
 func (db *DB) PendingManifests(ctx context.Context, accountID string, p Page) (List[manifest.Pending], error) {
-	return OffsetList(ctx, db.r, Query[manifest.Pending]{
+	return offsetList(ctx, db.r, listQuery[manifest.Pending]{
 		Columns: `l.carrier, s.ship_date, COUNT(*)`,
 		From: `shipping_labels l JOIN shipments s ON s.account_id = l.account_id AND s.id = l.shipment_id
 			WHERE l.account_id = $1 AND l.status = $2 AND l.manifest_id IS NULL AND l.first_carrier_scan_at IS NULL
@@ -234,7 +234,7 @@ func (db *DB) ListManifests(ctx context.Context, accountID string, f ManifestFil
 		args = append(args, f.ShipDate)
 		where += " AND ship_date = $" + strconv.Itoa(len(args))
 	}
-	return OffsetList(ctx, db.r, Query[Manifest]{
+	return offsetList(ctx, db.r, listQuery[Manifest]{
 		Columns: manifestColumns,
 		From:    where,
 		Args:    args,

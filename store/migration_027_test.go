@@ -57,7 +57,7 @@ func TestMarkCommercialInvoices(t *testing.T) {
 			international bool
 		}{s.ID, to.Country != "US"})
 	}
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		for _, s := range packed {
 			if err := label(tx, s.id, s.international); err != nil {
 				return err

@@ -48,7 +48,7 @@ func TestRerenderLabelled(t *testing.T) {
 
 	// As stored before: the same renderings without the field, and migration 029 not applied.
 	field := regexp.MustCompile(`"commercial_invoice_url":null,?`)
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		for _, table := range []string{"shipments", "shipping_labels"} {
 			var packed []byte
 			id := s.ID

@@ -34,7 +34,7 @@ func TestMarkReturns(t *testing.T) {
 	}
 	// As before migration 025: no shipment marked, their requests in shipments.request (as
 	// stored before migration 024); and one return and one outbound shipment inserted so.
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE shipments SET is_return = $1, request = (SELECT request FROM shipment_requests
 			WHERE shipment_id = shipments.id)`, false); err != nil {
 			return err
@@ -78,7 +78,7 @@ func TestMarkReturnsDamaged(t *testing.T) {
 	if _, err := db.CreateShipment(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		packed := fixture(t, "open_v3.hex")
 		packed[len(packed)-1] ^= 0x20
 		if _, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1, request = '' WHERE id = $2`, packed, s.ID); err != nil {

@@ -117,20 +117,15 @@ func TestPlaceholdersInOrder(t *testing.T) {
 		checked.bad = map[string]string{}
 		sql.Register("sqlite3-ordered", &orderedDriver{})
 	})
-	storetest.Run(t, func(t testing.TB) *store.DB {
-		dsn := "file:" + filepath.Join(t.TempDir(), "test.db") +
-			"?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_txlock=immediate"
-		sqldb, err := sql.Open("sqlite3-ordered", dsn)
+	storetest.Run(t, func(t testing.TB) (*store.DB, *sql.DB) {
+		path := filepath.Join(t.TempDir(), "test.db")
+		dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_txlock=immediate"
+		db, err := store.Open(context.Background(), "sqlite3-ordered", dsn, store.SQLite, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sqldb.SetMaxOpenConns(1)
-		db, err := store.Open(context.Background(), sqldb, store.SQLite)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close(); sqldb.Close() })
-		return db
+		t.Cleanup(func() { db.Close() })
+		return db, plainSQLite(t, path)
 	})
 	checked.mu.Lock()
 	defer checked.mu.Unlock()

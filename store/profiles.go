@@ -19,7 +19,7 @@ func (db *DB) SeedProfile(ctx context.Context, key string, in shipping.ProfileIn
 	if err != nil {
 		return err
 	}
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()
 		_, err := tx.ExecContext(ctx, `INSERT INTO rate_shopping_profiles (profile_key, name, body, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $4) ON CONFLICT (profile_key) DO NOTHING`, key, in.Name, string(body), now)
@@ -64,7 +64,7 @@ func (db *DB) ProfileVersion(ctx context.Context, key string) (time.Time, error)
 
 // ListProfiles lists the profiles by key.
 func (db *DB) ListProfiles(ctx context.Context, p Page) (List[*shipping.Profile], error) {
-	return OffsetList(ctx, db.r, Query[*shipping.Profile]{
+	return offsetList(ctx, db.r, listQuery[*shipping.Profile]{
 		Columns: profileColumns,
 		From:    "rate_shopping_profiles WHERE 1 = 1",
 		Scan:    func(rows *sql.Rows) (*shipping.Profile, error) { return scanProfile(rows) },
@@ -80,7 +80,7 @@ func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile) (created bool
 	if err != nil {
 		return false, err
 	}
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()
 		// A new key is inserted; an existing one is locked before it is read. So concurrent
 		// PUTs of one key (several processes on PostgreSQL) apply one after the other: exactly

@@ -207,7 +207,7 @@ type renderedRow struct {
 // marked): one query for the page, none per shipment.
 func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[string], error) {
 	from, args := shipmentWhere("shipments", accountID, f)
-	q := Query[renderedRow]{
+	q := listQuery[renderedRow]{
 		Columns: "id, created_at, packed, rendered",
 		From:    from,
 		Args:    args,
@@ -222,9 +222,9 @@ func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f Shipmen
 	var err error
 	if k != nil {
 		k.Asc = f.Asc
-		l, err = KeysetList(ctx, db.r, q, *k, func(r renderedRow) Key { return r.key })
+		l, err = keysetList(ctx, db.r, q, *k, func(r renderedRow) Key { return r.key })
 	} else {
-		l, err = OffsetList(ctx, db.r, q, shipmentOrder(f), p)
+		l, err = offsetList(ctx, db.r, q, shipmentOrder(f), p)
 	}
 	out := List[string]{HasNext: l.HasNext, HasPrev: l.HasPrev, Total: l.Total, Keys: l.Keys, Items: make([]string, len(l.Items))}
 	if err != nil {

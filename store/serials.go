@@ -118,7 +118,7 @@ func (db *DB) reserveSerials(ctx context.Context, need *serialNeed) error {
 		}
 	}
 	var first, last int64
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var next int64
 		err := tx.QueryRowContext(ctx, `SELECT next_serial FROM carriers WHERE code = $1`+db.forUpdate(), need.carrier).Scan(&next)
 		if errors.Is(err, sql.ErrNoRows) {

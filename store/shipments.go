@@ -50,7 +50,7 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string,
 		return "", err
 	}
 	packed := pack(body)
-	return string(body), db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return string(body), db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
 			created_at, updated_at, packed, order_id, is_return, order_additional)
@@ -303,7 +303,7 @@ type ShipmentFilter struct {
 // k is not nil. Each has its rates and label.
 func (db *DB) ListShipments(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[*shipping.Shipment], error) {
 	from, args := shipmentWhere(shipmentsFrom, accountID, f)
-	q := Query[*shipping.Shipment]{
+	q := listQuery[*shipping.Shipment]{
 		Columns: shipmentColumns,
 		From:    from,
 		Args:    args,
@@ -313,11 +313,11 @@ func (db *DB) ListShipments(ctx context.Context, accountID string, f ShipmentFil
 	var err error
 	if k != nil {
 		k.Asc = f.Asc
-		l, err = KeysetList(ctx, db.r, q, *k, func(s *shipping.Shipment) Key {
+		l, err = keysetList(ctx, db.r, q, *k, func(s *shipping.Shipment) Key {
 			return Key{CreatedAt: Micros(s.CreatedAt.Time), ID: s.ID}
 		})
 	} else {
-		l, err = OffsetList(ctx, db.r, q, shipmentOrder(f), p)
+		l, err = offsetList(ctx, db.r, q, shipmentOrder(f), p)
 	}
 	if err != nil {
 		return l, err
@@ -335,7 +335,7 @@ type OptionalString struct {
 // UpdateShipmentReferences changes the shipment's custom references that are Set, and returns
 // the shipment.
 func (db *DB) UpdateShipmentReferences(ctx context.Context, accountID, id string, ref1, ref2 OptionalString) (*shipping.Shipment, error) {
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// Placeholders are numbered in order of appearance: the SET list, then the WHERE.
 		sets := []string{"updated_at = $1"}
 		args := []any{db.now()}

@@ -109,15 +109,29 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-// Open wraps an already opened database of the given dialect (PostgreSQL, say) whose pool
-// serves both reads and writes, and applies the migrations. Any number of processes may open
-// one PostgreSQL database at once: the migrations run once, under a lock.
-func Open(ctx context.Context, sqldb *sql.DB, dialect Dialect) (*DB, error) {
-	db := newDB(sqldb, sqldb, dialect)
-	if err := db.migrate(ctx); err != nil {
+// Open opens the database of the given dialect (PostgreSQL, say) at dataSourceName through the
+// registered database/sql driver (pgx's "pgx", say), with one pool of at most maxConns
+// connections for reads and writes, and applies the migrations. Any number of processes may
+// open one PostgreSQL database at once: the migrations run once, under a lock.
+func Open(ctx context.Context, driver, dataSourceName string, dialect Dialect, maxConns int) (*DB, error) {
+	sqldb, err := sql.Open(driver, dataSourceName)
+	if err != nil {
 		return nil, err
 	}
-	if err := db.fillOutlines(ctx); err != nil {
+	sqldb.SetMaxOpenConns(maxConns)
+	sqldb.SetMaxIdleConns(maxConns) // as many as may be open: a burst reuses connections and their prepared statements
+	sqldb.SetConnMaxLifetime(30 * time.Minute)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	db := newDB(sqldb, sqldb, dialect)
+	err = sqldb.PingContext(ctx)
+	if err == nil {
+		err = db.migrate(ctx)
+	}
+	if err == nil {
+		err = db.fillOutlines(ctx)
+	}
+	if err != nil {
+		sqldb.Close()
 		return nil, err
 	}
 	return db, nil
@@ -198,13 +212,13 @@ func (db *DB) Ping(ctx context.Context) error {
 	return db.r.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
 
-// Tx runs fn in one write transaction, committing when fn returns nil, and returns only after
+// inTx runs fn in one write transaction, committing when fn returns nil, and returns only after
 // the commit that holds fn's writes. On SQLite, concurrent callers share one transaction (see
 // groupCommit); fn's ctx is the caller's without its cancellation, so a caller that goes away
 // never breaks a transaction it shares with others. On PostgreSQL every call is its own
-// transaction. fn must not call Tx. Tx refuses to start (ErrUnavailable) once the database
+// transaction. fn must not call inTx. inTx refuses to start (ErrUnavailable) once the database
 // file has vanished.
-func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+func (db *DB) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	if err := db.checkFile(); err != nil {
 		return err
 	}
@@ -221,14 +235,14 @@ type writer interface {
 }
 
 // write runs fn, whose statements need no transaction around them (one statement, say), and
-// returns after they are all durable. On SQLite they run in Tx (group commit); on PostgreSQL
+// returns after they are all durable. On SQLite they run in inTx (group commit); on PostgreSQL
 // each is a transaction of its own, so a one-statement write is one round trip instead of
 // three (BEGIN, the statement, COMMIT).
 func (db *DB) write(ctx context.Context, fn func(ctx context.Context, w writer) error) error {
 	if db.dialect == PostgreSQL {
 		return fn(ctx, db.w)
 	}
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, tx) })
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, tx) })
 }
 
 // runTx runs fn alone in its own transaction.
@@ -243,9 +257,6 @@ func runTx(ctx context.Context, w *sql.DB, fn func(ctx context.Context, tx *sql.
 	}
 	return tx.Commit()
 }
-
-// Reader is the read pool, for queries that need no transaction.
-func (db *DB) Reader() *sql.DB { return db.r }
 
 // now is the store's clock in the stored unit.
 func (db *DB) now() int64 { return Micros(db.Now()) }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"flag"
 	"path/filepath"
 	"regexp"
@@ -20,14 +21,26 @@ var _ = flag.Bool("update", false, "rewrite golden files (used by httpapi)")
 
 // TestStore runs the store suite on SQLite, each test on a fresh file.
 func TestStore(t *testing.T) {
-	storetest.Run(t, func(t testing.TB) *store.DB {
-		db, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "test.db"))
+	storetest.Run(t, func(t testing.TB) (*store.DB, *sql.DB) {
+		path := filepath.Join(t.TempDir(), "test.db")
+		db, err := store.OpenSQLite(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		return db
+		return db, plainSQLite(t, path)
 	})
+}
+
+// plainSQLite opens a plain pool on the SQLite database at path, for tests to read and damage
+// rows through, and closes it when the test ends.
+func plainSQLite(t testing.TB, path string) *sql.DB {
+	raw, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000&_foreign_keys=on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return raw
 }
 
 // twoHandles opens two handles on one SQLite file, as two processes.
@@ -58,15 +71,15 @@ func TestSerialsAcrossHandles(t *testing.T) {
 // TestLegibleRecords runs migration 028 on rows as the code before it stored them.
 func TestLegibleRecords(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "test.db")
-	open := func() *store.DB {
+	open := func() (*store.DB, *sql.DB) {
 		db, err := store.OpenSQLite(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		return db
+		return db, plainSQLite(t, path)
 	}
-	storetest.LegibleRecords(t, open(), open)
+	storetest.LegibleRecords(t, open)
 }
 
 func TestMigrateTwice(t *testing.T) {

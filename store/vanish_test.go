@@ -16,7 +16,7 @@ import (
 func TestVanishedDatabase(t *testing.T) {
 	ctx := context.Background()
 	write := func(db *DB) error {
-		return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
 				9000+len(db.NewID()), "probe", 0)
 			return err

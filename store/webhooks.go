@@ -121,7 +121,7 @@ func (db *DB) WebhookSubscription(ctx context.Context, accountID, id string) (we
 
 // ListWebhookSubscriptions lists the account's subscriptions, newest first.
 func (db *DB) ListWebhookSubscriptions(ctx context.Context, accountID string, p Page) (List[webhook.Subscription], error) {
-	return OffsetList(ctx, db.r, Query[webhook.Subscription]{
+	return offsetList(ctx, db.r, listQuery[webhook.Subscription]{
 		Columns: subscriptionColumns,
 		From:    "webhook_subscriptions WHERE account_id = $1",
 		Args:    []any{accountID},
@@ -133,7 +133,7 @@ func (db *DB) ListWebhookSubscriptions(ctx context.Context, accountID string, p 
 // edit makes of it and applies the retarget to the pending event records.
 func (db *DB) UpdateWebhookSubscription(ctx context.Context, accountID, id string, edit func(webhook.Subscription) (webhook.Subscription, webhook.Retarget)) (webhook.Subscription, error) {
 	var s webhook.Subscription
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.lockSubscriptions(ctx, tx, []string{id}); err != nil {
 			return err
 		}
@@ -180,7 +180,7 @@ func setDue(ctx context.Context, tx *sql.Tx, accountID, subscriptionID string, a
 
 // DeleteWebhookSubscription deletes a subscription and its event records.
 func (db *DB) DeleteWebhookSubscription(ctx context.Context, accountID, id string) error {
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// The subscription before its records, as every change to both (lockSubscriptions),
 		// and FOR UPDATE: the lock a delete needs, which also waits for transactions that have
 		// just emitted a record for it.
@@ -245,7 +245,7 @@ func (db *DB) ListWebhookEvents(ctx context.Context, accountID, subscriptionID, 
 	if _, err := db.WebhookSubscription(ctx, accountID, subscriptionID); err != nil {
 		return List[webhook.Event]{}, err
 	}
-	q := Query[webhook.Event]{
+	q := listQuery[webhook.Event]{
 		Columns: eventColumns,
 		From:    "webhook_events WHERE account_id = $1 AND subscription_id = $2",
 		Args:    []any{accountID, subscriptionID},
@@ -255,7 +255,7 @@ func (db *DB) ListWebhookEvents(ctx context.Context, accountID, subscriptionID, 
 		q.From += " AND status = $3"
 		q.Args = append(q.Args, status)
 	}
-	return OffsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
+	return offsetList(ctx, db.r, q, "created_at DESC, id DESC", p)
 }
 
 // RedeliverWebhookEvent implements webhook.Subscriptions: it queues an event record again,
@@ -263,7 +263,7 @@ func (db *DB) ListWebhookEvents(ctx context.Context, accountID, subscriptionID, 
 // if allow accepts the subscription.
 func (db *DB) RedeliverWebhookEvent(ctx context.Context, accountID, subscriptionID, eventID string, allow func(webhook.Subscription) error) (webhook.Event, error) {
 	var e webhook.Event
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.lockSubscriptions(ctx, tx, []string{subscriptionID}); err != nil {
 			return err
 		}
@@ -393,7 +393,7 @@ func queryStrings(ctx context.Context, q *sql.DB, query string, args ...any) ([]
 // current URL and secret to deliver with. A record's url becomes the URL it is sent to.
 func (db *DB) LeaseWebhookEvents(ctx context.Context, cs []webhook.Candidate, now, until time.Time) ([]webhook.Delivery, error) {
 	var out []webhook.Delivery
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		out = out[:0]
 		token := db.NewID()
 		type target struct {
@@ -452,7 +452,7 @@ func (db *DB) FinishWebhookDeliveries(ctx context.Context, rs []webhook.Result) 
 	for i, r := range rs {
 		subs[i] = r.SubscriptionID
 	}
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.lockSubscriptions(ctx, tx, subs); err != nil {
 			return err
 		}

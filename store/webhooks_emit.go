@@ -9,5 +9,5 @@ import (
 // transaction of its own. Waybill's changes emit inside their own transactions; this is for a
 // host application's own events and for tests.
 func (db *DB) EmitWebhookEvent(ctx context.Context, accountID, topic string, payload any) error {
-	return db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error { return db.emitEvent(ctx, tx, accountID, topic, payload) })
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return db.emitEvent(ctx, tx, accountID, topic, payload) })
 }

@@ -25,7 +25,7 @@ func parkedDB(tb testing.TB) *DB {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	err = db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		for range 99_000 {
 			if err := db.emitEvent(ctx, tx, acct.ID, webhook.TopicLabelVoided, map[string]string{"tracking_code": "T"}); err != nil {
 				return err

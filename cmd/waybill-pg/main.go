@@ -5,8 +5,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
@@ -26,24 +24,7 @@ func main() { cli.Main(postgres) }
 // open connects to the PostgreSQL database at url and applies the migrations (under a lock, so
 // processes starting together on a fresh database do not race).
 func open(ctx context.Context, url string) (*store.DB, error) {
-	sqldb, err := sql.Open("pgx", url)
-	if err != nil {
-		return nil, err
-	}
 	// Requests, the webhook, import and billing workers share the pool; PostgreSQL's default
 	// max_connections (100) leaves room for several processes at 20 each.
-	sqldb.SetMaxOpenConns(20)
-	sqldb.SetMaxIdleConns(20) // as many as may be open: a burst reuses connections and their prepared statements
-	sqldb.SetConnMaxLifetime(30 * time.Minute)
-	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	if err := sqldb.PingContext(ctx); err != nil {
-		sqldb.Close()
-		return nil, err
-	}
-	db, err := store.Open(ctx, sqldb, store.PostgreSQL)
-	if err != nil {
-		sqldb.Close()
-		return nil, err
-	}
-	return db, nil
+	return store.Open(ctx, "pgx", url, store.PostgreSQL, 20)
 }

@@ -103,11 +103,29 @@ func freshSchema(t testing.TB) string {
 // openFresh opens a migrated database in a fresh schema with waybill-pg's own open, and closes
 // it when the test ends.
 func openFresh(t testing.TB) *store.DB {
+	db, _ := openFreshPlain(t)
+	return db
+}
+
+// openFreshPlain is openFresh that also opens a plain pool on the schema (storetest.Opener).
+func openFreshPlain(t testing.TB) (*store.DB, *sql.DB) {
 	t.Helper()
-	db, err := open(context.Background(), freshSchema(t))
+	u := freshSchema(t)
+	db, err := open(context.Background(), u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db
+	return db, plainPG(t, u)
+}
+
+// plainPG opens a plain pool on the database at url, for tests to read and damage rows
+// through, and closes it when the test ends.
+func plainPG(t testing.TB, url string) *sql.DB {
+	raw, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return raw
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -21,12 +20,7 @@ import (
 // recheck did) waited for ever once every connection was held by such a buy.
 func TestBuysOutnumberThePool(t *testing.T) {
 	ctx := context.Background()
-	sqldb, err := sql.Open("pgx", freshSchema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqldb.SetMaxOpenConns(2)
-	db, err := store.Open(ctx, sqldb, store.PostgreSQL)
+	db, err := store.Open(ctx, "pgx", freshSchema(t), store.PostgreSQL, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

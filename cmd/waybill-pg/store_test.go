@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 
 	"github.com/waybill/waybill/store"
@@ -10,7 +11,7 @@ import (
 
 // TestStore runs the whole store suite on PostgreSQL, each test in a fresh schema.
 func TestStore(t *testing.T) {
-	storetest.Run(t, openFresh)
+	storetest.Run(t, openFreshPlain)
 }
 
 // twoHandles opens two handles on one fresh PostgreSQL schema, as two processes.
@@ -42,13 +43,13 @@ func TestSerialsAcrossHandles(t *testing.T) {
 // TestLegibleRecords runs migration 028 on rows as the code before it stored them.
 func TestLegibleRecords(t *testing.T) {
 	url := freshSchema(t)
-	reopen := func() *store.DB {
+	reopen := func() (*store.DB, *sql.DB) {
 		db, err := open(context.Background(), url)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		return db
+		return db, plainPG(t, url)
 	}
-	storetest.LegibleRecords(t, reopen(), reopen)
+	storetest.LegibleRecords(t, reopen)
 }

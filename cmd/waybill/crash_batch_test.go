@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waybill/waybill/store"
 )
 
 // batchBody is a POST /batches body of n shipments bought CHEAPEST, item i referenced B-<i>.
@@ -66,12 +66,12 @@ type batchState struct {
 // server may be dead), and the items a worker held a claim on.
 func finishedItems(t *testing.T, dbPath, batchID string) (finished, claimed int) {
 	t.Helper()
-	db, err := store.OpenSQLite(context.Background(), dbPath)
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?_busy_timeout=10000")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	err = db.Reader().QueryRow(`SELECT COALESCE(SUM(CASE WHEN status IN ('CREATED', 'PURCHASED', 'FAILED') THEN 1 ELSE 0 END), 0),
+	err = db.QueryRow(`SELECT COALESCE(SUM(CASE WHEN status IN ('CREATED', 'PURCHASED', 'FAILED') THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN status = 'PROCESSING' THEN 1 ELSE 0 END), 0) FROM batch_items WHERE batch_id = $1`, batchID).Scan(&finished, &claimed)
 	if err != nil {
 		t.Fatal(err)
@@ -150,13 +150,13 @@ func TestCrashDuringBatch(t *testing.T) {
 
 	// The database: per batch item exactly one shipment (the item's decided id) and one label;
 	// no shipment or label beyond them.
-	db, err := store.OpenSQLite(context.Background(), dbPath)
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?_busy_timeout=10000")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	var items, shipments, labels, matched, perRef int
-	r := db.Reader()
+	r := db
 	for _, q := range []struct {
 		sql string
 		n   *int

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,7 +16,6 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/ingest"
-	"github.com/waybill/waybill/store"
 )
 
 // crashOrder is the payload of order i; the same i always gives the same bytes.
@@ -212,13 +212,13 @@ func TestCrashDuringOrderImport(t *testing.T) {
 	cmd.Wait()
 
 	// The database itself: one import per body, one order per order id, each from its import.
-	db, err := store.OpenSQLite(context.Background(), dbPath)
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?_busy_timeout=10000")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	var imports, orders, distinct, mismatched int
-	r := db.Reader()
+	r := db
 	for _, q := range []struct {
 		sql string
 		n   *int
@@ -242,12 +242,12 @@ func TestCrashDuringOrderImport(t *testing.T) {
 // server.
 func claimedImports(t *testing.T, dbPath string) []string {
 	t.Helper()
-	db, err := store.OpenSQLite(context.Background(), dbPath)
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?_busy_timeout=10000")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Reader().Query(`SELECT id FROM order_imports WHERE status = 'PROCESSING'`)
+	rows, err := db.Query(`SELECT id FROM order_imports WHERE status = 'PROCESSING'`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/ingest"
-	"github.com/waybill/waybill/store"
 )
 
 // crashClient sends JSON requests; an error is a request the server never answered whole.
@@ -79,12 +78,12 @@ func (c *crashClient) buyLabels(t *testing.T, n int) (carrier string, codes []st
 // every manifested label is listed by its manifest, and no label is listed twice.
 func checkNoHalfManifest(t *testing.T, dbPath string) (manifests, manifested int) {
 	t.Helper()
-	db, err := store.OpenSQLite(context.Background(), dbPath)
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?_busy_timeout=10000")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Reader().Query(`SELECT id, label_ids, label_count FROM manifests`)
+	rows, err := db.Query(`SELECT id, label_ids, label_count FROM manifests`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +107,7 @@ func checkNoHalfManifest(t *testing.T, dbPath string) (manifests, manifested int
 		manifests++
 	}
 	rows.Close()
-	rows, err = db.Reader().Query(`SELECT id, manifest_id FROM shipping_labels WHERE manifest_id IS NOT NULL`)
+	rows, err = db.Query(`SELECT id, manifest_id FROM shipping_labels WHERE manifest_id IS NOT NULL`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,13 +203,13 @@ func TestCrashDuringCloseOutAndPush(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	code := <-done
-	db, err := store.OpenSQLite(context.Background(), dbPath)
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?_busy_timeout=10000")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var recorded, moved int
-	db.Reader().QueryRow(`SELECT COUNT(*) FROM tracking_events`).Scan(&recorded)
-	db.Reader().QueryRow(`SELECT COUNT(*) FROM shipping_labels WHERE status = 'IN_TRANSIT'`).Scan(&moved)
+	db.QueryRow(`SELECT COUNT(*) FROM tracking_events`).Scan(&recorded)
+	db.QueryRow(`SELECT COUNT(*) FROM shipping_labels WHERE status = 'IN_TRANSIT'`).Scan(&moved)
 	db.Close()
 	t.Logf("push killed after 150ms: answered %d; %d of %d events recorded", code, recorded, len(allCodes))
 	if recorded != moved {

@@ -82,7 +82,7 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 	if l.meta == "" {
 		l.meta = seedMeta
 	}
-	err := b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := inTx(ctx, b.DB, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, request, created_at, updated_at)
 			VALUES ($1, $2, 'SHIPPING_LABEL_PURCHASED', '', 'ACME', '2026-11-01', 'default', 'ALL', 'PDF', '', $3, $3)`,
@@ -116,7 +116,7 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 // finish marks a label finished and bills it, as the tracking work does.
 func (b *billingDB) finish(labelID, status string, at time.Time) error {
 	ctx := context.Background()
-	err := b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := inTx(ctx, b.DB, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, finished_at = $2 WHERE id = $3`,
 			status, store.Micros(at), labelID)
 		return err
@@ -502,7 +502,7 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 			if !l.voided && !l.billed {
 				l.billed = true
 				var id string
-				if err := b.Reader().QueryRowContext(ctx, `SELECT id FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&id); err != nil {
+				if err := sqlOf(b.DB).QueryRowContext(ctx, `SELECT id FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&id); err != nil {
 					t.Fatalf("step %d: label %s not billed: %v", step, l.id, err)
 				}
 				liveItems[id] = l.total
@@ -524,7 +524,7 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 	}
 	for _, l := range labels {
 		var n int
-		if err := b.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&n); err != nil {
+		if err := sqlOf(b.DB).QueryRowContext(ctx, `SELECT COUNT(*) FROM billing_line_items WHERE label_id = $1`, l.id).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if want := map[bool]int{true: 1, false: 0}[l.billed]; n != want {
@@ -534,7 +534,7 @@ func runInvariants(t *testing.T, rnd *rand.Rand, steps int) {
 }
 
 func allItemIDs(t *testing.T, db *store.DB, accountID string) []string {
-	rows, err := db.Reader().Query(`SELECT id FROM billing_line_items WHERE account_id = $1 ORDER BY id`, accountID)
+	rows, err := sqlOf(db).Query(`SELECT id FROM billing_line_items WHERE account_id = $1 ORDER BY id`, accountID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -357,7 +357,7 @@ func testCarrierVersionsReadOnlyWhatTheyNeed(t *testing.T) {
 		}
 	}
 	// Versions 1 and 2 of both are no longer in force on 2026-11-22 (the suite's clock, or later).
-	if _, err := db.Reader().ExecContext(ctx, `UPDATE carrier_versions SET card = 'unreadable' WHERE version < 3`); err != nil {
+	if _, err := sqlOf(db).ExecContext(ctx, `UPDATE carrier_versions SET card = 'unreadable' WHERE version < 3`); err != nil {
 		t.Fatal(err)
 	}
 	next := testCard(100)

@@ -169,7 +169,7 @@ func testClaimImportsConcurrently(t *testing.T) {
 		}
 	}
 	var unfinished int
-	if err := b.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM order_imports WHERE status <> $1`, ingest.StatusProcessed).Scan(&unfinished); err != nil || unfinished != 0 {
+	if err := sqlOf(b.DB).QueryRowContext(ctx, `SELECT COUNT(*) FROM order_imports WHERE status <> $1`, ingest.StatusProcessed).Scan(&unfinished); err != nil || unfinished != 0 {
 		t.Errorf("%d imports not PROCESSED (%v)", unfinished, err)
 	}
 }

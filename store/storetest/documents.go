@@ -191,7 +191,7 @@ func testInvoiceDocumentsBackfilled(t *testing.T) {
 	if _, err := b.svc.Transition(ctx, acct, inv.ID, billing.Finalize); err != nil {
 		t.Fatal(err)
 	}
-	err = b.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = inTx(ctx, b.DB, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM invoice_documents`)
 		return err
 	})

@@ -54,11 +54,11 @@ func requestMember(db *store.DB, object, key string) string {
 func legible(t *testing.T, db *store.DB, shipmentID string) (city string, quotes []string) {
 	t.Helper()
 	ctx := context.Background()
-	if err := db.Reader().QueryRowContext(ctx, `SELECT `+requestMember(db, "destination", "city")+` FROM shipment_requests
+	if err := sqlOf(db).QueryRowContext(ctx, `SELECT `+requestMember(db, "destination", "city")+` FROM shipment_requests
 		WHERE shipment_id = $1`, shipmentID).Scan(&city); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := db.Reader().QueryContext(ctx, `SELECT id, total_cents FROM shipment_quotes WHERE shipment_id = $1
+	rows, err := sqlOf(db).QueryContext(ctx, `SELECT id, total_cents FROM shipment_quotes WHERE shipment_id = $1
 		ORDER BY position`, shipmentID)
 	if err != nil {
 		t.Fatal(err)
@@ -148,15 +148,17 @@ func covers(t *testing.T, got, want string) bool {
 // it was stored in — packed as the code of migrations 024 to 025 wrote it (OPEN, and bought with
 // a label; the fixtures), with its quotes in shipments.rates (migrations 017 to 024), or in rows
 // of shipping_rates (before 017) — and each then reads, renders and buys as before. db is a
-// fresh database, taken back to before migration 028; reopen opens it again, migrating it.
-func LegibleRecords(t *testing.T, db *store.DB, reopen func() *store.DB) {
+// fresh database, which reopen opens (migrating it) with a plain pool on it; it is taken back to
+// before migration 028 and opened again.
+func LegibleRecords(t *testing.T, reopen func() (*store.DB, *sql.DB)) {
 	ctx := context.Background()
+	db := register(reopen())
 	acct := newAccount(t, db)
 	at := time.Date(2026, 11, 26, 1, 2, 3, 456789000, time.UTC)
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	mid, old := testShipment(db, acct.ID, now), testShipment(db, acct.ID, now)
 	const openID, boughtID, labelID = "shp_1a1b2c3d4e5f60718293a4b5", "shp_0a1b2c3d4e5f60718293a4b5", "lbl_0a1b2c3d4e5f60718293a4b5"
-	err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := inTx(ctx, db, func(ctx context.Context, tx *sql.Tx) error {
 		for _, stmt := range []string{`DROP TABLE shipment_quotes`, `DROP TABLE shipment_requests`,
 			`DELETE FROM schema_migrations WHERE version = 28`} {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
@@ -233,7 +235,7 @@ func LegibleRecords(t *testing.T, db *store.DB, reopen func() *store.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db = reopen()
+	db = register(reopen())
 
 	for _, tt := range []struct {
 		id, rendering string
@@ -278,7 +280,7 @@ func LegibleRecords(t *testing.T, db *store.DB, reopen func() *store.DB) {
 	}
 	// The record is read from the rows, not from the packed copy: with the copy damaged it reads
 	// the same, while the answer the copy is for is refused.
-	if err := db.Tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	if err := inTx(ctx, db, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1 WHERE id = $2`, []byte{5, 0, 0, 0, 0, 1, 0}, boughtID)
 		return err
 	}); err != nil {
@@ -292,7 +294,7 @@ func LegibleRecords(t *testing.T, db *store.DB, reopen func() *store.DB) {
 	}
 	var rates sql.NullString
 	var request string
-	if err := db.Reader().QueryRowContext(ctx, `SELECT rates, request FROM shipments WHERE id = $1`, mid.ID).
+	if err := sqlOf(db).QueryRowContext(ctx, `SELECT rates, request FROM shipments WHERE id = $1`, mid.ID).
 		Scan(&rates, &request); err != nil || rates.Valid || request != "" {
 		t.Errorf("the row of migrations 017 to 024 after 028: rates %v, request %q (%v); want both moved", rates, request, err)
 	}

@@ -47,7 +47,7 @@ func testShipmentRates(t *testing.T) {
 	newShipment := func() *shipping.Shipment { return testShipment(db, acct.ID, now) }
 	rateRows := func(shipmentID string) []string {
 		t.Helper()
-		rows, err := db.Reader().QueryContext(ctx, `SELECT id FROM shipping_rates WHERE shipment_id = $1 ORDER BY id`, shipmentID)
+		rows, err := sqlOf(db).QueryContext(ctx, `SELECT id FROM shipping_rates WHERE shipment_id = $1 ORDER BY id`, shipmentID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func testBuyConcurrently(t *testing.T) {
 		t.Errorf("%d buyers bought, %d carrier calls; want 1 and 1", bought, calls.Load())
 	}
 	var labels int
-	if err := db.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM shipping_labels WHERE shipment_id = $1`, s.ID).Scan(&labels); err != nil {
+	if err := sqlOf(db).QueryRowContext(ctx, `SELECT COUNT(*) FROM shipping_labels WHERE shipment_id = $1`, s.ID).Scan(&labels); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.Shipment(ctx, acct.ID, s.ID)
