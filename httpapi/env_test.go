@@ -1,9 +1,9 @@
 package httpapi
 
 import (
-	"database/sql"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -37,7 +37,7 @@ type testEnv struct {
 	api *API
 	db  *store.DB
 	sql *sql.DB // a plain pool on db's file, to read and damage rows the API does not show
-	url string // BaseURL
+	url string  // BaseURL
 
 	mu  sync.Mutex
 	now time.Time

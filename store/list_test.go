@@ -141,4 +141,3 @@ func TestKeysetList(t *testing.T) {
 		}
 	}
 }
-

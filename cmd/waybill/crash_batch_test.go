@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // batchBody is a POST /batches body of n shipments bought CHEAPEST, item i referenced B-<i>.
