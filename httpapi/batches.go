@@ -8,43 +8,38 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/waybill/waybill/ingest"
 	"github.com/waybill/waybill/shipping"
-	"github.com/waybill/waybill/shipping/work"
 	"github.com/waybill/waybill/store"
 )
 
-// batchState is the batches' side of the API: the worker's settings and the channel on which
-// POST /batches wakes it.
+// batchState is the batches' side of the API: the worker, and the channel on which POST
+// /batches wakes it.
 type batchState struct {
-	wake chan struct{}
-	// lease is how long a claimed item is held; an item whose worker died is claimed again
-	// after it. claim is how many items a pass claims, parallel how many are worked at once.
-	lease           time.Duration
-	claim, parallel int
-	turn            atomic.Int64
+	wake   chan struct{}
+	worker *shipping.BatchWorker
 }
 
 // docBatchLabels is the kind of a batch's label document URL.
 const docBatchLabels = "batch_labels"
 
 func (a *API) setupBatches() error {
-	a.batches = &batchState{wake: make(chan struct{}, 1), lease: 10 * time.Second, claim: 32, parallel: a.batchParallel()}
+	wake := make(chan struct{}, 1)
+	// An item whose worker died is claimed again after its lease (10 s). Eight items are worked
+	// at once: on SQLite their transactions share group commits (a 1,000-item batch took 5.8 s
+	// with 4, 2.5 to 4.5 s with 8; see docs/performance.md), on PostgreSQL each is a connection
+	// of its own.
+	w := &shipping.BatchWorker{Store: a.db, Items: batchItems{a}, Lease: 10 * time.Second, ClaimSize: 32, Parallel: 8,
+		Wake: wake, Every: 200 * time.Millisecond, Log: a.workerLog("batch")}
+	a.batches = &batchState{wake: wake, worker: w}
 	// The drain step works items one at a time, so the IDs they draw come in one order (the
 	// golden files); Run works several at once.
-	drain := func(ctx context.Context) error { return a.drainBatches(ctx, 1) }
-	a.workers = append(a.workers, worker{name: "batch", run: a.runBatches, drain: drain})
+	a.workers = append(a.workers, worker{name: "batch", run: func(ctx context.Context) error { w.Run(ctx); return nil },
+		drain: func(ctx context.Context) error { return w.Drain(ctx, 1) }})
 	return nil
 }
-
-// batchParallel is how many items the worker works at once: on SQLite their transactions
-// share group commits (a 1,000-item batch took 5.8 s with 4, 2.5 to 4.5 s with 8; see
-// docs/performance.md), on PostgreSQL each is a connection of its own.
-func (a *API) batchParallel() int { return 8 }
 
 // batchRequest is the body of POST /batches.
 type batchRequest struct {
@@ -225,142 +220,38 @@ func (a *API) batchLabelsOf(w http.ResponseWriter, r *http.Request, id string) e
 	return nil
 }
 
-// runBatches works batch items until ctx ends: whenever woken, and every poll.
-func (a *API) runBatches(ctx context.Context) error {
-	work.Loop{Every: 200 * time.Millisecond, Wake: a.batches.wake, Log: a.workerLog("batch"), Name: "batch worker"}.Run(ctx,
-		func(ctx context.Context) error { return a.drainBatches(ctx, a.batches.parallel) })
-	return nil
-}
+// batchItems makes and buys batch items through the API's create and buy paths
+// (shipping.BatchItems).
+type batchItems struct{ a *API }
 
-// drainBatches works every due item, parallel at once, then returns.
-func (a *API) drainBatches(ctx context.Context, parallel int) error {
-	st := a.batches
-	for ctx.Err() == nil {
-		claims, err := a.db.ClaimBatchItems(ctx, st.lease, st.claim, int(st.turn.Add(1)))
-		if err != nil || len(claims) == 0 {
-			return err
-		}
-		// Claimed items are worked to the end even when ctx ends meanwhile (a graceful
-		// shutdown), so that they need not wait for their leases after a restart; within
-		// half a lease, then they are left to their leases.
-		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		stop := context.AfterFunc(ctx, func() { time.AfterFunc(st.lease/2, cancel) })
-		next := make(chan store.BatchClaim)
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		var first error
-		for range min(parallel, len(claims)) {
-			wg.Go(func() {
-				for c := range next {
-					if err := a.workBatchClaim(wctx, c); err != nil {
-						mu.Lock()
-						first = errors.Join(first, err)
-						mu.Unlock()
-					}
-				}
-			})
-		}
-		for _, c := range claims {
-			next <- c
-		}
-		close(next)
-		wg.Wait()
-		stop()
-		cancel()
-		if first != nil {
-			// The failed items' leases expire and they are worked again; meanwhile the rest of
-			// the queue is not held up by them.
-			a.workerLog("batch").Error("batch items", "err", first)
-		}
-	}
-	return nil
-}
-
-// workBatchClaim works one claimed item and records its outcome. Whether an error fails the
-// item or leaves it claimed, to be worked again when its lease expires, is the domain's rule
-// (shipping.RetryItem): a refusal fails it at once, a failure of the machinery after
-// shipping.MaxItemAttempts attempts.
-func (a *API) workBatchClaim(ctx context.Context, c store.BatchClaim) error {
-	o, err := a.workBatchItem(ctx, c)
-	if err != nil {
-		if shipping.RetryItem(err, c.Attempts) {
-			return err
-		}
-		if !shipping.Refused(err) {
-			a.workerLog("batch").Error("batch item failed", "batch", c.BatchID, "index", c.Index, "attempts", c.Attempts, "err", err)
-		}
-		o.Status = shipping.ItemFailed
-		if o.Errors, err = itemErrors(err); err != nil {
-			return err
-		}
-	}
-	err = a.db.CompleteBatchItem(ctx, c, o, func(b *shipping.Batch) any { return a.batchView(b) })
-	if errors.Is(err, store.ErrStaleClaim) {
-		return nil // claimed again after its lease expired: that claim completes it
-	}
-	return err
-}
-
-// errInterrupted is the error of an item claimed again after MaxItemAttempts attempts that never
-// ended: one that keeps taking its process down must not take it down forever.
+// errInterrupted is how an item interrupted too often shows its error.
 var errInterrupted = &Error{Status: http.StatusInternalServerError, Code: "too_many_attempts",
 	Message: "processing the item was interrupted too many times"}
 
-// workBatchItem creates the item's shipment under the id decided for it, unless a run before
-// this one did, and buys its rate under the item's own Idempotency-Key, unless it is bought:
-// through the one create path and the one buy path, so every rule of POST /shipments and of
-// the buy applies. Run again after a crash, it finds and reuses what was done. On an error, the
-// outcome names the shipment the item made, if it made one.
-func (a *API) workBatchItem(ctx context.Context, c store.BatchClaim) (store.BatchItemOutcome, error) {
-	var item batchItemRequest
-	if err := json.Unmarshal([]byte(c.Body), &item); err != nil { // checked when posted: not expected
-		return store.BatchItemOutcome{}, &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the item does not decode"}
+func (b batchItems) Errors(err error) (json.RawMessage, error) {
+	if errors.Is(err, shipping.ErrItemInterrupted) {
+		err = errInterrupted
 	}
-	s, err := a.db.Shipment(ctx, c.AccountID, c.ShipmentID)
-	if err == nil && s.Status == shipping.StatusPurchased {
-		return store.BatchItemOutcome{Status: shipping.ItemPurchased, ShipmentID: s.ID}, nil
-	}
-	if shipping.ItemInterrupted(c.Attempts) {
-		var made store.BatchItemOutcome
-		if s != nil {
-			made.ShipmentID = s.ID
-		}
-		return made, errInterrupted
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		s, err = a.createBatchItem(ctx, c, &item)
-		if err != nil {
-			// A run of the item whose lease expired may have created it meanwhile.
-			if again, gerr := a.db.Shipment(ctx, c.AccountID, c.ShipmentID); gerr == nil {
-				s, err = again, nil
-			}
-		}
-	}
-	if err != nil {
-		return store.BatchItemOutcome{}, err
-	}
-	made := store.BatchItemOutcome{ShipmentID: s.ID}
-	if s.Status == shipping.StatusPurchased {
-		made.Status = shipping.ItemPurchased
-		return made, nil
-	}
-	rate, ok := shipping.BatchRate(s.ShippingRates, c.Buy, item.BuyCheapestRate)
-	if !ok {
-		made.Status = shipping.ItemCreated
-		return made, nil
-	}
-	if _, _, _, err := a.buy(ctx, c.AccountID, s.ID, rate.ID, 0, false, store.BatchItemKey(c.BatchID, c.Index)); err != nil {
-		return made, err
-	}
-	made.Status = shipping.ItemPurchased
-	return made, nil
+	return itemErrors(err)
 }
 
-// createBatchItem creates an item's shipment: from its order, if it names one (an unknown
+func (b batchItems) View(batch *shipping.Batch) any { return b.a.batchView(batch) }
+
+func (b batchItems) Buy(ctx context.Context, c shipping.BatchClaim, s *shipping.Shipment, rate shipping.Rate) error {
+	_, _, _, err := b.a.buy(ctx, c.AccountID, s.ID, rate.ID, 0, false, shipping.BatchItemKey(c.BatchID, c.Index))
+	return err
+}
+
+// Create creates an item's shipment: from its order, if it names one (an unknown
 // order, or another account's, is not_found; an order a label already ships is
 // order_already_shipped unless the item says additional), with the batch's label format unless
 // the item gives one.
-func (a *API) createBatchItem(ctx context.Context, c store.BatchClaim, item *batchItemRequest) (*shipping.Shipment, error) {
+func (b batchItems) Create(ctx context.Context, c shipping.BatchClaim) (*shipping.Shipment, error) {
+	a := b.a
+	var item batchItemRequest
+	if err := json.Unmarshal([]byte(c.Body), &item); err != nil { // checked when posted: not expected
+		return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the item does not decode"}
+	}
 	req, order := item.ShipmentRequest, forOrder{}
 	if item.OrderID != nil {
 		var err error

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
-	"github.com/waybill/waybill/store"
 )
 
 const batchShipment = `{"origin": {"name": "Acme Warehouse", "street1": "1 Main St", "city": "Los Angeles", "state": "CA", "zip": "90058", "country": "US"},
@@ -34,22 +33,24 @@ func TestBatchItemWorkedAgain(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	b := decode[batchAnswer](t, e.do("POST", "/batches", "all", batchOf(3, "CHEAPEST")), http.StatusAccepted)
-	claims, err := e.db.ClaimBatchItems(ctx, e.api.batches.lease, 10, 0)
+	claims, err := e.claimItems(10)
 	if err != nil || len(claims) != 3 {
 		t.Fatalf("ClaimBatchItems = %d claims, %v; want 3", len(claims), err)
 	}
 	// Item 0: created and bought, not recorded. Item 1: created only.
-	if _, err := e.api.workBatchItem(ctx, claims[0]); err != nil {
+	items := batchItems{e.api}
+	s, err := items.Create(ctx, claims[0])
+	if err != nil {
 		t.Fatal(err)
 	}
-	var item batchItemRequest
-	if err := json.Unmarshal([]byte(claims[1].Body), &item); err != nil {
+	rate, _ := shipping.BatchRate(s.ShippingRates, shipping.BatchBuyCheapest, false)
+	if err := items.Buy(ctx, claims[0], s, rate); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.api.createBatchItem(ctx, claims[1], &item); err != nil {
+	if _, err := items.Create(ctx, claims[1]); err != nil {
 		t.Fatal(err)
 	}
-	e.setClock(testStart.Add(e.api.batches.lease + 1))
+	e.setClock(testStart.Add(e.api.batches.worker.Lease + 1))
 	e.drain()
 
 	got := decode[batchAnswer](t, e.do("GET", "/batches/"+b.Data.ID, "all", nil), http.StatusOK)
@@ -87,17 +88,17 @@ func TestBatchCompletionStale(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	decode[batchAnswer](t, e.do("POST", "/batches", "all", batchOf(1, "NONE")), http.StatusAccepted)
-	first, err := e.db.ClaimBatchItems(ctx, e.api.batches.lease, 10, 0)
+	first, err := e.claimItems(10)
 	if err != nil || len(first) != 1 {
 		t.Fatalf("ClaimBatchItems = %d, %v", len(first), err)
 	}
-	e.setClock(testStart.Add(e.api.batches.lease + 1))
-	second, err := e.db.ClaimBatchItems(ctx, e.api.batches.lease, 10, 0)
+	e.setClock(testStart.Add(e.api.batches.worker.Lease + 1))
+	second, err := e.claimItems(10)
 	if err != nil || len(second) != 1 || second[0].Attempts != 2 {
 		t.Fatalf("ClaimBatchItems after the lease = %+v, %v; want the item again", second, err)
 	}
-	o := store.BatchItemOutcome{Status: shipping.ItemCreated, ShipmentID: first[0].ShipmentID}
-	if err := e.db.CompleteBatchItem(ctx, first[0], o, func(b *shipping.Batch) any { return b }); err != store.ErrStaleClaim {
+	o := shipping.ItemOutcome{Status: shipping.ItemCreated, ShipmentID: first[0].ShipmentID}
+	if err := e.db.CompleteBatchItem(ctx, first[0], o, func(b *shipping.Batch) any { return b }); err != shipping.ErrStaleClaim {
 		t.Errorf("completing the stale claim = %v; want ErrStaleClaim", err)
 	}
 }
@@ -106,10 +107,9 @@ func TestBatchCompletionStale(t *testing.T) {
 // progress: a large batch of one account does not hold back a small one of another.
 func TestBatchClaimFair(t *testing.T) {
 	e := newEnv(t)
-	ctx := context.Background()
 	decode[batchAnswer](t, e.do("POST", "/batches", "all", batchOf(50, "NONE")), http.StatusAccepted)
 	decode[batchAnswer](t, e.do("POST", "/batches", "other", batchOf(3, "NONE")), http.StatusAccepted)
-	claims, err := e.db.ClaimBatchItems(ctx, e.api.batches.lease, 10, 0)
+	claims, err := e.claimItems(10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestBatchClaimFair(t *testing.T) {
 	}
 }
 
-func countBefore(claims []store.BatchClaim, acct string) int {
+func countBefore(claims []shipping.BatchClaim, acct string) int {
 	n := 0
 	for _, c := range claims {
 		if c.AccountID == acct {
@@ -181,7 +181,7 @@ func TestBatchWorkedInParallel(t *testing.T) {
 	e := newEnv(t)
 	a := decode[batchAnswer](t, e.do("POST", "/batches", "all", batchOf(40, "FASTEST")), http.StatusAccepted)
 	o := decode[batchAnswer](t, e.do("POST", "/batches", "other", batchOf(5, "CHEAPEST")), http.StatusAccepted)
-	if err := e.api.drainBatches(context.Background(), e.api.batches.parallel); err != nil {
+	if err := e.api.batches.worker.Drain(context.Background(), e.api.batches.worker.Parallel); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -254,7 +254,7 @@ func TestBatchItemAttemptsBounded(t *testing.T) {
 				if wantDone := attempt >= tt.attempts; (got.Data.Status == shipping.BatchCompleted) != wantDone {
 					t.Fatalf("after attempt %d the batch is %s; want COMPLETED %v", attempt, got.Data.Status, wantDone)
 				}
-				now = now.Add(e.api.batches.lease + time.Second)
+				now = now.Add(e.api.batches.worker.Lease + time.Second)
 				e.setClock(now)
 			}
 			var attempts int
@@ -276,14 +276,13 @@ func TestBatchItemAttemptsBounded(t *testing.T) {
 // died each time, the lease expired) is FAILED too_many_attempts by the claim after the last.
 func TestBatchItemInterrupted(t *testing.T) {
 	e := newEnv(t)
-	ctx := context.Background()
 	b := decode[batchAnswer](t, e.do("POST", "/batches", "all", batchOf(1, "CHEAPEST")), http.StatusAccepted)
 	now := testStart
 	for range shipping.MaxItemAttempts {
-		if claims, err := e.db.ClaimBatchItems(ctx, e.api.batches.lease, 10, 0); err != nil || len(claims) != 1 {
+		if claims, err := e.claimItems(10); err != nil || len(claims) != 1 {
 			t.Fatalf("ClaimBatchItems = %d claims, %v; want 1", len(claims), err)
 		}
-		now = now.Add(e.api.batches.lease + time.Second)
+		now = now.Add(e.api.batches.worker.Lease + time.Second)
 		e.setClock(now)
 	}
 	e.drain()
@@ -291,4 +290,12 @@ func TestBatchItemInterrupted(t *testing.T) {
 	if it := got.Data.Items[0]; it.Status != shipping.ItemFailed || !strings.Contains(string(it.Errors), `"too_many_attempts"`) {
 		t.Errorf("item after %d interrupted attempts: %s %s; want FAILED too_many_attempts", shipping.MaxItemAttempts, it.Status, it.Errors)
 	}
+}
+
+// claimItems claims batch items as the worker does, at most n in all.
+func (e *testEnv) claimItems(n int) ([]shipping.BatchClaim, error) {
+	w := e.api.batches.worker
+	defer func(size int) { w.ClaimSize = size }(w.ClaimSize)
+	w.ClaimSize = n
+	return w.Claim(context.Background())
 }

@@ -19,25 +19,6 @@ import (
 // buy's Idempotency-Key derived from the batch and position (BatchItemKey), so an item worked
 // again after a crash or an expired lease finds what the first run created and bought.
 
-// BatchClaim is a batch item a worker holds the lease of, with what it needs from its batch.
-type BatchClaim struct {
-	BatchID     string
-	Index       int
-	AccountID   string
-	ShipmentID  string
-	Body        string
-	Buy         string
-	LabelFormat string
-	// Attempts counts claims including this one; it also fences the completion.
-	Attempts int
-}
-
-// BatchItemKey is the Idempotency-Key of a batch item's buy: derived from the item, so every
-// run of the item asks with the same key.
-func BatchItemKey(batchID string, index int) string {
-	return fmt.Sprintf("waybill-batch:%s:%d", batchID, index)
-}
-
 // NewBatchItem is an item of a batch being stored: its shipment's id (decided now) and its body
 // as sent; Errors, in the API's error shape, for an item refused when the batch was posted,
 // which is stored FAILED at once (DESIGN §16).
@@ -233,76 +214,49 @@ func (db *DB) ListBatches(ctx context.Context, accountID string, p Page) (List[*
 	return l, rows.Err()
 }
 
-// ClaimBatchItems leases up to limit due batch items: each becomes PROCESSING with its
-// attempts counted up, held until now+lease. Accounts share the claim: each account with a
-// batch in progress gets an equal part of limit (at least one item), its expired leases first,
-// then its queue in order, so one account's huge batch never holds back another's. Accounts
-// take turns being first (turn), for when there are more of them than limit.
-func (db *DB) ClaimBatchItems(ctx context.Context, lease time.Duration, limit, turn int) ([]BatchClaim, error) {
-	// Most polls find no batch in progress: a read says so without a write transaction.
-	var inProgress int
-	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM batches WHERE status = $1 LIMIT 1) b`,
-		shipping.BatchProcessing).Scan(&inProgress)
-	if err != nil || inProgress == 0 {
+// BatchAccounts lists the accounts with a batch in progress, in order (shipping.BatchStore).
+func (db *DB) BatchAccounts(ctx context.Context) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT account_id FROM batches WHERE status = $1 ORDER BY account_id`,
+		shipping.BatchProcessing)
+	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
+	var accounts []string
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return nil, err
+		}
+		accounts = append(accounts, a)
+	}
+	return accounts, rows.Err()
+}
+
+// ClaimBatchItems leases up to n of the account's due batch items until lease ends
+// (shipping.BatchStore): its expired leases first, then its queue in order; each becomes
+// PROCESSING with its attempts counted up.
+func (db *DB) ClaimBatchItems(ctx context.Context, accountID string, n int, lease time.Duration) ([]shipping.BatchClaim, error) {
 	now := db.now()
-	var claims []BatchClaim
-	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	var claims []shipping.BatchClaim
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		claims = claims[:0]
-		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT account_id FROM batches WHERE status = $1 ORDER BY account_id`,
-			shipping.BatchProcessing)
-		if err != nil {
-			return err
-		}
-		var accounts []string
-		for rows.Next() {
-			var a string
-			if err := rows.Scan(&a); err != nil {
-				rows.Close()
-				return err
-			}
-			accounts = append(accounts, a)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil || len(accounts) == 0 {
-			return err
-		}
-		per := max(1, (limit+len(accounts)-1)/len(accounts))
-		for i := range accounts {
-			acct := accounts[(i+turn)%len(accounts)]
-			if len(claims) >= limit {
+		for _, c := range []struct {
+			status string
+			until  int64
+		}{{shipping.ItemProcessing, now}, {shipping.ItemQueued, 0}} {
+			if len(claims) == n {
 				break
 			}
-			for _, c := range []struct {
-				status string
-				until  int64
-			}{{shipping.ItemProcessing, now}, {shipping.ItemQueued, 0}} {
-				n := min(per, limit-len(claims)) - claimedOf(claims, acct)
-				if n <= 0 {
-					break
-				}
-				got, err := db.claimItems(ctx, tx, acct, c.status, c.until, n, now+lease.Microseconds())
-				if err != nil {
-					return err
-				}
-				claims = append(claims, got...)
+			got, err := db.claimItems(ctx, tx, accountID, c.status, c.until, n-len(claims), now+lease.Microseconds())
+			if err != nil {
+				return err
 			}
+			claims = append(claims, got...)
 		}
 		return db.claimedBatches(ctx, tx, claims)
 	})
 	return claims, err
-}
-
-// claimedOf counts the claims of an account.
-func claimedOf(claims []BatchClaim, acct string) int {
-	n := 0
-	for _, c := range claims {
-		if c.AccountID == acct {
-			n++
-		}
-	}
-	return n
 }
 
 // claimItems leases up to limit of the account's items in status whose lease ended by until
@@ -310,7 +264,7 @@ func claimedOf(claims []BatchClaim, acct string) int {
 // (account_id, status, queued_at, batch_id, position) index and on PostgreSQL locks them,
 // skipping rows another claimer holds; the UPDATE repeats the condition so a row claimed
 // meanwhile stays out.
-func (db *DB) claimItems(ctx context.Context, tx *sql.Tx, acct, status string, until int64, limit int, leaseEnd int64) ([]BatchClaim, error) {
+func (db *DB) claimItems(ctx context.Context, tx *sql.Tx, acct, status string, until int64, limit int, leaseEnd int64) ([]shipping.BatchClaim, error) {
 	rows, err := tx.QueryContext(ctx, `WITH picked AS (SELECT batch_id, position FROM batch_items
 			WHERE account_id = $1 AND status = $2 AND claimed_until <= $3
 			ORDER BY queued_at, batch_id, position LIMIT $4`+db.skipLocked()+`)
@@ -324,9 +278,9 @@ func (db *DB) claimItems(ctx context.Context, tx *sql.Tx, acct, status string, u
 		return nil, err
 	}
 	defer rows.Close()
-	var claims []BatchClaim
+	var claims []shipping.BatchClaim
 	for rows.Next() {
-		var c BatchClaim
+		var c shipping.BatchClaim
 		if err := rows.Scan(&c.BatchID, &c.Index, &c.AccountID, &c.ShipmentID, &c.Body, &c.Attempts); err != nil {
 			return nil, err
 		}
@@ -336,7 +290,7 @@ func (db *DB) claimItems(ctx context.Context, tx *sql.Tx, acct, status string, u
 }
 
 // claimedBatches fills in the claims' batch settings (buy, label format), one query.
-func (db *DB) claimedBatches(ctx context.Context, tx *sql.Tx, claims []BatchClaim) error {
+func (db *DB) claimedBatches(ctx context.Context, tx *sql.Tx, claims []shipping.BatchClaim) error {
 	if len(claims) == 0 {
 		return nil
 	}
@@ -370,19 +324,11 @@ func (db *DB) claimedBatches(ctx context.Context, tx *sql.Tx, claims []BatchClai
 	return rows.Err()
 }
 
-// BatchItemOutcome is how a claimed item ended: its status (CREATED, PURCHASED or FAILED), the
-// shipment it made (empty if none) and, for FAILED, its error in the API's shape.
-type BatchItemOutcome struct {
-	Status     string
-	ShipmentID string
-	Errors     json.RawMessage
-}
-
 // CompleteBatchItem ends a claimed item in one transaction and, when it is the batch's last,
 // completes the batch and emits BATCH_COMPLETED with payload(batch), the batch as read in the
 // transaction. The claim's attempts fence it: an item claimed again since (its lease expired)
-// is left alone, and the answer is ErrStaleClaim. Locks: the item, then its batch.
-func (db *DB) CompleteBatchItem(ctx context.Context, c BatchClaim, o BatchItemOutcome, payload func(*shipping.Batch) any) error {
+// is left alone, and the answer is shipping.ErrStaleClaim. Locks: the item, then its batch.
+func (db *DB) CompleteBatchItem(ctx context.Context, c shipping.BatchClaim, o shipping.ItemOutcome, payload func(*shipping.Batch) any) error {
 	var errs sql.NullString
 	if o.Status == shipping.ItemFailed {
 		// A failed item's shipment, if it made one, is kept with its error.
@@ -403,7 +349,7 @@ func (db *DB) CompleteBatchItem(ctx context.Context, c BatchClaim, o BatchItemOu
 			if err != nil {
 				return err
 			}
-			return ErrStaleClaim
+			return shipping.ErrStaleClaim
 		}
 		var pending int
 		if err := tx.QueryRowContext(ctx, `UPDATE batches SET pending = pending - 1 WHERE account_id = $1 AND id = $2
@@ -424,10 +370,6 @@ func (db *DB) CompleteBatchItem(ctx context.Context, c BatchClaim, o BatchItemOu
 		return db.emitEvent(ctx, tx, c.AccountID, "BATCH_COMPLETED", payload(b))
 	})
 }
-
-// ErrStaleClaim reports a batch item claim that is no longer held: its lease expired and the
-// item was claimed again.
-var ErrStaleClaim = errors.New("batch item claim is stale")
 
 // Shipments returns the account's shipments with the given ids, with their rates and labels,
 // in the order of ids (missing ones left out).

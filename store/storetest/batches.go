@@ -42,10 +42,11 @@ func testClaimBatchItemsConcurrently(t *testing.T) {
 	var mu sync.Mutex
 	claimed := map[string]int{}
 	completions := 0
-	for w := range workers {
+	for range workers {
 		wg.Go(func() {
-			for turn := w; ; turn++ {
-				claims, err := db.ClaimBatchItems(ctx, time.Hour, 8, turn)
+			claimer := &shipping.BatchWorker{Store: db, Lease: time.Hour, ClaimSize: 8}
+			for {
+				claims, err := claimer.Claim(ctx)
 				if err != nil {
 					t.Errorf("ClaimBatchItems: %v", err)
 					return
@@ -54,7 +55,7 @@ func testClaimBatchItemsConcurrently(t *testing.T) {
 					return
 				}
 				for _, c := range claims {
-					o := store.BatchItemOutcome{Status: shipping.ItemCreated, ShipmentID: c.ShipmentID}
+					o := shipping.ItemOutcome{Status: shipping.ItemCreated, ShipmentID: c.ShipmentID}
 					if err := db.CompleteBatchItem(ctx, c, o, func(b *shipping.Batch) any {
 						mu.Lock()
 						completions++
