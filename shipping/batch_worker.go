@@ -78,14 +78,14 @@ type BatchItems interface {
 // at once, and records each outcome. An item is worked again after its lease if its work fails
 // by the machinery (RetryItem); a refusal fails it at once.
 type BatchWorker struct {
-	Store    BatchStore
-	Items    BatchItems
+	Store     BatchStore
+	Items     BatchItems
 	Lease     time.Duration // how long a claim holds an item
 	ClaimSize int           // how many items a pass claims
 	Parallel  int           // how many items are worked at once
-	Wake     <-chan struct{}
-	Every    time.Duration
-	Log      *slog.Logger
+	Wake      <-chan struct{}
+	Every     time.Duration
+	Log       *slog.Logger
 
 	turn atomic.Int64
 }
