@@ -80,7 +80,7 @@ type API struct {
 	billing  *billingState
 	webhooks *webhookState
 	docs     *documentState
-	poll     *pollState
+	poll     *shipping.Poller
 	batches  *batchState
 }
 

@@ -158,7 +158,7 @@ func pollingEnv(t *testing.T, release chan struct{}) (*testEnv, []*fakeTracker) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	api.poll.timeout = 100 * time.Millisecond
+	api.poll.Timeout = 100 * time.Millisecond
 	e.api = api
 	decode[any](t, e.do("PUT", "/admin/rate_shopping_profiles/default", "admin",
 		`{"name": "Default", "carriers": [`+strings.Join(names, ", ")+`]}`), http.StatusOK)
@@ -182,7 +182,7 @@ func totalCalls(trackers []*fakeTracker) int {
 // a single label each get one slot in a round: the busy account never starves the other.
 func TestTrackingPollerFair(t *testing.T) {
 	e, trackers := pollingEnv(t, make(chan struct{}))
-	e.api.poll.capacity = 2
+	e.api.poll.Capacity = 2
 	e.buyLabels(t, "all", 6)
 	_, other := e.buyLabels(t, "other", 1)
 	l, err := e.db.Label(context.Background(), e.accounts["other"].ID, other[0])

@@ -36,13 +36,6 @@ func (db *DB) CarrierEventSecret(ctx context.Context, carrier string) (string, e
 	return secret, err
 }
 
-// PollClaim is a label claimed for one poll of its carrier's Tracker.
-type PollClaim struct {
-	AccountID, LabelID, Carrier, TrackingCode string
-	// Failures counts the polls in a row that failed before this one.
-	Failures int
-}
-
 // pollDue is the condition of a label due for a poll at $2, its first poll being $1 after its
 // purchase; it comes first in its WHERE, as SQLite numbers parameters in the order they appear.
 // The statuses are those shipping.Polled excludes.
@@ -78,8 +71,8 @@ func (db *DB) PollAccounts(ctx context.Context, carriers []string, now time.Time
 // ClaimPolls claims up to limit of the account's labels of carriers due for a poll at now, the
 // longest waiting first, until now+lease: another process (or round) skips a claimed label
 // until the claim ends, and a poll that dies with its process is retried after it.
-func (db *DB) ClaimPolls(ctx context.Context, accountID string, carriers []string, now time.Time, first, lease time.Duration, limit int) ([]PollClaim, error) {
-	var claims []PollClaim
+func (db *DB) ClaimPolls(ctx context.Context, accountID string, carriers []string, now time.Time, first, lease time.Duration, limit int) ([]shipping.PollClaim, error) {
+	var claims []shipping.PollClaim
 	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		args := []any{first.Microseconds(), Micros(now), accountID}
 		in := placeholders(&args, carriers)
@@ -92,7 +85,7 @@ func (db *DB) ClaimPolls(ctx context.Context, accountID string, carriers []strin
 		}
 		var ids []string
 		for rows.Next() {
-			c := PollClaim{AccountID: accountID}
+			c := shipping.PollClaim{AccountID: accountID}
 			if err := rows.Scan(&c.LabelID, &c.Carrier, &c.TrackingCode, &c.Failures); err != nil {
 				rows.Close()
 				return err
@@ -112,7 +105,7 @@ func (db *DB) ClaimPolls(ctx context.Context, accountID string, carriers []strin
 
 // FinishPoll schedules a claimed label's next poll at next, recording failures, the polls in a
 // row that have failed (0 after a success).
-func (db *DB) FinishPoll(ctx context.Context, c PollClaim, next time.Time, failures int) error {
+func (db *DB) FinishPoll(ctx context.Context, c shipping.PollClaim, next time.Time, failures int) error {
 	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET poll_at = $1, poll_failures = $2 WHERE account_id = $3 AND id = $4`,
 			Micros(next), failures, c.AccountID, c.LabelID)

@@ -119,3 +119,11 @@ func RoundRobin[T any](items []T, account func(T) string) []T {
 	}
 	return out
 }
+
+// Room is how many more units of account fit when its bound is share instead of PerAccount:
+// the rule of a worker whose share is an equal part of Max among the accounts with work.
+func (s *Slots) Room(account string, share int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return min(share-s.accounts[account], s.Max-s.total)
+}

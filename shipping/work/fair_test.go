@@ -94,3 +94,24 @@ func ExampleRoundRobin() {
 	fmt.Println(RoundRobin([]string{"a1", "a2", "a3", "b1", "c1"}, func(s string) string { return s[:1] }))
 	// Output: [a1 b1 c1 a2 a3]
 }
+
+func TestSlotsRoom(t *testing.T) {
+	s := &Slots{Max: 6}
+	for _, u := range units("a1 a1 b1") {
+		s.Hold(u)
+	}
+	for _, tt := range []struct {
+		account     string
+		share, want int
+	}{
+		{"a", 3, 1},  // its share, less its two in flight
+		{"a", 2, 0},  // its share used
+		{"b", 4, 3},  // bounded by the free slots
+		{"c", 2, 2},  // nothing in flight
+		{"a", 1, -1}, // over its share: nothing fits
+	} {
+		if got := s.Room(tt.account, tt.share); got != tt.want {
+			t.Errorf("Room(%s, %d) = %d; want %d", tt.account, tt.share, got, tt.want)
+		}
+	}
+}
