@@ -16,11 +16,18 @@ const (
 var AllScopes = []string{ScopeReadShipments, ScopeWriteShipments, ScopeReadBilling, ScopeReadWebhooks,
 	ScopeWriteWebhooks, ScopeReadProfiles, ScopeReadOrders, ScopeAdmin}
 
-// routes is the whole API surface.
+// routes is the whole API surface: the accounts' routes, the routes whose credential is not a
+// bearer token, and the operators'.
 func (a *API) routes() {
 	a.mux.HandleFunc("GET /healthz", a.healthz)
 	a.mux.HandleFunc("GET /openapi.json", a.getOpenAPI)
+	a.accountRoutes()
+	a.publicRoutes()
+	a.adminRoutes()
+}
 
+// accountRoutes are the routes an account's token reaches, by scope.
+func (a *API) accountRoutes() {
 	a.handle("POST /shipments", ScopeWriteShipments, a.createShipment)
 	a.handle("GET /shipments", ScopeReadShipments, a.listShipments)
 	a.handle("GET /shipments/{id}", ScopeReadShipments, a.getShipment)
@@ -65,6 +72,10 @@ func (a *API) routes() {
 	a.handleScopes("POST /orders/{id}/shipments", []string{ScopeWriteShipments, ScopeReadOrders}, a.createOrderShipment)
 	a.handle("GET /order_imports", ScopeReadOrders, a.listOrderImports)
 	a.handle("GET /order_imports/{id}", ScopeReadOrders, a.getOrderImport)
+}
+
+// publicRoutes are the routes whose credential is not a bearer token: a signature.
+func (a *API) publicRoutes() {
 	// Order import authenticates by signature, not by bearer token.
 	a.mux.Handle("POST /webhook/custom-orders", a.orderImportHandler())
 	// Carriers push tracking events signed with their inbound secret, not with a bearer token.
@@ -79,6 +90,10 @@ func (a *API) routes() {
 	a.public("GET /documents/invoices/{id}/csv/{sig}", a.capability(docInvoiceCSV, a.invoiceCSVOf))
 	a.public("GET /documents/manifests/{id}/pdf/{sig}", a.capability(docManifestPDF, a.manifestPDFOf))
 	a.public("GET /documents/manifests/{id}/csv/{sig}", a.capability(docManifestCSV, a.manifestCSVOf))
+}
+
+// adminRoutes are the operators' routes (ADMIN).
+func (a *API) adminRoutes() {
 	a.handle("GET /metrics", ScopeAdmin, a.serveMetrics)
 
 	a.handle("POST /admin/accounts", ScopeAdmin, a.createAccount)
