@@ -406,3 +406,7 @@ func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
+
+// now and newID are the store's clock and ID source as they are when called (tests set them).
+func (a *API) now() time.Time { return a.db.Now() }
+func (a *API) newID() string  { return a.db.NewID() }

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -19,6 +18,7 @@ import (
 // rate shopping profiles.
 type shippingState struct {
 	carriers carrierCache
+	creator  *shipping.Creator
 
 	mu       sync.Mutex
 	profiles map[string]cachedProfile // by key; checked against the stored updated_at
@@ -40,6 +40,14 @@ const profileRecheck = time.Second
 
 func (a *API) setupShipping() error {
 	a.ship = &shippingState{profiles: map[string]cachedProfile{}}
+	a.ship.creator = &shipping.Creator{Store: a.db, Profile: a.profile, Now: a.now, NewID: a.newID,
+		Shopper: func(ctx context.Context) (*shipping.Shopper, error) {
+			c, err := a.carriers(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return c.shopper, nil
+		}}
 	ctx := context.Background()
 	if err := a.setupCarriers(ctx); err != nil {
 		return err
@@ -105,58 +113,10 @@ func (a *API) answerCreate(w http.ResponseWriter, ctx context.Context, acct stri
 	return nil
 }
 
-// create is the one path every shipment is created by (POST /shipments, orders to labels,
-// batch items): it validates req, quotes its route under its profile, and stores the OPEN
-// shipment with its rates, under id (a new id when empty), for the order if one. It returns
-// the shipment and its stored rendering.
+// create creates a shipment through the one create path (shipping.Creator).
 func (a *API) create(ctx context.Context, acct, id string, order forOrder, req *shipping.ShipmentRequest) (*shipping.Shipment, string, error) {
-	now := a.db.Now().UTC()
-	shipDate, err := req.Validate(now)
-	if err != nil {
-		return nil, "", err
-	}
-	profile, err := a.profile(ctx, req.RateShoppingProfile)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, "", &shipping.RateError{Code: shipping.CodeUnknownProfile, Message: "no rate shopping profile " + req.RateShoppingProfile}
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	// A return is quoted for its route, from the destination back (Routed).
-	carriers, err := a.carriers(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	rates, leftOut, err := carriers.shopper.Shop(ctx, profile, req.Routed(), shipDate)
-	if err != nil {
-		return nil, "", err
-	}
-	brand := ""
-	if req.Brand != nil {
-		brand = *req.Brand
-	} else {
-		if brand, err = a.db.AccountBrand(ctx, acct); err != nil {
-			return nil, "", err
-		}
-	}
-	if id == "" {
-		id = a.db.NewID()
-	}
-	s := &shipping.Shipment{ID: id, AccountID: acct, Status: shipping.StatusOpen, Brand: brand,
-		ShipDate: req.ShipDate, Origin: *req.Origin, Destination: *req.Destination, ReturnAddress: *req.ReturnAddress,
-		Parcel: *req.Parcel, RateShoppingProfile: profile.Key, RateShoppingStrategy: req.RateShoppingStrategy,
-		LabelFormat: req.LabelFormat, CustomReference1: req.CustomReference1, CustomReference2: req.CustomReference2,
-		CustomsInfo: req.CustomsInfo, IsReturn: req.IsReturn, OrderID: order.id, Additional: order.additional,
-		ShippingRates: rates, Messages: leftOut,
-		CreatedAt: shipping.Timestamp{Time: now}, UpdatedAt: shipping.Timestamp{Time: now}}
-	for i := range s.ShippingRates {
-		s.ShippingRates[i].ID, s.ShippingRates[i].ShipmentID = a.db.NewID(), s.ID
-	}
-	rendered, err := a.db.CreateShipment(ctx, s)
-	if err != nil {
-		return nil, "", err
-	}
-	return s, rendered, nil
+	return a.ship.creator.Create(ctx, shipping.NewShipment{AccountID: acct, ID: id, OrderID: order.id,
+		Additional: order.additional, Request: req})
 }
 
 // maxFilterValues bounds how many values one list filter takes (DESIGN §3).
