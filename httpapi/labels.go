@@ -446,7 +446,7 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ev, created, err := a.db.AddTrackingEvent(r.Context(), req.TrackingCode, e)
+	ev, created, err := shipping.RecordTrackingEvent(r.Context(), a.db, "", req.TrackingCode, e)
 	if errors.Is(err, store.ErrNotFound) {
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no shipping label has tracking code " + req.TrackingCode}
 	}

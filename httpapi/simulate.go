@@ -49,7 +49,7 @@ func (a *API) simulateTracking(ctx context.Context) error {
 			if err := shipping.ValidateTrackingEvent(&e); err != nil {
 				return err
 			}
-			_, created, err := a.db.AddTrackingEvent(ctx, l.TrackingCode, e)
+			_, created, err := shipping.RecordTrackingEvent(ctx, a.db, "", l.TrackingCode, e)
 			switch {
 			case errors.Is(err, store.ErrNotFound), errors.Is(err, shipping.ErrInvalidState):
 				// Voided (or gone) since it was read: nothing to simulate.

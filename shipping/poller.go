@@ -39,9 +39,8 @@ type PollStore interface {
 	ClaimPolls(ctx context.Context, accountID string, carriers []string, now time.Time, first, lease time.Duration, limit int) ([]PollClaim, error)
 	// FinishPoll sets when the label is polled next, and its failures in a row.
 	FinishPoll(ctx context.Context, c PollClaim, next time.Time, failures int) error
-	// AddCarrierTrackingEvent records an event the label's carrier reports, through the
-	// operator feed's rules.
-	AddCarrierTrackingEvent(ctx context.Context, carrier, trackingCode string, e TrackingEvent) (TrackingEvent, bool, error)
+	// The events are recorded through RecordTrackingEvent.
+	TrackingStore
 }
 
 // Poller polls the labels of the carriers that implement Tracker.
@@ -190,7 +189,7 @@ func (p *Poller) apply(ctx context.Context, c PollClaim, events []TrackingEvent)
 			err = errFutureEvent
 		}
 		if err == nil {
-			_, _, err = p.Store.AddCarrierTrackingEvent(ctx, c.Carrier, c.TrackingCode, e)
+			_, _, err = RecordTrackingEvent(ctx, p.Store, c.Carrier, c.TrackingCode, e)
 		}
 		var ve *ValidationError
 		switch {

@@ -234,7 +234,7 @@ func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string) error {
 	if err != nil {
 		return err
 	}
-	if err := b.db.emitEvent(ctx, tx, b.r.AccountID, "LABEL_PURCHASED", payloadOf(s.ShippingLabel, nil)); err != nil {
+	if err := b.db.emitEvent(ctx, tx, b.r.AccountID, "LABEL_PURCHASED", shipping.LabelEventOf(s.ShippingLabel, nil)); err != nil {
 		return err
 	}
 	if b.r.Key == "" {
@@ -524,7 +524,7 @@ func (db *DB) voidLabel(ctx context.Context, tx *sql.Tx, accountID string, l *sh
 	if err != nil {
 		return err
 	}
-	return db.emitEvent(ctx, tx, accountID, "LABEL_VOIDED", payloadOf(&voided, events))
+	return db.emitEvent(ctx, tx, accountID, "LABEL_VOIDED", shipping.LabelEventOf(&voided, events))
 }
 
 // QueueVoid records a sold label to be voided at its carrier (shipping.BuyStore).

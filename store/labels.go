@@ -167,23 +167,6 @@ func shipmentWithRates(ctx context.Context, q querier, accountID, id string) (*s
 	return s, loadQuotes(ctx, q, []*shipping.Shipment{s})
 }
 
-// labelPayload is the payload of the LABEL_* webhook events (DESIGN §6).
-type labelPayload struct {
-	ShipmentID      string                   `json:"shipment_id"`
-	ShippingLabelID string                   `json:"shipping_label_id"`
-	TrackingCode    string                   `json:"tracking_code"`
-	Status          string                   `json:"status"`
-	Substatus       *string                  `json:"substatus"`
-	TrackingEvents  []shipping.TrackingEvent `json:"tracking_events"`
-}
-
-func payloadOf(l *shipping.Label, events []shipping.TrackingEvent) labelPayload {
-	if events == nil {
-		events = []shipping.TrackingEvent{}
-	}
-	return labelPayload{ShipmentID: l.ShipmentID, ShippingLabelID: l.ID, TrackingCode: l.TrackingCode,
-		Status: l.Status, Substatus: l.Substatus, TrackingEvents: events}
-}
 
 // BuyLabel buys rateID for the shipment in one transaction: the shipment becomes
 // Label returns one of the account's labels with its rate.
@@ -308,51 +291,64 @@ func (db *DB) ListTrackingEvents(ctx context.Context, accountID, labelID string,
 	}, "occurred_at ASC, id ASC", p)
 }
 
-// AddTrackingEvent records an event for the label with the tracking code, whichever account
-// it belongs to (the operator feed), in one transaction with its effects: the label follows
-// the latest event (shipping.ApplyTrackingEvent), LABEL_TRACKING_UPDATED is emitted, and
-// LABEL_IN_TRANSIT on the first in-network event; a label that finishes is billed. An event
-// already recorded (same occurred_at, status and message) changes nothing and is returned
-// with created false. An unknown code is ErrNotFound; a VOIDED label shipping.ErrInvalidState;
-// an event dated before the purchase a *shipping.ValidationError.
-func (db *DB) AddTrackingEvent(ctx context.Context, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
-	return db.addTrackingEvent(ctx, "", trackingCode, e)
-}
-
-// AddCarrierTrackingEvent is AddTrackingEvent for an event a carrier reports (a signed push, a
-// poll): the same rules in the same code, except that a tracking code of another carrier's
-// label is unknown (ErrNotFound), like one of no label.
-func (db *DB) AddCarrierTrackingEvent(ctx context.Context, carrier, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
-	return db.addTrackingEvent(ctx, carrier, trackingCode, e)
-}
-
-// addTrackingEvent records the event for the label with the tracking code, of carrier when it
-// is not empty.
-func (db *DB) addTrackingEvent(ctx context.Context, carrier, trackingCode string, e shipping.TrackingEvent) (ev shipping.TrackingEvent, created bool, err error) {
-	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+// TrackLabel runs fn in one transaction on the label with the tracking code, of carrier unless
+// it is empty, locked (shipping.TrackingStore); ErrNotFound when there is none.
+func (db *DB) TrackLabel(ctx context.Context, carrier, trackingCode string, fn func(shipping.TrackedLabel) error) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		account, l, err := db.lockTrackedLabel(ctx, tx, carrier, trackingCode)
 		if err != nil {
 			return err
 		}
-		// Refused events (a VOIDED label, a date before the purchase) are not recorded either.
-		if err := shipping.CheckTrackingEvent(l, e); err != nil {
-			return err
-		}
-		now := db.now()
-		inserted, err := db.insertTrackingEvent(ctx, tx, account, l.ID, &e, now)
-		if err != nil {
-			return err
-		}
-		if !inserted {
-			ev, err = scanTrackingEvent(tx.QueryRowContext(ctx, `SELECT `+trackingEventColumns+` FROM tracking_events
-				WHERE account_id = $1 AND label_id = $2 AND occurred_at = $3 AND status = $4 AND message = $5`,
-				account, l.ID, Micros(e.OccurredAt.Time), e.Status, e.Message))
-			return err
-		}
-		ev, created = e, true
-		return db.applyTrackingEvent(ctx, tx, account, l, e, now)
+		return fn(&trackedLabel{db: db, tx: tx, account: account, l: l, now: db.now()})
 	})
-	return ev, created, err
+}
+
+// trackedLabel is a label locked in a transaction for one tracking event (shipping.TrackedLabel).
+type trackedLabel struct {
+	db      *DB
+	tx      *sql.Tx
+	account string
+	l       *shipping.Label
+	now     int64
+}
+
+func (t *trackedLabel) Label() *shipping.Label { return t.l }
+
+func (t *trackedLabel) AddEvent(ctx context.Context, e shipping.TrackingEvent) (shipping.TrackingEvent, bool, error) {
+	inserted, err := t.db.insertTrackingEvent(ctx, t.tx, t.account, t.l.ID, &e, t.now)
+	if err != nil || inserted {
+		return e, inserted, err
+	}
+	recorded, err := scanTrackingEvent(t.tx.QueryRowContext(ctx, `SELECT `+trackingEventColumns+` FROM tracking_events
+		WHERE account_id = $1 AND label_id = $2 AND occurred_at = $3 AND status = $4 AND message = $5`,
+		t.account, t.l.ID, Micros(e.OccurredAt.Time), e.Status, e.Message))
+	return recorded, false, err
+}
+
+func (t *trackedLabel) Save(ctx context.Context) error {
+	l := t.l
+	_, err := t.tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = $2, last_event_at = $3,
+		first_carrier_scan_at = $4, delivered_at = $5, finished_at = $6, updated_at = $7
+		WHERE account_id = $8 AND id = $9`,
+		l.Status, l.Substatus, nullMicros(l.LastEventAt), nullStampMicros(l.FirstCarrierScanAt), nullStampMicros(l.DeliveredAt),
+		nullMicros(l.FinishedAt), t.now, t.account, l.ID)
+	if err != nil {
+		return err
+	}
+	_, err = t.db.rerender(ctx, t.tx, t.account, l.ShipmentID)
+	return err
+}
+
+func (t *trackedLabel) Events(ctx context.Context) ([]shipping.TrackingEvent, error) {
+	return trackingEvents(ctx, t.tx, t.account, t.l.ID)
+}
+
+func (t *trackedLabel) Emit(ctx context.Context, topic string, payload any) error {
+	return t.db.emitEvent(ctx, t.tx, t.account, topic, payload)
+}
+
+func (t *trackedLabel) Bill(ctx context.Context) error {
+	return t.db.billFinishedLabel(ctx, t.tx, t.l.ID, Micros(*t.l.FinishedAt))
 }
 
 // lockTrackedLabel locks and reads the label with the tracking code, of carrier when it is not
@@ -410,42 +406,4 @@ func (db *DB) insertTrackingEvent(ctx context.Context, tx *sql.Tx, account, labe
 		return false, err
 	}
 	return n > 0, nil
-}
-
-// applyTrackingEvent applies the recorded event e to the label l: it stores the label's new
-// status, rerenders its shipment, emits the LABEL_* events and bills a label it finished.
-func (db *DB) applyTrackingEvent(ctx context.Context, tx *sql.Tx, account string, l *shipping.Label, e shipping.TrackingEvent, now int64) error {
-	effect, err := shipping.ApplyTrackingEvent(l, e)
-	if err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, substatus = $2, last_event_at = $3,
-		first_carrier_scan_at = $4, delivered_at = $5, finished_at = $6, updated_at = $7
-		WHERE account_id = $8 AND id = $9`,
-		l.Status, l.Substatus, nullMicros(l.LastEventAt), nullStampMicros(l.FirstCarrierScanAt), nullStampMicros(l.DeliveredAt),
-		nullMicros(l.FinishedAt), now, account, l.ID)
-	if err != nil {
-		return err
-	}
-	if _, err := db.rerender(ctx, tx, account, l.ShipmentID); err != nil {
-		return err
-	}
-	events, err := trackingEvents(ctx, tx, account, l.ID)
-	if err != nil {
-		return err
-	}
-	payload := payloadOf(l, events)
-	if effect.EnteredNetwork {
-		if err := db.emitEvent(ctx, tx, account, "LABEL_IN_TRANSIT", payload); err != nil {
-			return err
-		}
-	}
-	if err := db.emitEvent(ctx, tx, account, "LABEL_TRACKING_UPDATED", payload); err != nil {
-		return err
-	}
-	if effect.Finished {
-		// The label row already shows its final status, which billing records.
-		return db.billFinishedLabel(ctx, tx, l.ID, Micros(*l.FinishedAt))
-	}
-	return nil
 }
