@@ -15,8 +15,9 @@ import (
 // Carrier pushes (DESIGN §13): POST /carrier_events/{carrier}, signed with the carrier's inbound
 // secret like order import (X-Carrier-Signature, hex HMAC-SHA256 of the exact body keyed by the
 // secret's text), carries 1 to 1,000 tracking events. Each goes through the operator feed's
-// rules and use case (shipping.RecordTrackingEvent, restricted to the carrier's labels), in its own transaction, and gets its own
-// result: a bad event never rejects the others, and a push sent again changes nothing.
+// rules and use case (shipping.RecordTrackingEvent, restricted to the carrier's labels), in its
+// own transaction, and gets its own result: a bad event never rejects the others, and a push
+// sent again changes nothing.
 
 // CarrierSignatureHeader carries a push's signature.
 const CarrierSignatureHeader = "X-Carrier-Signature"
