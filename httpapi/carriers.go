@@ -6,164 +6,17 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
 )
 
-// carrierSet is the carriers at one count of stored changes: the host's Go carriers beside the
-// stored ones, compiled.
-type carrierSet struct {
-	changes int64
-	today   string                      // the date the set was made for: versions no longer in force leave it
-	shopper *shipping.Shopper           // the quotable carriers: the host's and the stored ones not deleted
-	all     map[string]shipping.Carrier // deleted stored carriers too: their labels still void, track and bill
-	names   []string                    // the quotable carriers' names, which profiles may name
-}
-
-// carrierCache owns the compiled carriers. It is checked against the stored count of changes
-// at most once a millisecond (the same bound as token revocations): a carrier stored or deleted
-// through another process sharing the database is quoted, or no longer, within it; one changed
-// through this process at once (refresh).
-type carrierCache struct {
-	host    []shipping.Carrier
-	set     atomic.Pointer[carrierSet]
-	checked atomic.Int64 // unix nanoseconds of the last check
-
-	mu sync.Mutex // one reload at a time
-}
-
-const carrierRecheck = time.Millisecond
-
-// carriers returns the current carriers.
-func (a *API) carriers(ctx context.Context) (*carrierSet, error) {
-	c := &a.ship.carriers
-	if s := c.set.Load(); s != nil && time.Since(time.Unix(0, c.checked.Load())) < carrierRecheck {
-		return s, nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := c.set.Load()
-	if s != nil && time.Since(time.Unix(0, c.checked.Load())) < carrierRecheck {
-		return s, nil // another caller checked meanwhile
-	}
-	checked := time.Now()
-	n, err := a.db.CarrierChanges(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if s == nil || n != s.changes || s.today != a.today() {
-		if s, err = a.loadCarriers(ctx); err != nil {
-			return nil, err
-		}
-		c.set.Store(s)
-	}
-	c.checked.Store(checked.UnixNano())
-	return s, nil
-}
-
-// refreshCarriers makes the next carriers call read the stored carriers again: after a change
-// through this process, so the change applies to the very next request.
-func (a *API) refreshCarriers() { a.ship.carriers.checked.Store(0) }
-
-// loadCarriers reads the stored carriers' outlines beside the host's carriers. A version is
-// compiled on the first quote that needs it (shipping.CarrierVersion.Load); a version in force
-// today or later that the current set has is carried over, compiled, so a change to one carrier
-// compiles only its new version, and one no longer in force is let go. A stored carrier with
-// the name of one of the host's is left out (New refuses to start with one; the command line
-// could store one later) and logged.
-func (a *API) loadCarriers(ctx context.Context) (*carrierSet, error) {
-	today := a.today()
-	stored, changes, err := a.db.Carriers(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if old := a.ship.carriers.set.Load(); old != nil {
-		for _, sc := range stored {
-			if tc, ok := old.all[sc.Code].(*shipping.TableCarrier); ok {
-				sc.Versions = carriedOver(tc.Versions(), sc.Versions, today)
-			}
-		}
-	}
-	s := &carrierSet{changes: changes, today: today, all: map[string]shipping.Carrier{}}
-	quotable := slices.Clone(a.ship.carriers.host)
-	for _, c := range quotable {
-		s.all[c.Name()] = c
-	}
-	for _, sc := range stored {
-		if _, taken := s.all[sc.Code]; taken {
-			a.log.Error("stored carrier ignored: the host has a Go carrier of that name", "carrier", sc.Code)
-			continue
-		}
-		tc := shipping.NewTableCarrier(sc.Code, sc.Versions)
-		s.all[sc.Code] = tc
-		if !sc.Deleted {
-			quotable = append(quotable, tc)
-		}
-	}
-	if err := compileInForce(ctx, stored, today); err != nil {
-		return nil, err
-	}
-	s.shopper = shipping.NewShopper(quotable...)
-	for _, c := range quotable {
-		s.names = append(s.names, c.Name())
-	}
-	return s, nil
-}
-
-// compileInForce compiles the stored carriers' versions in force today that are not yet (after
-// a change, only the new ones), side by side on every core, before the set serves: the first
-// quote after a start or a change does not compile them one by one. Versions in force later
-// are compiled by the first quote that needs them.
-func compileInForce(ctx context.Context, stored []*store.StoredCarrier, today string) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, len(stored))
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for _, sc := range stored {
-		v := shipping.InForce(sc.Versions, today)
-		if sc.Deleted || v == nil {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			errs <- v.Compile(ctx)
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// carriedOver is versions read anew, where those in force today or later are replaced by the
-// same versions of compiled (versions never change), compiled or not.
-func carriedOver(compiled, versions []*shipping.CarrierVersion, today string) []*shipping.CarrierVersion {
-	out := slices.Clone(versions)
-	for _, v := range shipping.InForceFrom(versions, today) {
-		i := slices.IndexFunc(out, func(o *shipping.CarrierVersion) bool { return o.Version == v.Version })
-		if j := slices.IndexFunc(compiled, func(o *shipping.CarrierVersion) bool { return o.Version == v.Version }); j >= 0 {
-			out[i] = compiled[j]
-		}
-	}
-	return out
-}
-
 // setupCarriers seeds the sample carriers into a new database and checks that no stored
 // carrier has the name of one of the host's (DESIGN §11: an error at New).
 func (a *API) setupCarriers(ctx context.Context) error {
-	a.ship.carriers.host = a.cfg.Carriers
+	a.ship.carriers = &shipping.Registry{Store: a.db, Host: a.cfg.Carriers, Now: a.now, Log: a.log}
 	if err := a.db.SeedCarriers(ctx, shipping.SampleCards()); err != nil {
 		return err
 	}
@@ -182,27 +35,13 @@ func (a *API) setupCarriers(ctx context.Context) error {
 	return err
 }
 
-// carrierNow finds a carrier by its code, deleted stored carriers included (for buying and
-// voiding), after bringing the carriers up to date.
-func (a *API) carrierNow(ctx context.Context, name string) (shipping.Carrier, bool, error) {
-	if _, err := a.carriers(ctx); err != nil {
-		return nil, false, err
-	}
-	c, ok := a.carrier(name)
-	return c, ok, nil
+// carriers returns the current carriers.
+func (a *API) carriers(ctx context.Context) (*shipping.CarrierSet, error) {
+	return a.ship.carriers.Current(ctx)
 }
 
-// carrier returns the named carrier of the carriers last loaded, deleted stored carriers
-// included (for naming the services of labels). It never reads the database.
-
-func (a *API) carrier(name string) (shipping.Carrier, bool) {
-	s := a.ship.carriers.set.Load()
-	if s == nil {
-		return nil, false
-	}
-	c, ok := s.all[name]
-	return c, ok
-}
+// carrier returns the named carrier of the carriers last loaded (shipping.Registry.Last).
+func (a *API) carrier(name string) (shipping.Carrier, bool) { return a.ship.carriers.Last(name) }
 
 // carrierView is a stored carrier as GET /admin/carriers/{code} answers it: the card of one
 // version (the one in force today unless asked for another), that version and the one in force
@@ -232,12 +71,12 @@ type versionView struct {
 
 // viewOf shows c on today's date: the version in force, or before any is, the first to come,
 // whose card alone it reads whole.
-func (a *API) viewOf(ctx context.Context, c *store.StoredCarrier, today string) (carrierView, error) {
+func (a *API) viewOf(ctx context.Context, c *shipping.StoredCarrier, today string) (carrierView, error) {
 	return a.wholeVersionOf(ctx, c, shipping.Shown(c.Versions, today), today)
 }
 
 // wholeVersionOf shows c at version v (an outline), reading its whole card.
-func (a *API) wholeVersionOf(ctx context.Context, c *store.StoredCarrier, v *shipping.CarrierVersion, today string) (carrierView, error) {
+func (a *API) wholeVersionOf(ctx context.Context, c *shipping.StoredCarrier, v *shipping.CarrierVersion, today string) (carrierView, error) {
 	card, err := a.db.CarrierCard(ctx, c.Code, v.Version)
 	if err != nil {
 		return carrierView{}, err
@@ -246,7 +85,7 @@ func (a *API) wholeVersionOf(ctx context.Context, c *store.StoredCarrier, v *shi
 }
 
 // versionOf shows c at version v, whose card is whole, beside the version in force today.
-func versionOf(c *store.StoredCarrier, v *shipping.CarrierVersion, today string) carrierView {
+func versionOf(c *shipping.StoredCarrier, v *shipping.CarrierVersion, today string) carrierView {
 	t := v.Card.Tracking
 	next := max(c.NextSerial, t.RangeStart)
 	out := carrierView{Card: *v.Card, Version: v.Version, CreatedAt: shipping.Timestamp{Time: c.CreatedAt},
@@ -330,7 +169,7 @@ func (a *API) writeCarrierPut(w http.ResponseWriter, put store.CarrierPut, dryRu
 		writeData(w, http.StatusOK, v)
 		return nil
 	}
-	a.refreshCarriers()
+	a.ship.carriers.Refresh()
 	status := http.StatusOK
 	if put.Created {
 		status = http.StatusCreated
@@ -377,7 +216,7 @@ func (a *API) listCarriers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	stored = slices.DeleteFunc(stored, func(c *store.StoredCarrier) bool { return c.Deleted })
+	stored = slices.DeleteFunc(stored, func(c *shipping.StoredCarrier) bool { return c.Deleted })
 	views := []carrierView{}
 	today := a.today()
 	from := min(len(stored), (p.Number-1)*p.Size)
@@ -398,7 +237,7 @@ func (a *API) deleteCarrier(w http.ResponseWriter, r *http.Request) error {
 	if err := a.db.DeleteCarrier(r.Context(), r.PathValue("code")); err != nil {
 		return err
 	}
-	a.refreshCarriers()
+	a.ship.carriers.Refresh()
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

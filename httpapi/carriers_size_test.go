@@ -134,7 +134,7 @@ func TestCarriersCompiledOnlyInForce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s.all[code].(*shipping.TableCarrier).Versions()
+		return s.All[code].(*shipping.TableCarrier).Versions()
 	}
 	quote()
 	beta := versions("BETAX")[0]

@@ -34,7 +34,7 @@ type labelState struct {
 
 func (a *API) setupLabels() error {
 	a.labels = &labelState{maxEventSkew: 24 * time.Hour, keyRetention: 24 * time.Hour, pruneEvery: time.Hour}
-	a.labels.buyer = &shipping.Buyer{Store: a.db, Carrier: a.carrierNow, Serials: a.db.Serials(),
+	a.labels.buyer = &shipping.Buyer{Store: a.db, Carrier: a.ship.carriers.Find, Serials: a.db.Serials(),
 		Timeout: a.cfg.CarrierTimeout, Log: a.workerLog("buyer")}
 	a.labels.voids = &shipping.VoidWorker{Queue: a.db, Buyer: a.labels.buyer, Now: a.now}
 	a.workers = append(a.workers, worker{name: "idempotency_key_pruner", run: a.runKeyPruner, drain: a.pruneKeys},

@@ -35,7 +35,7 @@ func (a *API) createManifest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	known := func(code string) bool { _, ok := carriers.all[code]; return ok }
+	known := func(code string) bool { _, ok := carriers.All[code]; return ok }
 	if err := req.Validate(a.db.Now().UTC().Format(time.DateOnly), known); err != nil {
 		return err
 	}

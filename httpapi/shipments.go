@@ -17,7 +17,7 @@ import (
 // shippingState is the rate shopping side of the API: the carriers and a cache of compiled
 // rate shopping profiles.
 type shippingState struct {
-	carriers carrierCache
+	carriers *shipping.Registry
 	creator  *shipping.Creator
 
 	mu       sync.Mutex
@@ -46,7 +46,7 @@ func (a *API) setupShipping() error {
 			if err != nil {
 				return nil, err
 			}
-			return c.shopper, nil
+			return c.Shopper, nil
 		}}
 	ctx := context.Background()
 	if err := a.setupCarriers(ctx); err != nil {
@@ -325,12 +325,12 @@ func (a *API) putProfile(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &in); err != nil {
 		return err
 	}
-	a.refreshCarriers() // a carrier just stored through another process may be named
+	a.ship.carriers.Refresh() // a carrier just stored through another process may be named
 	carriers, err := a.carriers(r.Context())
 	if err != nil {
 		return err
 	}
-	p, err := shipping.NewProfile(r.PathValue("key"), in, carriers.names, a.db.Now())
+	p, err := shipping.NewProfile(r.PathValue("key"), in, carriers.Names, a.db.Now())
 	if err != nil {
 		return err
 	}

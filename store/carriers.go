@@ -17,17 +17,8 @@ import (
 // ErrCarrierInUse reports a carrier that a rate shopping profile still names.
 var ErrCarrierInUse = errors.New("carrier is named by a rate shopping profile")
 
-// StoredCarrier is a carrier's stored versions, oldest first, and its tracking serials. Each
+// shipping.StoredCarrier is a carrier's stored versions, oldest first, and its tracking serials. Each
 // version's Card is its outline (shipping.CarrierVersion.Load reads the whole card), except the
-// version a put stored, which is whole.
-type StoredCarrier struct {
-	Code       string
-	Deleted    bool
-	NextSerial int64 // the next serial the store hands out, unless the range start in force is above it
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-	Versions   []*shipping.CarrierVersion
-}
 
 // CarrierChanges is the count of changes of the stored carriers, to check a compiled copy.
 func (db *DB) CarrierChanges(ctx context.Context) (int64, error) {
@@ -38,8 +29,8 @@ func (db *DB) CarrierChanges(ctx context.Context) (int64, error) {
 
 // Carriers returns every stored carrier, deleted ones included, by code, with the count of
 // changes they reflect.
-func (db *DB) Carriers(ctx context.Context) ([]*StoredCarrier, int64, error) {
-	var out []*StoredCarrier
+func (db *DB) Carriers(ctx context.Context) ([]*shipping.StoredCarrier, int64, error) {
+	var out []*shipping.StoredCarrier
 	var changes int64
 	// One read transaction: the carriers, their versions and the count agree.
 	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -55,11 +46,11 @@ func (db *DB) Carriers(ctx context.Context) ([]*StoredCarrier, int64, error) {
 }
 
 // Carrier returns one carrier that is not deleted, or ErrNotFound.
-func (db *DB) Carrier(ctx context.Context, code string) (*StoredCarrier, error) {
+func (db *DB) Carrier(ctx context.Context, code string) (*shipping.StoredCarrier, error) {
 	return db.carrier(ctx, db.r, code)
 }
 
-func (db *DB) carrier(ctx context.Context, q querier, code string) (*StoredCarrier, error) {
+func (db *DB) carrier(ctx context.Context, q querier, code string) (*shipping.StoredCarrier, error) {
 	cs, err := db.carriersWhere(ctx, q, code)
 	if err != nil {
 		return nil, err
@@ -72,7 +63,7 @@ func (db *DB) carrier(ctx context.Context, q querier, code string) (*StoredCarri
 
 // carriersWhere reads the carrier code with its versions' outlines, or every carrier when code
 // is "".
-func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*StoredCarrier, error) {
+func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*shipping.StoredCarrier, error) {
 	where, args := "", []any{}
 	if code != "" {
 		where, args = " WHERE code = $1", append(args, code)
@@ -82,10 +73,10 @@ func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*Sto
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*StoredCarrier
-	byCode := map[string]*StoredCarrier{}
+	var out []*shipping.StoredCarrier
+	byCode := map[string]*shipping.StoredCarrier{}
 	for rows.Next() {
-		var c StoredCarrier
+		var c shipping.StoredCarrier
 		var created, updated int64
 		if err := rows.Scan(&c.Code, &c.Deleted, &c.NextSerial, &created, &updated); err != nil {
 			return nil, err
@@ -266,7 +257,7 @@ func (db *DB) SeedCarriers(ctx context.Context, cards []shipping.Card) error {
 // created the carrier (or brought a deleted one back), and the prices it changed against the
 // version in force on its effective date.
 type CarrierPut struct {
-	Carrier *StoredCarrier
+	Carrier *shipping.StoredCarrier
 	Created bool
 	Changes []shipping.PriceChange
 }
@@ -400,8 +391,8 @@ func (db *DB) othersTracking(ctx context.Context, tx *sql.Tx, code string) ([]sh
 var errDryRun = errors.New("dry run")
 
 // dryRunCarrier is the carrier as it would be with card stored as its next version.
-func dryRunCarrier(cs []*StoredCarrier, card *shipping.Card, now time.Time) *StoredCarrier {
-	c := &StoredCarrier{Code: card.Code, CreatedAt: now}
+func dryRunCarrier(cs []*shipping.StoredCarrier, card *shipping.Card, now time.Time) *shipping.StoredCarrier {
+	c := &shipping.StoredCarrier{Code: card.Code, CreatedAt: now}
 	if len(cs) == 1 {
 		*c = *cs[0]
 	}

@@ -233,7 +233,7 @@ type carrierLine struct {
 	Services      []string `json:"services"`
 }
 
-func carrierLineOf(c *store.StoredCarrier, today time.Time) carrierLine {
+func carrierLineOf(c *shipping.StoredCarrier, today time.Time) carrierLine {
 	v := shipping.Shown(c.Versions, today.UTC().Format(time.DateOnly))
 	l := carrierLine{Code: c.Code, Name: v.Card.Name, Version: v.Version, EffectiveFrom: v.Card.EffectiveFrom, Services: []string{}}
 	for _, s := range v.Card.Services {
