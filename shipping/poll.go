@@ -1,15 +1,20 @@
 package shipping
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // MaxPollBackoff bounds how long a label whose carrier keeps failing waits between polls.
 const MaxPollBackoff = 24 * time.Hour
 
 // Polled reports whether a label in status s is still polled from its carrier's Tracker: until
-// it is DELIVERED, RETURN_TO_SENDER or VOIDED, after which nothing a carrier reports changes it.
-func Polled(status string) bool {
-	return !Finished(status) && status != LabelVoided
-}
+// it is in one of Unpolled, after which nothing a carrier reports changes it.
+func Polled(status string) bool { return !slices.Contains(Unpolled, status) }
+
+// Unpolled are the label statuses no longer polled: finished (DELIVERED, RETURN_TO_SENDER) or
+// VOIDED.
+var Unpolled = []string{LabelDelivered, LabelReturnToSender, LabelVoided}
 
 // NextPoll is when a label is polled next, after a poll at now that was the failures-th failure
 // in a row (0: the poll succeeded). A success waits interval; each failure in a row doubles the

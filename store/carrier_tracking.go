@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
@@ -38,8 +39,8 @@ func (db *DB) CarrierEventSecret(ctx context.Context, carrier string) (string, e
 
 // pollDue is the condition of a label due for a poll at $2, its first poll being $1 after its
 // purchase; it comes first in its WHERE, as SQLite numbers parameters in the order they appear.
-// The statuses are those shipping.Polled excludes.
-const pollDue = `status NOT IN ('` + shipping.LabelDelivered + `', '` + shipping.LabelReturnToSender + `', '` + shipping.LabelVoided + `')
+// The statuses are shipping.Unpolled (constants, quoted as they are).
+var pollDue = `status NOT IN ('` + strings.Join(shipping.Unpolled, "', '") + `')
 	AND COALESCE(poll_at, created_at + $1) <= $2`
 
 // PollAccounts returns up to limit accounts with labels of carriers due for a poll at now, the
