@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waybill/waybill/httpapi/internal/strictjson"
 	"github.com/waybill/waybill/httpapi/internal/txtar"
 )
 
@@ -205,7 +206,7 @@ func jsonEqual(a, b any) bool {
 func TestOpenAPIServed(t *testing.T) {
 	// A key given twice (two edits merged into one object) is read as the last by most tools
 	// and silently drops the other.
-	if err := checkJSON(openAPIDocument); err != nil {
+	if err := strictjson.Check(openAPIDocument); err != nil {
 		t.Errorf("openapi.json: %v", err)
 	}
 	e := newEnv(t)

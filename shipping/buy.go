@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -202,6 +203,10 @@ func (b *Buyer) purchase(ctx context.Context, sold SoldLabel, req PurchaseReques
 	done := make(chan answer, 1)
 	callCtx, cancel := context.WithTimeout(ctx, b.timeout())
 	defer cancel()
+	serials := &watchedSerials{src: req.Serials}
+	if req.Serials != nil {
+		req.Serials = serials
+	}
 	go func() {
 		code, err := c.Purchase(callCtx, req)
 		done <- answer{code, err}
@@ -219,14 +224,37 @@ func (b *Buyer) purchase(ctx context.Context, sold SoldLabel, req PurchaseReques
 		return fail(errCarrierTimeout)
 	}
 	switch {
-	case errors.Is(ans.err, ErrTrackingNumbersExhausted):
-		return "", ans.err
+	case errors.Is(ans.err, ErrTrackingNumbersExhausted), ans.err != nil && serials.failed():
+		return "", ans.err // the range is used up, or the store failed: not the carrier's doing
 	case ans.err != nil:
 		return fail(ans.err)
 	case !ValidTrackingCode(ans.code):
 		return fail(fmt.Errorf("unusable tracking code of %d bytes", len(ans.code)))
 	}
 	return ans.code, nil
+}
+
+// watchedSerials is a purchase's serial source that remembers whether it failed.
+type watchedSerials struct {
+	src SerialSource
+	mu  sync.Mutex
+	err error
+}
+
+func (w *watchedSerials) NextSerial(ctx context.Context, carrier string, from, to int64) (int64, error) {
+	n, err := w.src.NextSerial(ctx, carrier, from, to)
+	if err != nil {
+		w.mu.Lock()
+		w.err = err
+		w.mu.Unlock()
+	}
+	return n, err
+}
+
+func (w *watchedSerials) failed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err != nil
 }
 
 // voidSold has a label the carrier sold, but waybill did not record (why), voided at the

@@ -9,36 +9,43 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
 )
 
-// ReserveBuy reserves a shipment for one purchase (shipping.BuyStore): in one short transaction
-// it claims r's Idempotency-Key and holds the OPEN shipment with the rate until hold runs out.
-// The shipment is read, and rendered bought, before that transaction, off the single writer,
-// which then only checks that the shipment is still as read (by its packed value, which every
-// change rewrites); Record splices in the tracking code the carrier gives. If the shipment
-// changed meanwhile, it is read again in the transaction and rendered when recorded.
+// ReserveBuy reserves a shipment for one purchase (shipping.BuyStore). In this process the
+// shipment, and the order it ships unless it is an additional parcel, is held until the
+// purchase is recorded or released: a second buy of either waits, then finds what the first
+// did. With an Idempotency-Key, the key is claimed in one short transaction, which other
+// processes see. Nothing else is written: recording (Record) checks again, in its transaction,
+// that the shipment is still OPEN and its order not shipped, and a label the carrier sold to a
+// buy that lost a race across processes is voided (shipping.Buyer).
+//
+// The shipment is read, and rendered bought, before the carrier is called; Record then only
+// checks that it is still as read (by its packed value, which every change rewrites) and splices
+// in the tracking code. If it changed meanwhile, it is read again and rendered when recorded.
 func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest, hold time.Duration) (shipping.Reservation, *shipping.Shipment, error) {
-	read, stored, open := db.shipmentToBuy(ctx, r.AccountID, r.ShipmentID)
-	b := &labelBuy{db: db, r: r, read: read, stored: stored, now: db.now()}
-	b.until = b.now + hold.Microseconds()
-	b.insurance = shipping.InsuranceCents(r.InsuredCents)
-	if read != nil && read.Status == shipping.StatusOpen && b.rateOf(read) != nil {
-		bought := *read
-		b.labelID = db.NewID()
-		purchased(&bought, *b.rateOf(&bought), b.labelID, trackingCodeMark, b.now, r.InsuredCents, b.insurance)
-		var err error
-		if b.pre, err = prebuy(&bought, open, read.UpdatedAt); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := db.inTx(ctx, b.reserve); err != nil {
+	if err := db.checkFile(); err != nil { // a label bought now could not be recorded
 		return nil, nil, err
 	}
-	if b.replayed {
-		return nil, b.s, nil
+	b := &labelBuy{db: db, r: r, now: db.now()}
+	b.until = b.now + hold.Microseconds()
+	b.insurance = shipping.InsuranceCents(r.InsuredCents)
+	if err := b.hold(ctx, "shipment "+r.ShipmentID); err != nil {
+		return nil, nil, err
+	}
+	err := b.prepare(ctx)
+	if err == nil && b.read != nil && b.read.OrderID != "" && !b.read.Additional {
+		err = b.hold(ctx, "order "+b.read.OrderID)
+	}
+	if err == nil {
+		err = b.reserve(ctx)
+	}
+	if err != nil || b.replayed {
+		b.unhold()
+		return nil, b.s, err
 	}
 	return b, nil, nil
 }
@@ -49,17 +56,51 @@ type labelBuy struct {
 	db                    *DB
 	r                     shipping.BuyRequest
 	now, until, insurance int64
+	held                  []string // the keys of db.holds this purchase holds
 
 	read    *shipping.Shipment // the shipment as read before the reservation; nil if unreadable
 	stored  []byte             // read's packed value, which every change to the shipment rewrites
 	pre     *prebought         // read bought with the mark; nil unless read was OPEN with the rate
-	labelID string             // chosen with pre, else when reserved
+	labelID string
 
-	s        *shipping.Shipment // the shipment held (or the replayed answer)
+	s        *shipping.Shipment // the shipment to buy (or the replayed answer)
 	asRead   bool               // s is read, and pre its purchase
 	replayed bool
 	rendered string // the bought shipment's rendering, when rendered in Record
 	codeJSON []byte // the tracking code, when the purchase was made as prebought
+}
+
+// hold takes one of db.holds for the purchase, waiting while another purchase of this process
+// has it.
+func (b *labelBuy) hold(ctx context.Context, key string) error {
+	if err := b.db.holds.take(ctx, key); err != nil {
+		return err
+	}
+	b.held = append(b.held, key)
+	return nil
+}
+
+// unhold gives the purchase's holds back; it may be called more than once.
+func (b *labelBuy) unhold() {
+	for _, key := range b.held {
+		b.db.holds.give(key)
+	}
+	b.held = nil
+}
+
+// prepare reads the shipment and, if it is OPEN with the rate, renders it bought.
+func (b *labelBuy) prepare(ctx context.Context) error {
+	read, stored, open := b.db.shipmentToBuy(ctx, b.r.AccountID, b.r.ShipmentID)
+	b.read, b.stored = read, stored
+	if read == nil || read.Status != shipping.StatusOpen || b.rateOf(read) == nil {
+		return nil
+	}
+	b.labelID = b.db.NewID()
+	bought := *read
+	purchased(&bought, *b.rateOf(&bought), b.labelID, trackingCodeMark, b.now, b.r.InsuredCents, b.insurance)
+	var err error
+	b.pre, err = prebuy(&bought, open, read.UpdatedAt)
+	return err
 }
 
 // rateOf returns the rate bought in s, nil if s has none of that ID.
@@ -72,20 +113,24 @@ func (b *labelBuy) rateOf(s *shipping.Shipment) *shipping.Rate {
 	return nil
 }
 
-// reserve is the reservation's transaction: claim the idempotency key, then the shipment.
-func (b *labelBuy) reserve(ctx context.Context, tx *sql.Tx) error {
-	b.s, b.replayed, b.asRead = nil, false, false
-	if b.r.Key != "" {
+// reserve claims the idempotency key, if there is one, and checks that the shipment can be
+// bought, in one transaction; without a key it only reads.
+func (b *labelBuy) reserve(ctx context.Context) error {
+	if b.r.Key == "" {
+		return b.check(ctx, b.db.r)
+	}
+	return b.db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		b.s, b.replayed, b.asRead = nil, false, false
 		if claimed, err := b.claimKey(ctx, tx); err != nil || !claimed {
 			return err
 		}
-	}
-	return b.claim(ctx, tx)
+		return b.check(ctx, tx)
+	})
 }
 
 // claimKey claims the idempotency key. It reports false when the key was used before; the
 // answer is then the stored one. A key whose purchase is in progress holds until it ends, or
-// until its hold runs out (its process died): the key is then taken over.
+// until a hold has run out since it was claimed (its process died): the key is then taken over.
 func (b *labelBuy) claimKey(ctx context.Context, tx *sql.Tx) (claimed bool, err error) {
 	res, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint,
 		shipment_id, response, created_at) VALUES ($1, $2, $3, $4, '', $5)
@@ -131,60 +176,56 @@ func storedAnswer(answer string, r shipping.BuyRequest) (*shipping.Shipment, err
 	return &s, nil
 }
 
-// claim holds the shipment, if it is OPEN and no other purchase holds it, and checks that its
-// order may ship; b.s is then the shipment to buy: the one read before, when it is still as read,
-// else the one read again in tx. On PostgreSQL its row stays locked until the commit, so of two
-// concurrent buyers the second waits, then finds it held.
-func (b *labelBuy) claim(ctx context.Context, tx *sql.Tx) error {
-	if b.labelID == "" {
-		b.labelID = b.db.NewID()
-	}
-	var current []byte
-	var orderID sql.NullString
-	var additional bool
-	err := tx.QueryRowContext(ctx, `UPDATE shipments SET buying_label = $1, buying_until = $2
-		WHERE account_id = $3 AND id = $4 AND status = $5 AND (buying_until IS NULL OR buying_until < $6)
-		RETURNING packed, order_id, order_additional`,
-		b.labelID, b.until, b.r.AccountID, b.r.ShipmentID, shipping.StatusOpen, b.now).Scan(&current, &orderID, &additional)
-	held := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
-	if held && orderID.Valid && !additional {
-		if err := b.db.checkOrderShips(ctx, tx, b.r.AccountID, orderID.String, b.r.ShipmentID, b.now); err != nil {
+// check sets b.s to the shipment to buy, if it can be bought: OPEN with the rate, its order not
+// shipped by another shipment's label (read through q; Record checks again with the order
+// locked). The shipment read before is used when it was OPEN with the rate; otherwise it is read
+// through q for the refusal.
+func (b *labelBuy) check(ctx context.Context, q querier) error {
+	b.s, b.asRead = b.read, b.pre != nil
+	if b.pre == nil {
+		s, err := b.db.shipmentIn(ctx, q, b.r.AccountID, b.r.ShipmentID)
+		if err != nil {
+			return err
+		}
+		if b.rateOf(s) == nil {
+			return ErrNotFound
+		}
+		if err := shipping.CanBuy(s.Status); err != nil {
+			return err
+		}
+		if b.labelID == "" {
+			b.labelID = b.db.NewID()
+		}
+		if b.s = s; b.read != nil { // a shipment's order never changes
+			s.OrderID, s.Additional = b.read.OrderID, b.read.Additional
+		} else if err := q.QueryRowContext(ctx, `SELECT COALESCE(order_id, ''), order_additional FROM shipments
+			WHERE account_id = $1 AND id = $2`, b.r.AccountID, b.r.ShipmentID).Scan(&s.OrderID, &s.Additional); err != nil {
 			return err
 		}
 	}
-	if b.s = b.read; held && b.pre != nil && bytes.Equal(current, b.stored) {
-		b.asRead = true
+	if b.s.OrderID == "" || b.s.Additional {
 		return nil
 	}
-	if b.s, err = b.db.shipmentIn(ctx, tx, b.r.AccountID, b.r.ShipmentID); err != nil {
+	shipments, err := orderShipments(ctx, q, b.r.AccountID, []string{b.s.OrderID})
+	if err != nil {
 		return err
 	}
-	if b.rateOf(b.s) == nil {
-		return ErrNotFound
-	}
-	if err := shipping.CanBuy(b.s.Status); err != nil || held {
-		return err
-	}
-	return shipping.ErrPurchaseInProgress
+	return shipping.ShipOrder(shipments[b.s.OrderID], false)
 }
 
-// Held is the shipment held, the rate to buy and the new label's ID (shipping.Reservation).
+// Held is the shipment to buy, the rate and the new label's ID (shipping.Reservation).
 func (b *labelBuy) Held() (*shipping.Shipment, shipping.Rate, string) {
 	return b.s, *b.rateOf(b.s), b.labelID
 }
 
 // Release gives the shipment and the idempotency key up (shipping.Reservation).
 func (b *labelBuy) Release(ctx context.Context) error {
+	defer b.unhold()
+	if b.r.Key == "" {
+		return nil
+	}
 	return b.db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE shipments SET buying_label = NULL, buying_until = NULL
-			WHERE account_id = $1 AND id = $2 AND buying_label = $3`, b.r.AccountID, b.r.ShipmentID, b.labelID)
-		if err != nil || b.r.Key == "" {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE account_id = $1 AND idempotency_key = $2
+		_, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE account_id = $1 AND idempotency_key = $2
 			AND response = ''`, b.r.AccountID, b.r.Key)
 		return err
 	})
@@ -193,6 +234,7 @@ func (b *labelBuy) Release(ctx context.Context) error {
 // Record writes the purchase under code (shipping.Reservation), and returns the bought shipment
 // with its stored rendering.
 func (b *labelBuy) Record(ctx context.Context, code string) (*shipping.Shipment, string, error) {
+	defer b.unhold()
 	if err := b.db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return b.record(ctx, tx, code) }); err != nil {
 		return nil, "", err
 	}
@@ -207,6 +249,11 @@ func (b *labelBuy) Record(ctx context.Context, code string) (*shipping.Shipment,
 // answer.
 func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string) error {
 	b.rendered, b.codeJSON = "", nil
+	if b.s.OrderID != "" && !b.s.Additional {
+		if err := b.db.checkOrderShips(ctx, tx, b.r.AccountID, b.s.OrderID); err != nil {
+			return err
+		}
+	}
 	packedLabel, err := b.markBought(ctx, tx, code)
 	if err != nil {
 		return err
@@ -273,8 +320,8 @@ func (b *labelBuy) markBought(ctx context.Context, tx *sql.Tx, code string) (pac
 	return packedLabel, err
 }
 
-// update writes b.s bought under code over its row, if the row is held for this purchase and,
-// with stored, still has that packed value; ok reports whether it was.
+// update writes b.s bought under code over its row, if it is still OPEN and, with stored, still
+// has that packed value; ok reports whether it was.
 func (b *labelBuy) update(ctx context.Context, tx *sql.Tx, code string, stored []byte) (packedLabel []byte, ok bool, err error) {
 	s, rate := b.s, b.rateOf(b.s)
 	purchased(s, *rate, b.labelID, code, b.now, b.r.InsuredCents, b.insurance)
@@ -283,12 +330,11 @@ func (b *labelBuy) update(ctx context.Context, tx *sql.Tx, code string, stored [
 	if err != nil {
 		return nil, false, err
 	}
-	query := `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4,
-		rendered = NULL, buying_label = NULL, buying_until = NULL
-		WHERE account_id = $5 AND id = $6 AND buying_label = $7 AND status = $8`
-	args := []any{shipping.StatusPurchased, rate.Carrier, b.now, packedShipment, b.r.AccountID, b.r.ShipmentID, b.labelID, shipping.StatusOpen}
+	query := `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4, rendered = NULL
+		WHERE account_id = $5 AND id = $6 AND status = $7`
+	args := []any{shipping.StatusPurchased, rate.Carrier, b.now, packedShipment, b.r.AccountID, b.r.ShipmentID, shipping.StatusOpen}
 	if stored != nil {
-		query += ` AND packed = $9`
+		query += ` AND packed = $8`
 		args = append(args, stored)
 	}
 	res, err := tx.ExecContext(ctx, query, args...)
@@ -328,22 +374,14 @@ func trackingCodeTaken(err error) bool {
 		strings.Contains(msg, "23505") && strings.Contains(msg, `"shipping_labels_tracking_code_key"`)
 }
 
-// checkOrderShips applies shipping.ShipOrder to a buy of shipmentID, made for an order, inside
-// the buy's reservation, so that of two buys for one order that race the second sees the first:
-// on PostgreSQL the order's row is locked first (the second buyer waits for the first to commit);
-// SQLite runs one writer at a time. A sibling shipment held by a purchase in progress is waited
-// for (shipping.ErrPurchaseInProgress): it may become the order's label.
-func (db *DB) checkOrderShips(ctx context.Context, tx *sql.Tx, accountID, orderID, shipmentID string, now int64) error {
+// checkOrderShips applies shipping.ShipOrder to the buy of a shipment made for an order, in the
+// transaction that records it, so that of two buys for one order that race (in two processes)
+// the second sees the first's label: on PostgreSQL the order's row is locked first (the second
+// waits for the first to commit, and its next statement reads the committed label); SQLite runs
+// one writer at a time.
+func (db *DB) checkOrderShips(ctx context.Context, tx *sql.Tx, accountID, orderID string) error {
 	if err := db.lock(ctx, tx, `SELECT id FROM orders WHERE account_id = $1 AND id = $2`, accountID, orderID); err != nil {
 		return err
-	}
-	var held int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM shipments WHERE account_id = $1 AND order_id = $2
-		AND id <> $3 AND buying_until >= $4`, accountID, orderID, shipmentID, now).Scan(&held); err != nil {
-		return err
-	}
-	if held > 0 {
-		return shipping.ErrPurchaseInProgress
 	}
 	shipments, err := orderShipments(ctx, tx, accountID, []string{orderID})
 	if err != nil {
@@ -358,11 +396,14 @@ func (db *DB) checkOrderShips(ctx context.Context, tx *sql.Tx, accountID, orderI
 // is used only if the shipment is OPEN, and an OPEN shipment has none (a label moves its
 // shipment on, and no shipment moves back).
 func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (s *shipping.Shipment, packed, rendering []byte) {
-	s, err := scanShipment(db.readRow(ctx, `SELECT `+shipmentColumns+`, packed FROM `+shipmentsFrom+`
-		WHERE account_id = $1 AND id = $2`, accountID, id), &packed)
+	var orderID sql.NullString
+	var additional bool
+	s, err := scanShipment(db.readRow(ctx, `SELECT `+shipmentColumns+`, packed, order_id, order_additional FROM `+shipmentsFrom+`
+		WHERE account_id = $1 AND id = $2`, accountID, id), &packed, &orderID, &additional)
 	if err != nil || packed == nil {
 		return nil, nil, nil
 	}
+	s.OrderID, s.Additional = orderID.String, additional
 	if rendering, err = appendRendering(nil, packed, 1); err != nil {
 		return nil, nil, nil
 	}
@@ -576,4 +617,42 @@ func (db *DB) VoidFailed(ctx context.Context, id string, next time.Time) error {
 		_, err := tx.ExecContext(ctx, `UPDATE label_voids SET attempts = attempts + 1, due_at = $1 WHERE id = $2`, Micros(next), id)
 		return err
 	})
+}
+
+// holds are the keys (a shipment, an order) purchases of this process hold: a purchase takes
+// its keys before it reads and gives them back once recorded or released, so a second purchase
+// of the same shipment or order waits and then finds what the first did.
+type holds struct {
+	mu sync.Mutex
+	m  map[string]chan struct{} // closed when given back
+}
+
+// take takes key, waiting while another purchase has it, or until ctx ends.
+func (h *holds) take(ctx context.Context, key string) error {
+	for {
+		h.mu.Lock()
+		if h.m == nil {
+			h.m = map[string]chan struct{}{}
+		}
+		busy, ok := h.m[key]
+		if !ok {
+			h.m[key] = make(chan struct{})
+			h.mu.Unlock()
+			return nil
+		}
+		h.mu.Unlock()
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// give gives key back.
+func (h *holds) give(key string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	close(h.m[key])
+	delete(h.m, key)
 }

@@ -44,6 +44,7 @@ type DB struct {
 	revocations revocationMark      // the revocations the token cache has seen
 	brands      ttlCache[string]    // account brands by account id
 	serials     serialBlocks        // tracking serials reserved ahead
+	holds       holds               // the shipments and orders this process is buying labels for
 
 	// Now, NewID and Rand are the store's only sources of time, identity and randomness, so
 	// tests can make them deterministic.

@@ -63,6 +63,11 @@ func TestTokenRevokedElsewhere(t *testing.T) {
 	storetest.TokenRevokedElsewhere(t, here, there)
 }
 
+func TestPurchaseAcrossHandles(t *testing.T) {
+	here, there := twoHandles(t)
+	storetest.PurchaseAcrossHandles(t, here, there)
+}
+
 func TestSerialsAcrossHandles(t *testing.T) {
 	here, there := twoHandles(t)
 	storetest.SerialsAcrossHandles(t, here, there)

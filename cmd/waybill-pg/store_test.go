@@ -35,6 +35,11 @@ func TestTokenRevokedElsewhere(t *testing.T) {
 }
 
 // TestSerialsAcrossHandles: two processes allocating one carrier's tracking serials at once.
+func TestPurchaseAcrossHandles(t *testing.T) {
+	here, there := twoHandles(t)
+	storetest.PurchaseAcrossHandles(t, here, there)
+}
+
 func TestSerialsAcrossHandles(t *testing.T) {
 	here, there := twoHandles(t)
 	storetest.SerialsAcrossHandles(t, here, there)

@@ -1,9 +1,6 @@
--- Issue 32: carriers are called outside the writer. A buy reserves its shipment in one short
--- transaction (buying_label, the label being bought, held until buying_until), calls the carrier
--- with no transaction open, and records the label in a second transaction, which clears the
--- hold. A hold past buying_until is one whose process died: it no longer holds.
-ALTER TABLE shipments ADD COLUMN buying_label TEXT;
-ALTER TABLE shipments ADD COLUMN buying_until BIGINT;
+-- Issue 32: carriers are called outside the writer. A buy reserves its Idempotency-Key (a row of
+-- idempotency_keys, its response empty while in progress) in one short transaction, calls the
+-- carrier with no transaction open, and records the label in a second transaction.
 -- A label a carrier sold that could not be recorded, to be voided at the carrier, retried at
 -- due_at until the carrier agrees.
 CREATE TABLE label_voids (

@@ -145,8 +145,8 @@ func isCarrierError(err error) bool {
 	return errors.As(err, &ce)
 }
 
-// testPurchaseHold: a reserved shipment is held from other purchases until it is recorded or
-// released, or its hold runs out (its process died).
+// testPurchaseHold: in one process, a second purchase of a reserved shipment waits until the
+// first is recorded or released, then finds what it did.
 func testPurchaseHold(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
@@ -155,33 +155,87 @@ func testPurchaseHold(t *testing.T) {
 	if _, err := db.CreateShipment(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	req := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: s.ID, RateID: s.ShippingRates[0].ID, Key: "k1", Fingerprint: "f1"}
+	req := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: s.ID, RateID: s.ShippingRates[0].ID}
 	first, _, err := db.ReserveBuy(ctx, req, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := req
-	other.Key = "k2"
-	for _, r := range []shipping.BuyRequest{req, other} {
-		if _, _, err := db.ReserveBuy(ctx, r, time.Hour); !errors.Is(err, shipping.ErrPurchaseInProgress) {
-			t.Errorf("reserve (key %s) while held = %v; want ErrPurchaseInProgress", r.Key, err)
+	second := make(chan error, 1)
+	go func() {
+		_, _, err := db.ReserveBuy(ctx, req, time.Hour)
+		second <- err
+	}()
+	select {
+	case err := <-second:
+		t.Fatalf("a second reserve while the first holds = %v; want it to wait", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if _, _, err := first.Record(ctx, "TRK-HOLD"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second; !errors.Is(err, shipping.ErrInvalidState) {
+		t.Errorf("the second reserve after the first bought = %v; want ErrInvalidState", err)
+	}
+}
+
+// PurchaseAcrossHandles: purchases in two processes (here and there, two handles on one
+// database). An Idempotency-Key in progress in one is ErrPurchaseInProgress in the other, and is
+// taken over once its hold has run out (its process died); a shipment bought in one while the
+// other called its carrier is not recorded twice (the other's Record is ErrReservationLost, and
+// its label is voided by the buyer).
+func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
+	ctx := context.Background()
+	acct := newAccount(t, here)
+	var ss []*shipping.Shipment
+	for range 2 {
+		s := testShipment(here, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
+		if _, err := here.CreateShipment(ctx, s); err != nil {
+			t.Fatal(err)
 		}
+		ss = append(ss, s)
 	}
-	if err := first.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := db.ReserveBuy(ctx, other, time.Microsecond); err != nil {
-		t.Fatalf("reserve after release = %v", err)
-	}
-	time.Sleep(2 * time.Millisecond) // the hold runs out: its process died
-	res, _, err := db.ReserveBuy(ctx, req, time.Hour)
+	keyed := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[0].ID, RateID: ss[0].ShippingRates[0].ID, Key: "k1", Fingerprint: "f1"}
+	mine, _, err := here.ReserveBuy(ctx, keyed, time.Hour)
 	if err != nil {
-		t.Fatalf("reserve after the hold ran out = %v", err)
-	}
-	if _, _, err := res.Record(ctx, "TRK-HOLD"); err != nil {
 		t.Fatal(err)
 	}
-	if _, replay, err := db.ReserveBuy(ctx, req, time.Hour); err != nil || replay == nil || replay.ShippingLabel.TrackingCode != "TRK-HOLD" {
+	if _, _, err := there.ReserveBuy(ctx, keyed, time.Hour); !errors.Is(err, shipping.ErrPurchaseInProgress) {
+		t.Errorf("reserve under a key in progress elsewhere = %v; want ErrPurchaseInProgress", err)
+	}
+	theirs, _, err := there.ReserveBuy(ctx, shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[0].ID, RateID: ss[0].ShippingRates[1].ID}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := theirs.Record(ctx, "TRK-THERE"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := mine.Record(ctx, "TRK-HERE"); !errors.Is(err, shipping.ErrReservationLost) {
+		t.Errorf("recording a shipment bought elsewhere meanwhile = %v; want ErrReservationLost", err)
+	}
+	if err := mine.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := here.Shipment(ctx, acct.ID, ss[0].ID)
+	if err != nil || got.ShippingLabel == nil || got.ShippingLabel.TrackingCode != "TRK-THERE" {
+		t.Fatalf("shipment bought in two processes: %+v, %v; want the one label recorded", got, err)
+	}
+
+	dead := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[1].ID, RateID: ss[1].ShippingRates[0].ID, Key: "k2", Fingerprint: "f2"}
+	abandoned, _, err := here.ReserveBuy(ctx, dead, time.Microsecond) // its process dies holding k2
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer abandoned.Release(ctx)
+	time.Sleep(5 * time.Millisecond)
+	res, _, err := there.ReserveBuy(ctx, dead, time.Millisecond) // a key is held as long as a hold lasts
+
+	if err != nil {
+		t.Fatalf("reserve under a key whose hold ran out = %v; want it taken over", err)
+	}
+	if _, _, err := res.Record(ctx, "TRK-LATE"); err != nil {
+		t.Fatal(err)
+	}
+	if _, replay, err := there.ReserveBuy(ctx, dead, time.Hour); err != nil || replay == nil || replay.ShippingLabel.TrackingCode != "TRK-LATE" {
 		t.Errorf("reserve under a used key = %v, %v; want its answer replayed", replay, err)
 	}
 }

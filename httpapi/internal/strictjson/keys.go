@@ -1,4 +1,4 @@
-package httpapi
+package strictjson
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 // A key names a struct field only when it is exactly the field's JSON name. encoding/json
 // also decodes a key that differs in case ("NAME" into name, and of "brand" and "BRAND" the
-// last wins); DESIGN §3 refuses every key that is not a field, so decodeStrict checks the keys
+// last wins); DESIGN §3 refuses every key that is not a field, so Decode checks the keys
 // again after decoding (exactKeys) and names the first such key (refusedKeys).
 //
 // encoding/json also leaves a value untouched on null, so null would read as "not sent": a
@@ -20,7 +20,7 @@ import (
 // array element or map value is never null. The tags and openapi.json's nullable request
 // fields are the same set (TestOpenAPIBodyNulls).
 
-// exactKeys reports whether every object key in body, a JSON value checkJSON accepted, is
+// exactKeys reports whether every object key in body, a JSON value Check accepted, is
 // exactly the name of a field of the type t it decodes into, and no value decoded into a Go
 // value is null unless its field is nullable. Maps take any key; interface values and the
 // insides of values that decode themselves are not walked.
@@ -91,7 +91,7 @@ func (s *jsonScan) typed(t reflect.Type, nullable bool) bool {
 	}
 }
 
-// refusedKeys names what exactKeys refuses in body, a JSON value checkJSON accepted, decoded
+// refusedKeys names what exactKeys refuses in body, a JSON value Check accepted, decoded
 // into v: the path of the first key that is not exactly a field of v's type ("origin.foo",
 // "customs_info.customs_items[0].foo"), as validation errors name fields; else the paths of
 // every null it refuses.
@@ -231,7 +231,7 @@ func jsonFields(t reflect.Type) map[string]jsonField {
 	return m
 }
 
-// valuePath names the value of body, a JSON value checkJSON accepted, that an
+// valuePath names the value of body, a JSON value Check accepted, that an
 // UnmarshalTypeError at offset is about, by its path ("customs_info.customs_items[1].quantity";
 // "(body)" for the whole body): the error's own Field leaves out array indices and map keys.
 // The error's offset is the end of a literal or the inside of an object or array just opened,
