@@ -216,21 +216,8 @@ func (db *DB) ListBatches(ctx context.Context, accountID string, p Page) (List[*
 
 // BatchAccounts lists the accounts with a batch in progress, in order (shipping.BatchStore).
 func (db *DB) BatchAccounts(ctx context.Context) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT account_id FROM batches WHERE status = $1 ORDER BY account_id`,
-		shipping.BatchProcessing)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var accounts []string
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			return nil, err
-		}
-		accounts = append(accounts, a)
-	}
-	return accounts, rows.Err()
+	return collect(ctx, db.r, `SELECT DISTINCT account_id FROM batches WHERE status = $1 ORDER BY account_id`,
+		[]any{shipping.BatchProcessing}, scanString)
 }
 
 // ClaimBatchItems leases up to n of the account's due batch items until lease ends

@@ -52,21 +52,8 @@ func (db *DB) PollAccounts(ctx context.Context, carriers []string, now time.Time
 	args := []any{first.Microseconds(), Micros(now)}
 	in := placeholders(&args, carriers)
 	args = append(args, limit)
-	rows, err := db.r.QueryContext(ctx, `SELECT account_id FROM shipping_labels WHERE `+pollDue+` AND carrier IN (`+in+`)
-		GROUP BY account_id ORDER BY MIN(COALESCE(poll_at, created_at + $1)), account_id LIMIT $`+itoa(len(args)), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var accounts []string
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			return nil, err
-		}
-		accounts = append(accounts, a)
-	}
-	return accounts, rows.Err()
+	return collect(ctx, db.r, `SELECT account_id FROM shipping_labels WHERE `+pollDue+` AND carrier IN (`+in+`)
+		GROUP BY account_id ORDER BY MIN(COALESCE(poll_at, created_at + $1)), account_id LIMIT $`+itoa(len(args)), args, scanString)
 }
 
 // ClaimPolls claims up to limit of the account's labels of carriers due for a poll at now, the

@@ -151,6 +151,7 @@ func placeholders(args *[]any, values []string) string {
 	return strings.Join(marks, ", ")
 }
 
+// collect runs stmt and scans every row it returns.
 func collect[T any](ctx context.Context, db *sql.DB, stmt string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
 	rows, err := db.QueryContext(ctx, stmt, args...)
 	if err != nil {
@@ -166,4 +167,11 @@ func collect[T any](ctx context.Context, db *sql.DB, stmt string, args []any, sc
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// scanString scans a row of one text column.
+func scanString(rows *sql.Rows) (string, error) {
+	var s string
+	err := rows.Scan(&s)
+	return s, err
 }

@@ -12,16 +12,23 @@ import (
 	"github.com/waybill/waybill/store"
 )
 
+// openShipment creates an account on db and an OPEN shipment of it with three rates.
+func openShipment(t *testing.T, db *store.DB) (store.Account, *shipping.Shipment) {
+	t.Helper()
+	acct := newAccount(t, db)
+	s := testShipment(db, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
+	if _, err := db.CreateShipment(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	return acct, s
+}
+
 // testCarrierOutsideWriter: while a carrier takes its time to sell a label, the database takes
 // other writes — no transaction is open during the call.
 func testCarrierOutsideWriter(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
-	acct := newAccount(t, db)
-	s := testShipment(db, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
-	if _, err := db.CreateShipment(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	acct, s := openShipment(t, db)
 	calling, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
@@ -95,11 +102,7 @@ func testSoldLabelVoided(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			db := openTest(t)
 			ctx := context.Background()
-			acct := newAccount(t, db)
-			s := testShipment(db, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
-			if _, err := db.CreateShipment(ctx, s); err != nil {
-				t.Fatal(err)
-			}
+			acct, s := openShipment(t, db)
 			c := &voidingCarrier{refusals: tt.refusals}
 			b := &shipping.Buyer{Store: db, Serials: db.Serials(), Timeout: 50 * time.Millisecond,
 				Carrier: func(context.Context, string) (shipping.Carrier, bool, error) { return c, true, nil }}
@@ -150,11 +153,7 @@ func isCarrierError(err error) bool {
 func testPurchaseHold(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
-	acct := newAccount(t, db)
-	s := testShipment(db, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
-	if _, err := db.CreateShipment(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	acct, s := openShipment(t, db)
 	req := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: s.ID, RateID: s.ShippingRates[0].ID}
 	first, _, err := db.ReserveBuy(ctx, req, time.Hour)
 	if err != nil {

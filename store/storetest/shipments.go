@@ -114,11 +114,7 @@ func testShipmentRates(t *testing.T) {
 func testBuyConcurrently(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
-	acct := newAccount(t, db)
-	s := testShipment(db, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
-	if _, err := db.CreateShipment(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	acct, s := openShipment(t, db)
 	var calls atomic.Int32
 	carrier := func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
 		calls.Add(1)
