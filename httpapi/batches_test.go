@@ -98,7 +98,7 @@ func TestBatchCompletionStale(t *testing.T) {
 		t.Fatalf("ClaimBatchItems after the lease = %+v, %v; want the item again", second, err)
 	}
 	o := shipping.ItemOutcome{Status: shipping.ItemCreated, ShipmentID: first[0].ShipmentID}
-	if err := e.db.CompleteBatchItem(ctx, first[0], o, func(b *shipping.Batch) any { return b }); err != shipping.ErrStaleClaim {
+	if err := e.db.CompleteBatchItem(ctx, first[0], o, func(shipping.FinishedItem) error { return nil }); err != shipping.ErrStaleClaim {
 		t.Errorf("completing the stale claim = %v; want ErrStaleClaim", err)
 	}
 }

@@ -52,12 +52,19 @@ type BatchStore interface {
 	// lease expired first, then its queue in order. Each becomes PROCESSING with its attempts
 	// counted up.
 	ClaimBatchItems(ctx context.Context, accountID string, n int, lease time.Duration) ([]BatchClaim, error)
-	// CompleteBatchItem ends a claimed item in one transaction and, when it is the batch's
-	// last, completes the batch and emits BATCH_COMPLETED with view(batch). ErrStaleClaim when
-	// the item was claimed again since.
-	CompleteBatchItem(ctx context.Context, c BatchClaim, o ItemOutcome, view func(*Batch) any) error
+	// CompleteBatchItem ends a claimed item with its outcome and, in the same transaction, runs
+	// then on its batch. ErrStaleClaim when the item was claimed again since.
+	CompleteBatchItem(ctx context.Context, c BatchClaim, o ItemOutcome, then func(FinishedItem) error) error
 	// Shipment reads one of the account's shipments; ErrNotFound when there is none.
 	Shipment(ctx context.Context, accountID, id string) (*Shipment, error)
+}
+
+// FinishedItem is a batch in the transaction that finished one of its items.
+type FinishedItem interface {
+	// Pending is how many of the batch's items are not finished yet.
+	Pending() int
+	// Complete makes the batch COMPLETED and emits BATCH_COMPLETED with view(batch).
+	Complete(ctx context.Context, view func(*Batch) any) error
 }
 
 // BatchItems makes an item's shipment and buys its rate through the one create path and the
@@ -190,7 +197,12 @@ func (w *BatchWorker) finish(ctx context.Context, c BatchClaim) error {
 			return err
 		}
 	}
-	err = w.Store.CompleteBatchItem(ctx, c, o, w.Items.View)
+	err = w.Store.CompleteBatchItem(ctx, c, o, func(f FinishedItem) error {
+		if f.Pending() > 0 {
+			return nil
+		}
+		return f.Complete(ctx, w.Items.View) // its last item: the batch is done
+	})
 	if errors.Is(err, ErrStaleClaim) {
 		return nil // claimed again after its lease expired: that claim completes it
 	}

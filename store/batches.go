@@ -311,11 +311,11 @@ func (db *DB) claimedBatches(ctx context.Context, tx *sql.Tx, claims []shipping.
 	return rows.Err()
 }
 
-// CompleteBatchItem ends a claimed item in one transaction and, when it is the batch's last,
-// completes the batch and emits BATCH_COMPLETED with payload(batch), the batch as read in the
-// transaction. The claim's attempts fence it: an item claimed again since (its lease expired)
-// is left alone, and the answer is shipping.ErrStaleClaim. Locks: the item, then its batch.
-func (db *DB) CompleteBatchItem(ctx context.Context, c shipping.BatchClaim, o shipping.ItemOutcome, payload func(*shipping.Batch) any) error {
+// CompleteBatchItem ends a claimed item in one transaction and runs then on its batch, its
+// pending count down by one (shipping.BatchStore). The claim's attempts fence it: an item claimed
+// again since (its lease expired) is left alone, and the answer is shipping.ErrStaleClaim.
+// Locks: the item, then its batch.
+func (db *DB) CompleteBatchItem(ctx context.Context, c shipping.BatchClaim, o shipping.ItemOutcome, then func(shipping.FinishedItem) error) error {
 	var errs sql.NullString
 	if o.Status == shipping.ItemFailed {
 		// A failed item's shipment, if it made one, is kept with its error.
@@ -325,37 +325,44 @@ func (db *DB) CompleteBatchItem(ctx context.Context, c shipping.BatchClaim, o sh
 		}
 	}
 	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		now := db.now()
 		res, err := tx.ExecContext(ctx, `UPDATE batch_items SET status = $1, errors = $2, claimed_until = 0
 			WHERE account_id = $3 AND batch_id = $4 AND position = $5 AND attempts = $6 AND status = $7`,
 			o.Status, errs, c.AccountID, c.BatchID, c.Index, c.Attempts, shipping.ItemProcessing)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			if err != nil {
-				return err
-			}
+		if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
 			return shipping.ErrStaleClaim
+		} else if err != nil {
+			return err
 		}
-		var pending int
+		f := &finishedItem{db: db, tx: tx, c: c}
 		if err := tx.QueryRowContext(ctx, `UPDATE batches SET pending = pending - 1 WHERE account_id = $1 AND id = $2
-			RETURNING pending`, c.AccountID, c.BatchID).Scan(&pending); err != nil {
+			RETURNING pending`, c.AccountID, c.BatchID).Scan(&f.pending); err != nil {
 			return err
 		}
-		if pending > 0 {
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE batches SET status = $1, completed_at = $2 WHERE account_id = $3 AND id = $4`,
-			shipping.BatchCompleted, now, c.AccountID, c.BatchID); err != nil {
-			return err
-		}
-		b, err := batchIn(ctx, tx, c.AccountID, c.BatchID)
-		if err != nil {
-			return err
-		}
-		return db.emitEvent(ctx, tx, c.AccountID, "BATCH_COMPLETED", payload(b))
+		return then(f)
 	})
+}
+
+// finishedItem is a batch in the transaction that finished one of its items
+// (shipping.FinishedItem).
+type finishedItem struct {
+	db      *DB
+	tx      *sql.Tx
+	c       shipping.BatchClaim
+	pending int
+}
+
+func (f *finishedItem) Pending() int { return f.pending }
+
+func (f *finishedItem) Complete(ctx context.Context, view func(*shipping.Batch) any) error {
+	if _, err := f.tx.ExecContext(ctx, `UPDATE batches SET status = $1, completed_at = $2 WHERE account_id = $3 AND id = $4`,
+		shipping.BatchCompleted, f.db.now(), f.c.AccountID, f.c.BatchID); err != nil {
+		return err
+	}
+	b, err := batchIn(ctx, f.tx, f.c.AccountID, f.c.BatchID)
+	if err != nil {
+		return err
+	}
+	return f.db.emitEvent(ctx, f.tx, f.c.AccountID, "BATCH_COMPLETED", view(b))
 }
 
 // Shipments returns the account's shipments with the given ids, with their rates and labels,

@@ -56,11 +56,14 @@ func testClaimBatchItemsConcurrently(t *testing.T) {
 				}
 				for _, c := range claims {
 					o := shipping.ItemOutcome{Status: shipping.ItemCreated, ShipmentID: c.ShipmentID}
-					if err := db.CompleteBatchItem(ctx, c, o, func(b *shipping.Batch) any {
+					if err := db.CompleteBatchItem(ctx, c, o, func(f shipping.FinishedItem) error {
+						if f.Pending() > 0 {
+							return nil
+						}
 						mu.Lock()
 						completions++
 						mu.Unlock()
-						return b
+						return f.Complete(ctx, func(b *shipping.Batch) any { return b })
 					}); err != nil {
 						t.Errorf("CompleteBatchItem: %v", err)
 						return
