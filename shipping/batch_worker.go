@@ -164,7 +164,7 @@ func (w *BatchWorker) Claim(ctx context.Context) ([]BatchClaim, error) {
 	if err != nil || len(accounts) == 0 {
 		return nil, err
 	}
-	per := max(1, (w.ClaimSize+len(accounts)-1)/len(accounts))
+	per := work.Share(w.ClaimSize, len(accounts))
 	turn := int(w.turn.Add(1))
 	var claims []BatchClaim
 	for i := range accounts {

@@ -108,7 +108,7 @@ func (p *Poller) start(ctx context.Context) error {
 	if err != nil || len(accounts) == 0 {
 		return err
 	}
-	share := max(1, p.Capacity/len(accounts))
+	share := work.Share(p.Capacity, len(accounts))
 	for _, acct := range accounts {
 		room := p.slots.Room(acct, share)
 		if room <= 0 {

@@ -120,6 +120,15 @@ func RoundRobin[T any](items []T, account func(T) string) []T {
 	return out
 }
 
+// Share is each account's equal part of n when accounts have work: at least one, and rounded up,
+// so that n is used even when it does not divide evenly (the bound in all still holds).
+func Share(n, accounts int) int {
+	if accounts <= 0 {
+		return n
+	}
+	return max(1, (n+accounts-1)/accounts)
+}
+
 // Room is how many more units of account fit when its bound is share instead of PerAccount:
 // the rule of a worker whose share is an equal part of Max among the accounts with work.
 func (s *Slots) Room(account string, share int) int {

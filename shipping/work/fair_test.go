@@ -115,3 +115,13 @@ func TestSlotsRoom(t *testing.T) {
 		}
 	}
 }
+
+func TestShare(t *testing.T) {
+	for _, tt := range []struct{ n, accounts, want int }{
+		{32, 1, 32}, {32, 2, 16}, {10, 3, 4}, {8, 3, 3}, {8, 8, 1}, {8, 20, 1}, {8, 0, 8},
+	} {
+		if got := Share(tt.n, tt.accounts); got != tt.want {
+			t.Errorf("Share(%d, %d) = %d; want %d", tt.n, tt.accounts, got, tt.want)
+		}
+	}
+}
