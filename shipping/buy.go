@@ -134,28 +134,30 @@ func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
 	}
 	ctx = context.WithoutCancel(ctx)
 	s, rate, labelID := res.Held()
+	release := func() {
+		if err := res.Release(ctx); err != nil {
+			b.log().Error("buy: release the shipment", "shipment", s.ID, "err", err)
+		}
+	}
 	sold := SoldLabel{AccountID: r.AccountID, ShipmentID: s.ID, LabelID: labelID, Carrier: rate.Carrier}
 	sold.TrackingCode, err = b.purchase(ctx, sold, PurchaseRequest{LabelID: labelID, ShipmentID: s.ID,
 		Service: rate.Service, ShipDate: s.ShipDate, Serials: b.Serials})
 	if err != nil {
-		if rerr := res.Release(ctx); rerr != nil {
-			b.log().Error("buy: release the shipment", "shipment", s.ID, "err", rerr)
-		}
+		release()
 		return Bought{}, err
 	}
 	bought, rendered, err := res.Record(ctx, sold.TrackingCode)
-	if errors.Is(err, ErrTrackingNumberTaken) {
+	switch {
+	case errors.Is(err, ErrTrackingNumberTaken):
 		// Another label holds the number: voiding it would void that label. A stored carrier's
 		// number voids nothing; a host carrier that sold one number twice has the log line.
 		b.log().Error("buy: the carrier sold a tracking number another label has", "carrier", sold.Carrier,
 			"shipment", s.ID, "tracking_code", sold.TrackingCode)
-	} else if err != nil {
+	case err != nil:
 		b.voidSold(ctx, sold, err)
 	}
 	if err != nil {
-		if rerr := res.Release(ctx); rerr != nil {
-			b.log().Error("buy: release the shipment", "shipment", s.ID, "err", rerr)
-		}
+		release()
 		return Bought{}, err
 	}
 	return Bought{Shipment: bought, Rendered: rendered}, nil
