@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -39,13 +40,27 @@ func (a *API) createManifest(w http.ResponseWriter, r *http.Request) error {
 	if err := req.Validate(a.db.Now().UTC().Format(time.DateOnly), known); err != nil {
 		return err
 	}
-	m, err := a.db.CreateManifest(r.Context(), accountID(r), req.Carrier, req.ShipDate, a.linkManifest)
-	if err != nil {
+	c := &closeOut{a: a}
+	if _, _, err := manifest.Close(r.Context(), c, accountID(r), req.Carrier, req.ShipDate); err != nil {
 		return err
 	}
+	m := c.stored
 	a.linkManifest(&m)
 	writeData(w, http.StatusCreated, m)
 	return nil
+}
+
+// closeOut is the store's close-out (manifest.CloseOutStore) with the API's URLs in its
+// MANIFEST_CREATED event; it keeps the manifest as stored, which is the answer.
+type closeOut struct {
+	a      *API
+	stored store.Manifest
+}
+
+func (c *closeOut) CloseOut(ctx context.Context, accountID, carrier, shipDate string, fn func(manifest.Day) error) error {
+	var err error
+	c.stored, err = c.a.db.CloseOut(ctx, accountID, carrier, shipDate, c.a.linkManifest, fn)
+	return err
 }
 
 // getManifest: GET /manifests/{id}.

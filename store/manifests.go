@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/shipping/manifest"
@@ -35,51 +36,93 @@ type ManifestLink func(*Manifest)
 // limits of SQLite and PostgreSQL).
 const maxManifestBatch = 500
 
-// CreateManifest closes out the account's day for carrier: in one transaction it collects
-// every label manifest.Qualifies for carrier and shipDate, claims them (manifest_id), renders
-// and stores the manifest's PDF and CSV, rewrites the labels' stored responses and emits
-// MANIFEST_CREATED with the manifest as link leaves it. No qualifying label is
-// manifest.ErrNothingToManifest. Two close-outs never share a label: the labels are claimed with
-// UPDATE … WHERE manifest_id IS NULL after their shipments and themselves are locked (on
-// PostgreSQL; SQLite runs one writer), and a claim that misses a label rolls everything back.
-func (db *DB) CreateManifest(ctx context.Context, accountID, carrier, shipDate string, link ManifestLink) (Manifest, error) {
-	var m Manifest
+// CloseOut runs fn in one transaction on the account's day with carrier (manifest.CloseOutStore,
+// with link setting the URLs of the MANIFEST_CREATED payload), and returns the manifest fn
+// stored. The shipments that could have a label to collect are locked with their labels first
+// (on PostgreSQL; SQLite runs one writer), and the labels are claimed with UPDATE … WHERE
+// manifest_id IS NULL, so two close-outs never share a label: a claim that misses one rolls
+// everything back.
+func (db *DB) CloseOut(ctx context.Context, accountID, carrier, shipDate string, link ManifestLink, fn func(manifest.Day) error) (Manifest, error) {
+	var d *closingDay
 	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		collected, err := db.manifestShipments(ctx, tx, accountID, carrier, shipDate)
+		shipments, err := db.manifestShipments(ctx, tx, accountID, carrier, shipDate)
 		if err != nil {
 			return err
 		}
-		now := db.now()
-		m = Manifest{ID: db.NewID(), Carrier: carrier, ShipDate: shipDate, Status: manifest.StatusCreated,
-			LabelCount: len(collected), CreatedAt: stamp(now)}
-		if err := db.storeManifest(ctx, tx, accountID, &m, collected, now); err != nil {
+		d = &closingDay{db: db, tx: tx, accountID: accountID, shipments: shipments, link: link}
+		if err := tx.QueryRowContext(ctx, `SELECT name, brand FROM accounts WHERE id = $1`, accountID).Scan(&d.name, &d.brand); err != nil {
 			return err
 		}
-		if err := claimManifestLabels(ctx, tx, accountID, m, now); err != nil {
-			return err
-		}
-		for _, s := range collected {
-			s.AccountID = accountID
-			if err := storeRendering(ctx, tx, s); err != nil {
-				return err
-			}
-		}
-		emitted := m
-		if link != nil {
-			link(&emitted)
-		}
-		return db.emitEvent(ctx, tx, accountID, "MANIFEST_CREATED", emitted)
+		return fn(d)
 	})
-	return m, err
+	if err != nil {
+		return Manifest{}, err
+	}
+	return d.stored, nil
 }
 
-// manifestShipments locks, reads and returns the shipments, with their labels, whose label
-// manifest.Qualifies for carrier and shipDate; none is manifest.ErrNothingToManifest.
+// closingDay is an account's day with a carrier in its close-out's transaction (manifest.Day).
+type closingDay struct {
+	db          *DB
+	tx          *sql.Tx
+	accountID   string
+	shipments   []*shipping.Shipment
+	name, brand string
+	link        ManifestLink
+	stored      Manifest
+}
+
+func (d *closingDay) Shipments() []*shipping.Shipment { return d.shipments }
+func (d *closingDay) Shipper() (string, string)       { return d.name, d.brand }
+func (d *closingDay) NewID() string                   { return d.db.NewID() }
+func (d *closingDay) Now() time.Time                  { return Time(d.db.now()) }
+
+// Store stores m and its documents, claims its labels, renders their shipments again and emits
+// MANIFEST_CREATED (manifest.Day).
+func (d *closingDay) Store(ctx context.Context, m manifest.Manifest, collected []*shipping.Shipment, pdf, csv []byte) error {
+	now := Micros(m.CreatedAt)
+	rec := Manifest{ID: m.ID, Carrier: m.Carrier, ShipDate: m.ShipDate, Status: manifest.StatusCreated,
+		LabelCount: len(collected), CreatedAt: stamp(now)}
+	for _, s := range collected {
+		l := s.ShippingLabel
+		rec.ShippingLabelIDs = append(rec.ShippingLabelIDs, l.ID)
+		l.ManifestID, l.UpdatedAt = &rec.ID, stamp(now)
+	}
+	ids, err := json.Marshal(rec.ShippingLabelIDs)
+	if err != nil {
+		return err
+	}
+	pdfSum, csvSum := sha256.Sum256(pdf), sha256.Sum256(csv)
+	_, err = d.tx.ExecContext(ctx, `INSERT INTO manifests (id, account_id, carrier, ship_date, label_ids, label_count,
+		pdf, pdf_sha256, csv, csv_sha256, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		rec.ID, d.accountID, rec.Carrier, rec.ShipDate, string(ids), rec.LabelCount, pdf, hex.EncodeToString(pdfSum[:]), csv,
+		hex.EncodeToString(csvSum[:]), now)
+	if err != nil {
+		return err
+	}
+	if err := claimManifestLabels(ctx, d.tx, d.accountID, rec, now); err != nil {
+		return err
+	}
+	for _, s := range collected {
+		s.AccountID = d.accountID
+		if err := storeRendering(ctx, d.tx, s); err != nil {
+			return err
+		}
+	}
+	d.stored = rec
+	emitted := rec
+	if d.link != nil {
+		d.link(&emitted)
+	}
+	return d.db.emitEvent(ctx, d.tx, d.accountID, "MANIFEST_CREATED", emitted)
+}
+
+// manifestShipments locks, reads and returns the shipments, with their labels, that could have
+// a label to collect for carrier and shipDate: the carrier's, of the date, bought, and no
+// returns (manifest.Qualifies decides).
 func (db *DB) manifestShipments(ctx context.Context, tx *sql.Tx, accountID, carrier, shipDate string) ([]*shipping.Shipment, error) {
 	// Locks in the order every change to a shipment and its label takes them: the
 	// shipments, then their labels (docs/decisions.md).
-	// The shipments are those manifest.Qualifies can collect a label of: the carrier's,
-	// of the date, bought, and no returns.
 	if err := db.lock(ctx, tx, `SELECT id FROM shipments WHERE account_id = $1 AND carrier = $2 AND ship_date = $3
 		AND status = $4 AND is_return = $5 ORDER BY id`, accountID, carrier, shipDate, shipping.StatusPurchased, false); err != nil {
 		return nil, err
@@ -116,43 +159,7 @@ func (db *DB) manifestShipments(ctx context.Context, tx *sql.Tx, accountID, carr
 			return nil, err
 		}
 	}
-	var collected []*shipping.Shipment
-	for _, s := range shipments {
-		if manifest.Qualifies(s, s.ShippingLabel, carrier, shipDate) {
-			collected = append(collected, s)
-		}
-	}
-	if len(collected) == 0 {
-		return nil, manifest.ErrNothingToManifest
-	}
-	return collected, nil
-}
-
-// storeManifest renders and stores m, of the labels of collected, which it marks as m's.
-func (db *DB) storeManifest(ctx context.Context, tx *sql.Tx, accountID string, m *Manifest, collected []*shipping.Shipment, now int64) error {
-	doc := manifest.Manifest{ID: m.ID, Carrier: m.Carrier, ShipDate: m.ShipDate, CreatedAt: Time(now)}
-	var name, brand string
-	if err := tx.QueryRowContext(ctx, `SELECT name, brand FROM accounts WHERE id = $1`, accountID).Scan(&name, &brand); err != nil {
-		return err
-	}
-	doc.Shipper = manifest.ShipperFor(name, brand, collected)
-	for _, s := range collected {
-		l := s.ShippingLabel
-		m.ShippingLabelIDs = append(m.ShippingLabelIDs, l.ID)
-		doc.Lines = append(doc.Lines, manifest.LineFor(s, l))
-		l.ManifestID, l.UpdatedAt = &m.ID, stamp(now)
-	}
-	ids, err := json.Marshal(m.ShippingLabelIDs)
-	if err != nil {
-		return err
-	}
-	pdf, csv := manifest.PDF(doc), manifest.CSV(doc)
-	pdfSum, csvSum := sha256.Sum256(pdf), sha256.Sum256(csv)
-	_, err = tx.ExecContext(ctx, `INSERT INTO manifests (id, account_id, carrier, ship_date, label_ids, label_count,
-		pdf, pdf_sha256, csv, csv_sha256, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		m.ID, accountID, m.Carrier, m.ShipDate, string(ids), m.LabelCount, pdf, hex.EncodeToString(pdfSum[:]), csv,
-		hex.EncodeToString(csvSum[:]), now)
-	return err
+	return shipments, nil
 }
 
 // claimManifestLabels sets m's labels' manifest_id; a claim that misses a label (another change

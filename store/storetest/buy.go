@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/manifest"
 	"github.com/waybill/waybill/store"
 )
 
@@ -39,4 +40,23 @@ func buyLabel(ctx context.Context, db *store.DB, accountID, shipmentID, rateID s
 // cancelShipment cancels the shipment through the use case; voids succeed.
 func cancelShipment(ctx context.Context, db *store.DB, accountID, shipmentID string) (*shipping.Shipment, error) {
 	return buyer(db, nil).CancelShipment(ctx, accountID, shipmentID)
+}
+
+// closeOut is the store's close-out as manifest.Close calls it, keeping the stored manifest.
+type closeOut struct {
+	db     *store.DB
+	stored store.Manifest
+}
+
+func (c *closeOut) CloseOut(ctx context.Context, accountID, carrier, shipDate string, fn func(manifest.Day) error) error {
+	var err error
+	c.stored, err = c.db.CloseOut(ctx, accountID, carrier, shipDate, nil, fn)
+	return err
+}
+
+// createManifest closes out the account's day with carrier through the use case.
+func createManifest(ctx context.Context, db *store.DB, accountID, carrier, shipDate string) (store.Manifest, error) {
+	c := &closeOut{db: db}
+	_, _, err := manifest.Close(ctx, c, accountID, carrier, shipDate)
+	return c.stored, err
 }

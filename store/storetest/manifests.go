@@ -59,7 +59,7 @@ func testManifestsRaceChanges(t *testing.T) {
 			wg.Add(3)
 			go func() {
 				defer wg.Done()
-				_, err := db.CreateManifest(ctx, acct.ID, "ACME", "2026-11-22", nil)
+				_, err := createManifest(ctx, db, acct.ID, "ACME", "2026-11-22")
 				if err != nil && !errors.Is(err, manifest.ErrNothingToManifest) {
 					errs <- fmt.Errorf("round %d: close-out: %w", round, err)
 				}
@@ -251,7 +251,7 @@ func testManifestSelection(t *testing.T) {
 		t.Fatal(err)
 	}
 	shipments = append(shipments, open)
-	if _, err := db.CreateManifest(ctx, acct.ID, "ZED", "2026-11-23", nil); err != nil {
+	if _, err := createManifest(ctx, db, acct.ID, "ZED", "2026-11-23"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -290,7 +290,7 @@ func testManifestSelection(t *testing.T) {
 	}
 
 	before := current()
-	m, err := db.CreateManifest(ctx, acct.ID, "ACME", "2026-11-22", nil)
+	m, err := createManifest(ctx, db, acct.ID, "ACME", "2026-11-22")
 	if err != nil {
 		t.Fatal(err)
 	}
