@@ -33,12 +33,12 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest, hold time.D
 	b := &labelBuy{db: db, r: r, now: db.now()}
 	b.until = b.now + hold.Microseconds()
 	b.insurance = shipping.InsuranceCents(r.InsuredCents)
-	if err := b.hold(ctx, "shipment "+r.ShipmentID); err != nil {
+	if err := b.hold(ctx, "shipment "+r.AccountID+"/"+r.ShipmentID); err != nil {
 		return nil, nil, err
 	}
 	err := b.prepare(ctx)
 	if err == nil && b.read != nil && b.read.OrderID != "" && !b.read.Additional {
-		err = b.hold(ctx, "order "+b.read.OrderID)
+		err = b.hold(ctx, "order "+r.AccountID+"/"+b.read.OrderID)
 	}
 	if err == nil {
 		err = b.reserve(ctx)
