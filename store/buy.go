@@ -43,9 +43,13 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest, hold time.D
 	if err == nil {
 		err = b.reserve(ctx)
 	}
-	if err != nil || b.replayed {
+	if err != nil {
 		b.unhold()
-		return nil, b.s, err
+		return nil, nil, err
+	}
+	if b.replayed {
+		b.unhold()
+		return nil, b.s, nil
 	}
 	return b, nil, nil
 }
