@@ -112,11 +112,11 @@ func (a *API) postCarrierEvents(w http.ResponseWriter, r *http.Request) error {
 
 // pushEvent applies one pushed event and says how it went; an error is a failure of the store.
 func (a *API) pushEvent(r *http.Request, carrier string, raw json.RawMessage) (pushResult, error) {
-	var req trackingEventRequest
+	var req shipping.TrackingEventInput
 	if err := decodeStrict(raw, &req); err != nil {
 		return pushResult{Status: pushInvalid, Message: eventProblem(err)}, nil
 	}
-	e, err := a.trackingEvent(&req, "carrier")
+	e, err := req.Event("carrier", a.db.Now())
 	if err != nil {
 		return pushResult{Status: pushInvalid, Message: eventProblem(err)}, nil
 	}

@@ -20,9 +20,6 @@ import (
 // labelState is the labels side of the API. Labels need no state of their own beyond the
 // store and the carriers (shippingState); the documents are drawn on demand.
 type labelState struct {
-	// maxEventSkew is how far in the future a tracking event's occurred_at may lie (clock
-	// skew between the carrier feed and us).
-	maxEventSkew time.Duration
 	// keyRetention is how long an Idempotency-Key replays its answer at least; the pruner
 	// runs every pruneEvery.
 	keyRetention, pruneEvery time.Duration
@@ -33,7 +30,7 @@ type labelState struct {
 }
 
 func (a *API) setupLabels() error {
-	a.labels = &labelState{maxEventSkew: 24 * time.Hour, keyRetention: 24 * time.Hour, pruneEvery: time.Hour}
+	a.labels = &labelState{keyRetention: 24 * time.Hour, pruneEvery: time.Hour}
 	a.labels.buyer = &shipping.Buyer{Store: a.db, Carrier: a.ship.carriers.Find, Serials: a.db.Serials(),
 		Timeout: a.cfg.CarrierTimeout, Log: a.workerLog("buyer")}
 	a.labels.voids = &shipping.VoidWorker{Queue: a.db, Buyer: a.labels.buyer, Now: a.now}
@@ -420,29 +417,15 @@ func (a *API) listTrackingEvents(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// trackingEventRequest is the body of POST /admin/tracking_events.
-type trackingEventRequest struct {
-	TrackingCode string             `json:"tracking_code"`
-	Status       string             `json:"status"`
-	Substatus    *string            `json:"substatus" nullable:"true"`
-	StatusDetail *string            `json:"status_detail" nullable:"true"`
-	Message      string             `json:"message"`
-	OccurredAt   string             `json:"occurred_at"`
-	Location     *shipping.Location `json:"location" nullable:"true"`
-	// TrackingLocation is the place under the name events are returned with; location is
-	// accepted as its alias.
-	TrackingLocation *shipping.Location `json:"tracking_location" nullable:"true"`
-}
-
 // postTrackingEvent: POST /admin/tracking_events, the operator feed of the built-in carriers.
 // A new event answers 201; an event already recorded (same label, occurred_at, status and
 // message) answers 200 with the recorded one and changes nothing.
 func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
-	var req trackingEventRequest
+	var req shipping.TrackingEventInput
 	if err := readJSON(w, r, &req); err != nil {
 		return err
 	}
-	e, err := a.trackingEvent(&req, "admin")
+	e, err := req.Event("admin", a.db.Now())
 	if err != nil {
 		return err
 	}
@@ -459,64 +442,4 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeData(w, status, ev)
 	return nil
-}
-
-// trackingEvent validates a tracking event as the operator feed and the carriers' pushes send it
-// and returns it with its source; req.TrackingCode is trimmed. The one set of input rules for
-// every way an event arrives.
-func (a *API) trackingEvent(req *trackingEventRequest, source string) (shipping.TrackingEvent, error) {
-	var v shipping.ValidationError
-	location, locationField := req.TrackingLocation, "tracking_location"
-	switch {
-	case req.TrackingLocation != nil && req.Location != nil:
-		v.Add("location", "conflict", "send tracking_location or its alias location, not both")
-	case req.Location != nil:
-		location, locationField = req.Location, "location"
-	}
-	e := shipping.TrackingEvent{Status: req.Status, Substatus: nonEmpty(req.Substatus), StatusDetail: nonEmpty(req.StatusDetail),
-		Message: strings.TrimSpace(req.Message), Source: source, TrackingLocation: location}
-	req.TrackingCode = strings.TrimSpace(req.TrackingCode)
-	if req.TrackingCode == "" {
-		v.Add("tracking_code", "required", "is required")
-	} else if len(req.TrackingCode) > 64 {
-		v.Add("tracking_code", "too_long", "must be at most 64 characters")
-	}
-	var badTime *shipping.FieldError
-	if req.OccurredAt != "" {
-		at, err := time.Parse(time.RFC3339Nano, req.OccurredAt)
-		switch {
-		case err != nil:
-			badTime = &shipping.FieldError{Field: "occurred_at", Code: "invalid", Message: "must be an RFC 3339 timestamp"}
-		case at.After(a.db.Now().Add(a.labels.maxEventSkew)):
-			badTime = &shipping.FieldError{Field: "occurred_at", Code: "in_future", Message: "must not be more than 24 hours in the future"}
-		default:
-			e.OccurredAt = shipping.Timestamp{Time: at.UTC().Truncate(time.Microsecond)}
-		}
-	}
-	var ve *shipping.ValidationError
-	if errors.As(shipping.ValidateTrackingEvent(&e), &ve) {
-		for _, f := range ve.Fields {
-			// A bad occurred_at is reported as such, not as missing; the place under the name
-			// the client sent it with.
-			if f.Field != "occurred_at" || badTime == nil {
-				if rest, ok := strings.CutPrefix(f.Field, "tracking_location."); ok {
-					f.Field = locationField + "." + rest
-				}
-				v.Fields = append(v.Fields, f)
-			}
-		}
-	}
-	if badTime != nil {
-		v.Fields = append(v.Fields, *badTime)
-	}
-	return e, v.Err()
-}
-
-// nonEmpty treats an empty string like an absent one.
-func nonEmpty(s *string) *string {
-	if s == nil || strings.TrimSpace(*s) == "" {
-		return nil
-	}
-	t := strings.TrimSpace(*s)
-	return &t
 }

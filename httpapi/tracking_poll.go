@@ -15,7 +15,7 @@ const DefaultTrackingPollInterval = shipping.DefaultTrackingPollInterval
 // parcel is: only a host's Go carriers are polled.
 func (a *API) setupPolling() error {
 	p := &shipping.Poller{Store: a.db, Trackers: map[string]shipping.Tracker{}, Interval: a.cfg.TrackingPollInterval,
-		Timeout: 30 * time.Second, Capacity: 8, Every: time.Second, MaxSkew: a.labels.maxEventSkew, Now: a.now,
+		Timeout: 30 * time.Second, Capacity: 8, Every: time.Second, Now: a.now,
 		Log: a.workerLog("tracking_poller")}
 	for _, c := range a.cfg.Carriers {
 		if t, ok := c.(shipping.Tracker); ok {

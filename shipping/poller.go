@@ -53,8 +53,6 @@ type Poller struct {
 	Timeout  time.Duration
 	Capacity int           // Track calls in flight in this process at most
 	Every    time.Duration // how often due labels are looked for
-	// MaxSkew is how far in the future an event's occurred_at may lie (clock skew).
-	MaxSkew time.Duration
 	Now     func() time.Time
 	Log     *slog.Logger
 
@@ -185,7 +183,7 @@ func (p *Poller) apply(ctx context.Context, c PollClaim, events []TrackingEvent)
 		e.ID, e.Source, e.CreatedAt = "", "carrier", Timestamp{}
 		e.OccurredAt = Timestamp{Time: e.OccurredAt.UTC().Truncate(time.Microsecond)}
 		err := ValidateTrackingEvent(&e)
-		if err == nil && e.OccurredAt.After(p.Now().Add(p.MaxSkew)) {
+		if err == nil && InFuture(e.OccurredAt.Time, p.Now()) {
 			err = errFutureEvent
 		}
 		if err == nil {
