@@ -53,8 +53,8 @@ type Poller struct {
 	Timeout  time.Duration
 	Capacity int           // Track calls in flight in this process at most
 	Every    time.Duration // how often due labels are looked for
-	Now     func() time.Time
-	Log     *slog.Logger
+	Now      func() time.Time
+	Log      *slog.Logger
 
 	slots work.Slots
 	wg    sync.WaitGroup
