@@ -32,8 +32,8 @@ type labelState struct {
 func (a *API) setupLabels() error {
 	a.labels = &labelState{keyRetention: 24 * time.Hour, pruneEvery: time.Hour}
 	a.labels.buyer = &shipping.Buyer{Store: a.db, Carrier: a.ship.carriers.Find, Serials: a.db.Serials(),
-		Timeout: a.cfg.CarrierTimeout, Log: a.workerLog("buyer")}
-	a.labels.voids = &shipping.VoidWorker{Queue: a.db, Buyer: a.labels.buyer, Now: a.now}
+		Timeout: a.cfg.CarrierTimeout, Log: a.log}
+	a.labels.voids = &shipping.VoidWorker{Queue: a.db, Buyer: a.labels.buyer, Now: a.now, Log: a.workerLog("label_voider")}
 	a.workers = append(a.workers, worker{name: "idempotency_key_pruner", run: a.runKeyPruner, drain: a.pruneKeys},
 		worker{name: "label_voider", run: func(ctx context.Context) error { a.labels.voids.Run(ctx); return nil },
 			drain: a.labels.voids.Drain})

@@ -2,6 +2,7 @@ package shipping
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/waybill/waybill/shipping/work"
@@ -32,6 +33,14 @@ type VoidWorker struct {
 	Buyer *Buyer // calls the carriers
 	Now   func() time.Time
 	Every time.Duration // how often the queue is looked at; 0 is a minute
+	Log   *slog.Logger
+}
+
+func (w *VoidWorker) log() *slog.Logger {
+	if w.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return w.Log
 }
 
 // Run voids due labels every Every until ctx ends.
@@ -40,7 +49,7 @@ func (w *VoidWorker) Run(ctx context.Context) {
 	if every <= 0 {
 		every = time.Minute
 	}
-	work.Loop{Every: every, Log: w.Buyer.log(), Name: "void worker"}.Run(ctx, w.Drain)
+	work.Loop{Every: every, Log: w.log(), Name: "void worker"}.Run(ctx, w.Drain)
 }
 
 // Drain makes one attempt at each due void.
@@ -52,7 +61,7 @@ func (w *VoidWorker) Drain(ctx context.Context) error {
 			return err
 		}
 		for _, v := range due {
-			log := w.Buyer.log().With("carrier", v.Carrier, "label", v.LabelID, "tracking_code", v.TrackingCode)
+			log := w.log().With("carrier", v.Carrier, "label", v.LabelID, "tracking_code", v.TrackingCode)
 			if err := w.Buyer.void(ctx, v.Carrier, v.TrackingCode); err != nil {
 				log.Warn("void worker: the carrier refused; retrying later", "attempts", v.Attempts+1, "err", err)
 				if err := w.Queue.VoidFailed(ctx, v.ID, now.Add(VoidRetryAfter(v.Attempts+1))); err != nil {
