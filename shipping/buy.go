@@ -52,9 +52,9 @@ func (e *CarrierError) Unwrap() error { return e.Err }
 // errCarrierTimeout is a carrier call that did not return within Buyer.Timeout.
 var errCarrierTimeout = errors.New("the carrier did not answer in time")
 
-// A Reservation is a shipment held for one purchase, in a short transaction of the store's own:
-// the carrier is called while no transaction is open, then the label is recorded, or the hold
-// released. A hold that is neither runs out after HoldFor.
+// A Reservation is a shipment held for one purchase (and its Idempotency-Key claimed, when
+// given): the carrier is called while no transaction is open, then the label is recorded, or
+// the reservation released. A key claimed by a process that died is taken over after HoldFor.
 type Reservation interface {
 	// Held is what was reserved: the OPEN shipment as it stands, the rate to buy and the new
 	// label's ID.
@@ -68,10 +68,11 @@ type Reservation interface {
 
 // BuyStore is what buying and voiding labels need persisted.
 type BuyStore interface {
-	// ReserveBuy claims the Idempotency-Key (when given) and the OPEN shipment with the rate,
-	// until hold runs out. When the key was used before it answers the stored answer
-	// (replay), or ErrIdempotencyKeyReused for another fingerprint; ErrPurchaseInProgress
-	// while another purchase holds the shipment, its order or the key.
+	// ReserveBuy claims the Idempotency-Key (when given; taken over from a purchase that held
+	// it longer than hold) and holds the OPEN shipment with the rate, and its order, from
+	// other purchases. When the key was used before it answers the stored answer (replay), or
+	// ErrIdempotencyKeyReused for another fingerprint; ErrPurchaseInProgress while another
+	// purchase holds the key. Record checks again that the shipment can be bought.
 	ReserveBuy(ctx context.Context, r BuyRequest, hold time.Duration) (res Reservation, replay *Shipment, err error)
 	// QueueVoid records a sold label that must be voided at its carrier (VoidWorker).
 	QueueVoid(ctx context.Context, v SoldLabel) error
@@ -113,8 +114,8 @@ func (b *Buyer) timeout() time.Duration {
 	return DefaultCarrierTimeout
 }
 
-// HoldFor is how long a reservation holds its shipment: past the carrier's deadline, so that
-// only a purchase whose process died loses its hold.
+// HoldFor is how long a reservation holds its Idempotency-Key at least: past the carrier's
+// deadline, so that only a purchase whose process died loses it.
 func (b *Buyer) HoldFor() time.Duration { return 2*b.timeout() + 10*time.Second }
 
 func (b *Buyer) log() *slog.Logger {
@@ -163,8 +164,8 @@ func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
 	return Bought{Shipment: bought, Rendered: rendered}, nil
 }
 
-// reserve reserves r's shipment, waiting, with growing pauses, while another purchase holds it:
-// at most as long as a hold lasts, then the shipment is in a state no buy can take.
+// reserve reserves r's shipment, waiting, with growing pauses, while another process's purchase
+// holds its Idempotency-Key: at most as long as a hold lasts, after which the key is taken over.
 func (b *Buyer) reserve(ctx context.Context, r BuyRequest) (Reservation, *Shipment, error) {
 	deadline := time.Now().Add(b.HoldFor())
 	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 250*time.Millisecond) {
