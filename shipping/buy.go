@@ -28,9 +28,9 @@ type Bought struct {
 	Replayed bool
 }
 
-// ErrPurchaseInProgress is what a store answers when another purchase holds the shipment, the
-// order it ships or the Idempotency-Key: Buy waits for it to end.
-var ErrPurchaseInProgress = errors.New("another purchase of this shipment is in progress")
+// ErrPurchaseInProgress is what Reservation.Record answers when a purchase of another process
+// recorded under the same Idempotency-Key first: Buy voids its own label and answers theirs.
+var ErrPurchaseInProgress = fmt.Errorf("%w: another purchase under this Idempotency-Key was recorded first", ErrInvalidState)
 
 // ErrReservationLost is what Reservation.Record answers when the shipment no longer is as
 // reserved (cancelled, or held by another purchase after the hold ran out).
@@ -52,15 +52,16 @@ func (e *CarrierError) Unwrap() error { return e.Err }
 // errCarrierTimeout is a carrier call that did not return within Buyer.Timeout.
 var errCarrierTimeout = errors.New("the carrier did not answer in time")
 
-// A Reservation is a shipment held for one purchase (and its Idempotency-Key claimed, when
-// given): the carrier is called while no transaction is open, then the label is recorded, or
-// the reservation released. A key claimed by a process that died is taken over after HoldFor.
+// A Reservation is a shipment (and its Idempotency-Key, when given) held for one purchase: the
+// carrier is called while no transaction is open, then the label is recorded, or the
+// reservation released.
 type Reservation interface {
 	// Held is what was reserved: the OPEN shipment as it stands, the rate to buy and the new
 	// label's ID.
 	Held() (s *Shipment, rate Rate, labelID string)
 	// Record writes the purchase under trackingCode in one transaction: the label, the bought
-	// shipment, the LABEL_PURCHASED event and the Idempotency-Key's answer.
+	// shipment, the LABEL_PURCHASED event and the Idempotency-Key with its answer
+	// (ErrPurchaseInProgress when another purchase recorded under the key first).
 	Record(ctx context.Context, trackingCode string) (s *Shipment, rendered string, err error)
 	// Release gives the shipment and the key up, writing nothing else.
 	Release(ctx context.Context) error
@@ -68,12 +69,11 @@ type Reservation interface {
 
 // BuyStore is what buying and voiding labels need persisted.
 type BuyStore interface {
-	// ReserveBuy claims the Idempotency-Key (when given; taken over from a purchase that held
-	// it longer than hold) and holds the OPEN shipment with the rate, and its order, from
-	// other purchases. When the key was used before it answers the stored answer (replay), or
-	// ErrIdempotencyKeyReused for another fingerprint; ErrPurchaseInProgress while another
-	// purchase holds the key. Record checks again that the shipment can be bought.
-	ReserveBuy(ctx context.Context, r BuyRequest, hold time.Duration) (res Reservation, replay *Shipment, err error)
+	// ReserveBuy holds the OPEN shipment with the rate, its order and the Idempotency-Key (when
+	// given) from other purchases. When the key was used before it answers the stored answer
+	// (replay), or ErrIdempotencyKeyReused for another request. Record checks again that the
+	// shipment can be bought.
+	ReserveBuy(ctx context.Context, r BuyRequest) (res Reservation, replay *Shipment, err error)
 	// QueueVoid records a sold label that must be voided at its carrier (VoidWorker).
 	QueueVoid(ctx context.Context, v SoldLabel) error
 	// ShipmentToCancel reads the shipment with its label, and whether the label was billed.
@@ -114,8 +114,8 @@ func (b *Buyer) timeout() time.Duration {
 	return DefaultCarrierTimeout
 }
 
-// HoldFor is how long a reservation holds its Idempotency-Key at least: past the carrier's
-// deadline, so that only a purchase whose process died loses it.
+// HoldFor is how long a claim on a sold label's void lasts: past the carrier's deadline, so
+// that only a void whose process died is tried again meanwhile.
 func (b *Buyer) HoldFor() time.Duration { return 2*b.timeout() + 10*time.Second }
 
 func (b *Buyer) log() *slog.Logger {
@@ -129,7 +129,7 @@ func (b *Buyer) log() *slog.Logger {
 // shipment, its order or the key is waited for. Once the carrier is called the purchase goes on
 // even if ctx ends (the client left): what the carrier sold is recorded, or voided.
 func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
-	res, replay, err := b.reserve(ctx, r)
+	res, replay, err := b.Store.ReserveBuy(ctx, r)
 	if err != nil || replay != nil {
 		return Bought{Shipment: replay, Replayed: replay != nil}, err
 	}
@@ -159,29 +159,16 @@ func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
 	}
 	if err != nil {
 		release()
+	}
+	if errors.Is(err, ErrPurchaseInProgress) { // the key's answer is the other purchase's
+		if _, replay, err := b.Store.ReserveBuy(ctx, r); replay != nil || err != nil {
+			return Bought{Shipment: replay, Replayed: replay != nil}, err
+		}
+	}
+	if err != nil {
 		return Bought{}, err
 	}
 	return Bought{Shipment: bought, Rendered: rendered}, nil
-}
-
-// reserve reserves r's shipment, waiting, with growing pauses, while another process's purchase
-// holds its Idempotency-Key: at most as long as a hold lasts, after which the key is taken over.
-func (b *Buyer) reserve(ctx context.Context, r BuyRequest) (Reservation, *Shipment, error) {
-	deadline := time.Now().Add(b.HoldFor())
-	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 250*time.Millisecond) {
-		res, replay, err := b.Store.ReserveBuy(ctx, r, b.HoldFor())
-		if !errors.Is(err, ErrPurchaseInProgress) {
-			return res, replay, err
-		}
-		if time.Now().After(deadline) {
-			return nil, nil, fmt.Errorf("%w: %w", ErrInvalidState, err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
-		case <-time.After(pause):
-		}
-	}
 }
 
 // purchase buys the label from its carrier under the deadline, and checks the tracking code it

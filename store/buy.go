@@ -16,27 +16,32 @@ import (
 )
 
 // ReserveBuy reserves a shipment for one purchase (shipping.BuyStore). In this process the
-// shipment, and the order it ships unless it is an additional parcel, is held until the
-// purchase is recorded or released: a second buy of either waits, then finds what the first
-// did. With an Idempotency-Key, the key is claimed in one short transaction, which other
-// processes see. Nothing else is written: recording (Record) checks again, in its transaction,
-// that the shipment is still OPEN and its order not shipped, and a label the carrier sold to a
-// buy that lost a race across processes is voided (shipping.Buyer).
+// Idempotency-Key, the shipment and the order it ships (unless it is an additional parcel) are
+// held until the purchase is recorded or released: a second buy of any of them waits, then
+// finds what the first did. Nothing is written: recording (Record) checks again, in its
+// transaction, that the shipment is still OPEN and its order not shipped, and claims the key
+// with its answer; a purchase of another process that recorded first wins, and the label the
+// carrier sold to the one that lost is voided (shipping.Buyer). A process that dies between
+// reserving and recording leaves nothing behind.
 //
 // The shipment is read, and rendered bought, before the carrier is called; Record then only
 // checks that it is still as read (by its packed value, which every change rewrites) and splices
 // in the tracking code. If it changed meanwhile, it is read again and rendered when recorded.
-func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest, hold time.Duration) (shipping.Reservation, *shipping.Shipment, error) {
+func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest) (shipping.Reservation, *shipping.Shipment, error) {
 	if err := db.checkFile(); err != nil { // a label bought now could not be recorded
 		return nil, nil, err
 	}
 	b := &labelBuy{db: db, r: r, now: db.now()}
-	b.until = b.now + hold.Microseconds()
 	b.insurance = shipping.InsuranceCents(r.InsuredCents)
-	if err := b.hold(ctx, "shipment "+r.AccountID+"/"+r.ShipmentID); err != nil {
-		return nil, nil, err
+	if r.Key != "" {
+		if err := b.hold(ctx, "key "+r.AccountID+"/"+r.Key); err != nil {
+			return nil, nil, err
+		}
 	}
-	err := b.prepare(ctx)
+	err := b.hold(ctx, "shipment "+r.AccountID+"/"+r.ShipmentID)
+	if err == nil {
+		err = b.prepare(ctx)
+	}
 	if err == nil && b.read != nil && b.read.OrderID != "" && !b.read.Additional {
 		err = b.hold(ctx, "order "+r.AccountID+"/"+b.read.OrderID)
 	}
@@ -57,10 +62,10 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest, hold time.D
 // labelBuy is one purchase: what it asks for, what was prepared before its reservation, and
 // what the reservation holds (shipping.Reservation).
 type labelBuy struct {
-	db                    *DB
-	r                     shipping.BuyRequest
-	now, until, insurance int64
-	held                  []string // the keys of db.holds this purchase holds
+	db             *DB
+	r              shipping.BuyRequest
+	now, insurance int64
+	held           []string // the keys of db.holds this purchase holds
 
 	read    *shipping.Shipment // the shipment as read before the reservation; nil if unreadable
 	stored  []byte             // read's packed value, which every change to the shipment rewrites
@@ -117,54 +122,26 @@ func (b *labelBuy) rateOf(s *shipping.Shipment) *shipping.Rate {
 	return nil
 }
 
-// reserve claims the idempotency key, if there is one, and checks that the shipment can be
-// bought, in one transaction; without a key it only reads.
+// reserve looks the idempotency key up, if there is one: a key used before answers its stored
+// answer (or ErrIdempotencyKeyReused for another request); and checks that the shipment can be
+// bought. It only reads: the key is written with its answer when the purchase is recorded.
 func (b *labelBuy) reserve(ctx context.Context) error {
-	if b.r.Key == "" {
-		return b.check(ctx, b.db.r)
-	}
-	return b.db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		b.s, b.replayed, b.asRead = nil, false, false
-		if claimed, err := b.claimKey(ctx, tx); err != nil || !claimed {
+	if b.r.Key != "" {
+		var fingerprint, answer string
+		err := b.db.r.QueryRowContext(ctx, `SELECT fingerprint, response FROM idempotency_keys
+			WHERE account_id = $1 AND idempotency_key = $2`, b.r.AccountID, b.r.Key).Scan(&fingerprint, &answer)
+		switch {
+		case err == nil && fingerprint != b.r.Fingerprint:
+			return shipping.ErrIdempotencyKeyReused
+		case err == nil && answer != "": // '' only in keys claimed before migration 030
+			b.s, err = storedAnswer(answer, b.r)
+			b.replayed = err == nil
+			return err
+		case err != nil && !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-		return b.check(ctx, tx)
-	})
-}
-
-// claimKey claims the idempotency key. It reports false when the key was used before; the
-// answer is then the stored one. A key whose purchase is in progress holds until it ends, or
-// until a hold has run out since it was claimed (its process died): the key is then taken over.
-func (b *labelBuy) claimKey(ctx context.Context, tx *sql.Tx) (claimed bool, err error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint,
-		shipment_id, response, created_at) VALUES ($1, $2, $3, $4, '', $5)
-		ON CONFLICT (account_id, idempotency_key) DO NOTHING`, b.r.AccountID, b.r.Key, b.r.Fingerprint, b.r.ShipmentID, b.now)
-	if err != nil {
-		return false, err
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 1 {
-		return err == nil, err
-	}
-	var fingerprint, answer string
-	var created int64
-	err = tx.QueryRowContext(ctx, `SELECT fingerprint, response, created_at FROM idempotency_keys
-		WHERE account_id = $1 AND idempotency_key = $2`, b.r.AccountID, b.r.Key).Scan(&fingerprint, &answer, &created)
-	switch {
-	case err != nil:
-		return false, err
-	case fingerprint != b.r.Fingerprint:
-		return false, shipping.ErrIdempotencyKeyReused
-	case answer == "" && created > b.now-(b.until-b.now):
-		return false, shipping.ErrPurchaseInProgress
-	case answer == "":
-		_, err := tx.ExecContext(ctx, `UPDATE idempotency_keys SET created_at = $1
-			WHERE account_id = $2 AND idempotency_key = $3`, b.now, b.r.AccountID, b.r.Key)
-		return err == nil, err
-	}
-	if b.s, err = storedAnswer(answer, b.r); err == nil {
-		b.replayed = true
-	}
-	return false, err
+	return b.check(ctx, b.db.r)
 }
 
 // storedAnswer reads the answer stored under r's idempotency key.
@@ -222,17 +199,10 @@ func (b *labelBuy) Held() (*shipping.Shipment, shipping.Rate, string) {
 	return b.s, *b.rateOf(b.s), b.labelID
 }
 
-// Release gives the shipment and the idempotency key up (shipping.Reservation).
-func (b *labelBuy) Release(ctx context.Context) error {
-	defer b.unhold()
-	if b.r.Key == "" {
-		return nil
-	}
-	return b.db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE account_id = $1 AND idempotency_key = $2
-			AND response = ''`, b.r.AccountID, b.r.Key)
-		return err
-	})
+// Release gives the shipment up (shipping.Reservation); nothing was written.
+func (b *labelBuy) Release(context.Context) error {
+	b.unhold()
+	return nil
 }
 
 // Record writes the purchase under code (shipping.Reservation), and returns the bought shipment
@@ -295,8 +265,17 @@ func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE idempotency_keys SET response = $1 WHERE account_id = $2 AND idempotency_key = $3`,
-		string(answer), b.r.AccountID, b.r.Key)
+	// The key is claimed here, with its answer: a purchase of another process that recorded
+	// under it first wins, and this one is rolled back (its label is voided).
+	res, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint,
+		shipment_id, response, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (account_id, idempotency_key) DO UPDATE SET fingerprint = excluded.fingerprint,
+		shipment_id = excluded.shipment_id, response = excluded.response, created_at = excluded.created_at
+		WHERE idempotency_keys.response = ''`,
+		b.r.AccountID, b.r.Key, b.r.Fingerprint, b.r.ShipmentID, string(answer), b.now)
+	if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
+		return shipping.ErrPurchaseInProgress
+	}
 	return err
 }
 

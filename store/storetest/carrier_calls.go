@@ -155,13 +155,13 @@ func testPurchaseHold(t *testing.T) {
 	ctx := context.Background()
 	acct, s := openShipment(t, db)
 	req := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: s.ID, RateID: s.ShippingRates[0].ID}
-	first, _, err := db.ReserveBuy(ctx, req, time.Hour)
+	first, _, err := db.ReserveBuy(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	second := make(chan error, 1)
 	go func() {
-		_, _, err := db.ReserveBuy(ctx, req, time.Hour)
+		_, _, err := db.ReserveBuy(ctx, req)
 		second <- err
 	}()
 	select {
@@ -178,64 +178,64 @@ func testPurchaseHold(t *testing.T) {
 }
 
 // PurchaseAcrossHandles: purchases in two processes (here and there, two handles on one
-// database). An Idempotency-Key in progress in one is ErrPurchaseInProgress in the other, and is
-// taken over once its hold has run out (its process died); a shipment bought in one while the
-// other called its carrier is not recorded twice (the other's Record is ErrReservationLost, and
-// its label is voided by the buyer).
+// database) hold nothing from each other. Of two purchases of one shipment, or under one
+// Idempotency-Key, the first to record wins: the other's Record is ErrReservationLost or
+// ErrPurchaseInProgress (its label is then voided by the buyer), and a reserve under the key
+// replays the winner's answer. A purchase whose process died before recording leaves nothing.
 func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 	ctx := context.Background()
 	acct := newAccount(t, here)
 	var ss []*shipping.Shipment
-	for range 2 {
+	for range 3 {
 		s := testShipment(here, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
 		if _, err := here.CreateShipment(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 		ss = append(ss, s)
 	}
-	keyed := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[0].ID, RateID: ss[0].ShippingRates[0].ID, Key: "k1", Fingerprint: "f1"}
-	mine, _, err := here.ReserveBuy(ctx, keyed, time.Hour)
-	if err != nil {
-		t.Fatal(err)
+	reserve := func(db *store.DB, r shipping.BuyRequest) shipping.Reservation {
+		t.Helper()
+		res, replay, err := db.ReserveBuy(ctx, r)
+		if err != nil || replay != nil {
+			t.Fatalf("reserve = %v, %v; want a reservation", replay, err)
+		}
+		return res
 	}
-	if _, _, err := there.ReserveBuy(ctx, keyed, time.Hour); !errors.Is(err, shipping.ErrPurchaseInProgress) {
-		t.Errorf("reserve under a key in progress elsewhere = %v; want ErrPurchaseInProgress", err)
-	}
-	theirs, _, err := there.ReserveBuy(ctx, shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[0].ID, RateID: ss[0].ShippingRates[1].ID}, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+
+	// One shipment, no key: the first to record keeps its label.
+	plain := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[0].ID, RateID: ss[0].ShippingRates[0].ID}
+	mine, theirs := reserve(here, plain), reserve(there, plain)
 	if _, _, err := theirs.Record(ctx, "TRK-THERE"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := mine.Record(ctx, "TRK-HERE"); !errors.Is(err, shipping.ErrReservationLost) {
 		t.Errorf("recording a shipment bought elsewhere meanwhile = %v; want ErrReservationLost", err)
 	}
-	if err := mine.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	got, err := here.Shipment(ctx, acct.ID, ss[0].ID)
-	if err != nil || got.ShippingLabel == nil || got.ShippingLabel.TrackingCode != "TRK-THERE" {
+	mine.Release(ctx)
+	if got, err := here.Shipment(ctx, acct.ID, ss[0].ID); err != nil || got.ShippingLabel.TrackingCode != "TRK-THERE" {
 		t.Fatalf("shipment bought in two processes: %+v, %v; want the one label recorded", got, err)
 	}
 
-	dead := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[1].ID, RateID: ss[1].ShippingRates[0].ID, Key: "k2", Fingerprint: "f2"}
-	abandoned, _, err := here.ReserveBuy(ctx, dead, time.Microsecond) // its process dies holding k2
-	if err != nil {
+	// One key: the first to record answers for it.
+	keyed := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[1].ID, RateID: ss[1].ShippingRates[0].ID, Key: "k1", Fingerprint: "f1"}
+	mine, theirs = reserve(here, keyed), reserve(there, keyed)
+	if _, _, err := theirs.Record(ctx, "TRK-KEY"); err != nil {
 		t.Fatal(err)
 	}
-	defer abandoned.Release(ctx)
-	time.Sleep(5 * time.Millisecond)
-	res, _, err := there.ReserveBuy(ctx, dead, time.Millisecond) // a key is held as long as a hold lasts
+	if _, _, err := mine.Record(ctx, "TRK-LOST"); !errors.Is(err, shipping.ErrReservationLost) && !errors.Is(err, shipping.ErrPurchaseInProgress) {
+		t.Errorf("recording under a key recorded elsewhere = %v; want it refused", err)
+	}
+	mine.Release(ctx)
+	if _, replay, err := here.ReserveBuy(ctx, keyed); err != nil || replay == nil || replay.ShippingLabel.TrackingCode != "TRK-KEY" {
+		t.Errorf("reserve under a key recorded elsewhere = %v, %v; want its answer replayed", replay, err)
+	}
 
-	if err != nil {
-		t.Fatalf("reserve under a key whose hold ran out = %v; want it taken over", err)
-	}
-	if _, _, err := res.Record(ctx, "TRK-LATE"); err != nil {
-		t.Fatal(err)
-	}
-	if _, replay, err := there.ReserveBuy(ctx, dead, time.Hour); err != nil || replay == nil || replay.ShippingLabel.TrackingCode != "TRK-LATE" {
-		t.Errorf("reserve under a used key = %v, %v; want its answer replayed", replay, err)
+	// A process that dies after reserving leaves nothing: the other buys at once.
+	dead := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[2].ID, RateID: ss[2].ShippingRates[0].ID, Key: "k2", Fingerprint: "f2"}
+	abandoned := reserve(here, dead)
+	defer abandoned.Release(ctx)
+	if _, _, err := reserve(there, dead).Record(ctx, "TRK-ALIVE"); err != nil {
+		t.Fatalf("buy beside a reservation whose process died = %v", err)
 	}
 }
 
