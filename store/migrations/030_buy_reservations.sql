@@ -1,6 +1,5 @@
--- Issue 32: carriers are called outside the writer. A buy reserves its Idempotency-Key (a row of
--- idempotency_keys, its response empty while in progress) in one short transaction, calls the
--- carrier with no transaction open, and records the label in a second transaction.
+-- Issue 32: carriers are called outside the writer. A buy calls the carrier with no transaction
+-- open, then records the label (and its Idempotency-Key with the answer) in one transaction.
 -- A label a carrier sold that could not be recorded, to be voided at the carrier, retried at
 -- due_at until the carrier agrees.
 CREATE TABLE label_voids (
