@@ -28,9 +28,10 @@ type Bought struct {
 	Replayed bool
 }
 
-// ErrPurchaseInProgress is what Reservation.Record answers when a purchase of another process
-// recorded under the same Idempotency-Key first: Buy voids its own label and answers theirs.
-var ErrPurchaseInProgress = fmt.Errorf("%w: another purchase under this Idempotency-Key was recorded first", ErrInvalidState)
+// ErrIdempotencyKeyTaken is what Reservation.Record answers when a purchase of another process
+// recorded under the same Idempotency-Key first: Buy voids its own label and answers as a
+// replay under the key would (the stored answer, or ErrIdempotencyKeyReused).
+var ErrIdempotencyKeyTaken = fmt.Errorf("%w: another purchase under this Idempotency-Key was recorded first", ErrInvalidState)
 
 // ErrReservationLost is what Reservation.Record answers when the shipment no longer is as
 // reserved (cancelled, or held by another purchase after the hold ran out).
@@ -61,7 +62,7 @@ type Reservation interface {
 	Held() (s *Shipment, rate Rate, labelID string)
 	// Record writes the purchase under trackingCode in one transaction: the label, the bought
 	// shipment, the LABEL_PURCHASED event and the Idempotency-Key with its answer
-	// (ErrPurchaseInProgress when another purchase recorded under the key first).
+	// (ErrIdempotencyKeyTaken when another purchase recorded under the key first).
 	Record(ctx context.Context, trackingCode string) (s *Shipment, rendered string, err error)
 	// Release gives the shipment and the key up, writing nothing else.
 	Release(ctx context.Context) error
@@ -114,9 +115,9 @@ func (b *Buyer) timeout() time.Duration {
 	return DefaultCarrierTimeout
 }
 
-// HoldFor is how long a claim on a sold label's void lasts: past the carrier's deadline, so
-// that only a void whose process died is tried again meanwhile.
-func (b *Buyer) HoldFor() time.Duration { return 2*b.timeout() + 10*time.Second }
+// VoidLease is how long a claim on a queued void lasts: past the carrier's deadline, so that
+// only a void whose process died is tried again meanwhile.
+func (b *Buyer) VoidLease() time.Duration { return 2*b.timeout() + 10*time.Second }
 
 func (b *Buyer) log() *slog.Logger {
 	if b.Log == nil {
@@ -160,15 +161,25 @@ func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
 	if err != nil {
 		release()
 	}
-	if errors.Is(err, ErrPurchaseInProgress) { // the key's answer is the other purchase's
-		if _, replay, err := b.Store.ReserveBuy(ctx, r); replay != nil || err != nil {
-			return Bought{Shipment: replay, Replayed: replay != nil}, err
-		}
+	if errors.Is(err, ErrIdempotencyKeyTaken) { // answer as a replay under the key would
+		return b.replay(ctx, r, err)
 	}
 	if err != nil {
 		return Bought{}, err
 	}
 	return Bought{Shipment: bought, Rendered: rendered}, nil
+}
+
+// replay answers r as the purchase that recorded under its Idempotency-Key first: its stored
+// answer, or ErrIdempotencyKeyReused if it asked for another purchase. lost is the error of the
+// purchase that lost, the answer if the key shows nothing.
+func (b *Buyer) replay(ctx context.Context, r BuyRequest, lost error) (Bought, error) {
+	res, replay, err := b.Store.ReserveBuy(ctx, r)
+	if res != nil {
+		res.Release(ctx)
+		err = lost
+	}
+	return Bought{Shipment: replay, Replayed: replay != nil}, err
 }
 
 // purchase buys the label from its carrier under the deadline, and checks the tracking code it

@@ -40,15 +40,15 @@ func TestVoidRetryAfter(t *testing.T) {
 	}
 }
 
-func TestHoldFor(t *testing.T) {
+func TestVoidLease(t *testing.T) {
 	for _, tt := range []struct {
 		timeout, want time.Duration
 	}{
 		{0, 70 * time.Second}, // the default deadline, 30 s
 		{time.Second, 12 * time.Second},
 	} {
-		if got := (&Buyer{Timeout: tt.timeout}).HoldFor(); got != tt.want {
-			t.Errorf("HoldFor with timeout %v = %v; want %v", tt.timeout, got, tt.want)
+		if got := (&Buyer{Timeout: tt.timeout}).VoidLease(); got != tt.want {
+			t.Errorf("VoidLease with timeout %v = %v; want %v", tt.timeout, got, tt.want)
 		}
 	}
 }

@@ -56,7 +56,7 @@ func (w *VoidWorker) Run(ctx context.Context) {
 func (w *VoidWorker) Drain(ctx context.Context) error {
 	for {
 		now := w.Now()
-		due, err := w.Queue.ClaimVoids(ctx, now, w.Buyer.HoldFor(), 16)
+		due, err := w.Queue.ClaimVoids(ctx, now, w.Buyer.VoidLease(), 16)
 		if err != nil || len(due) == 0 {
 			return err
 		}

@@ -274,7 +274,7 @@ func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string) error {
 		WHERE idempotency_keys.response = ''`,
 		b.r.AccountID, b.r.Key, b.r.Fingerprint, b.r.ShipmentID, string(answer), b.now)
 	if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
-		return shipping.ErrPurchaseInProgress
+		return shipping.ErrIdempotencyKeyTaken
 	}
 	return err
 }

@@ -180,7 +180,7 @@ func testPurchaseHold(t *testing.T) {
 // PurchaseAcrossHandles: purchases in two processes (here and there, two handles on one
 // database) hold nothing from each other. Of two purchases of one shipment, or under one
 // Idempotency-Key, the first to record wins: the other's Record is ErrReservationLost or
-// ErrPurchaseInProgress (its label is then voided by the buyer), and a reserve under the key
+// ErrIdempotencyKeyTaken (its label is then voided by the buyer), and a reserve under the key
 // replays the winner's answer. A purchase whose process died before recording leaves nothing.
 func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 	ctx := context.Background()
@@ -222,12 +222,46 @@ func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 	if _, _, err := theirs.Record(ctx, "TRK-KEY"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := mine.Record(ctx, "TRK-LOST"); !errors.Is(err, shipping.ErrReservationLost) && !errors.Is(err, shipping.ErrPurchaseInProgress) {
+	if _, _, err := mine.Record(ctx, "TRK-LOST"); !errors.Is(err, shipping.ErrReservationLost) && !errors.Is(err, shipping.ErrIdempotencyKeyTaken) {
 		t.Errorf("recording under a key recorded elsewhere = %v; want it refused", err)
 	}
 	mine.Release(ctx)
 	if _, replay, err := here.ReserveBuy(ctx, keyed); err != nil || replay == nil || replay.ShippingLabel.TrackingCode != "TRK-KEY" {
 		t.Errorf("reserve under a key recorded elsewhere = %v, %v; want its answer replayed", replay, err)
+	}
+
+	// One key sent for two shipments by two processes at once: the first to record keeps it;
+	// the other's label is voided and it answers as a reuse of the key.
+	for range 2 {
+		s := testShipment(here, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
+		if _, err := here.CreateShipment(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		ss = append(ss, s)
+	}
+	first := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[3].ID, RateID: ss[3].ShippingRates[0].ID, Key: "k3", Fingerprint: "f3"}
+	second := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[4].ID, RateID: ss[4].ShippingRates[0].ID, Key: "k3", Fingerprint: "f4"}
+	c := &voidingCarrier{}
+	b := &shipping.Buyer{Store: there, Serials: there.Serials(),
+		Carrier: func(context.Context, string) (shipping.Carrier, bool, error) { return c, true, nil }}
+	c.sell = func(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
+		if _, _, err := reserve(here, first).Record(ctx, "TRK-FIRST"); err != nil { // meanwhile, here
+			t.Errorf("the first purchase under the key: %v", err)
+		}
+		return "TRK-SECOND", nil
+	}
+	if _, err := b.Buy(ctx, second); !errors.Is(err, shipping.ErrIdempotencyKeyReused) {
+		t.Errorf("buy under a key another process recorded first = %v; want ErrIdempotencyKeyReused", err)
+	}
+	if got, err := there.Shipment(ctx, acct.ID, ss[4].ID); err != nil || got.Status != shipping.StatusOpen || got.ShippingLabel != nil {
+		t.Errorf("the losing purchase's shipment: %+v, %v; want it OPEN without a label", got, err)
+	}
+	w := &shipping.VoidWorker{Queue: there, Buyer: b, Now: time.Now}
+	if err := w.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v := c.voids(); !slices.Equal(v, []string{"TRK-SECOND"}) {
+		t.Errorf("voided %q; want the losing purchase's label", v)
 	}
 
 	// A process that dies after reserving leaves nothing: the other buys at once.
