@@ -82,6 +82,16 @@ func (q quoteRows) insert(ctx context.Context, w writer) error {
 
 // loadQuotes reads, in one query, the quotes of the shipments whose ShippingRates are nil.
 func loadQuotes(ctx context.Context, q querier, shipments []*shipping.Shipment) error {
+	return fillRates(ctx, q, shipments, nil, func(in string) string {
+		return `SELECT ` + quoteColumns + ` FROM shipment_quotes WHERE shipment_id IN (` + in + `) ORDER BY shipment_id, position`
+	}, scanQuote)
+}
+
+// fillRates reads, in one query, the rates of the shipments whose ShippingRates are nil, in their
+// order: query is the statement for the placeholders in (of the shipments' ids, numbered after
+// args), scan reads one of its rows.
+func fillRates(ctx context.Context, q querier, shipments []*shipping.Shipment, args []any, query func(in string) string,
+	scan func(rowScanner) (shipping.Rate, error)) error {
 	byID := map[string]*shipping.Shipment{}
 	var ids []string
 	for _, s := range shipments {
@@ -93,15 +103,13 @@ func loadQuotes(ctx context.Context, q querier, shipments []*shipping.Shipment) 
 	if len(ids) == 0 {
 		return nil
 	}
-	var args []any
-	rows, err := q.QueryContext(ctx, `SELECT `+quoteColumns+` FROM shipment_quotes
-		WHERE shipment_id IN (`+placeholders(&args, ids)+`) ORDER BY shipment_id, position`, args...)
+	rows, err := q.QueryContext(ctx, query(placeholders(&args, ids)), args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		r, err := scanQuote(rows)
+		r, err := scan(rows)
 		if err != nil {
 			return err
 		}

@@ -157,34 +157,10 @@ func (db *DB) completeShipments(ctx context.Context, accountID string, shipments
 // ShippingRates): rows of shipping_rates, in their order. Only migration 028 reads them, to
 // store them as rows of shipment_quotes.
 func rowRates(ctx context.Context, q querier, accountID string, shipments []*shipping.Shipment) error {
-	byID := map[string]*shipping.Shipment{}
-	var ids []string
-	for _, s := range shipments {
-		if s.ShippingRates == nil {
-			s.ShippingRates = []shipping.Rate{}
-			byID[s.ID], ids = s, append(ids, s.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	args := []any{accountID}
-	rows, err := q.QueryContext(ctx, `SELECT `+rateColumns+` FROM shipping_rates
-		WHERE account_id = $1 AND shipment_id IN (`+placeholders(&args, ids)+`) ORDER BY shipment_id, position`, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		r, err := ScanRate(rows)
-		if err != nil {
-			return err
-		}
-		if s := byID[r.ShipmentID]; s != nil {
-			s.ShippingRates = append(s.ShippingRates, r)
-		}
-	}
-	return rows.Err()
+	return fillRates(ctx, q, shipments, []any{accountID}, func(in string) string {
+		return `SELECT ` + rateColumns + ` FROM shipping_rates WHERE account_id = $1 AND shipment_id IN (` + in + `)
+		ORDER BY shipment_id, position`
+	}, ScanRate)
 }
 
 // storedRate is one rate as stored in a row of shipping_rates (the rates bought, which labels
