@@ -299,18 +299,8 @@ func TestCardRates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			quotes, err := c.Rates(context.Background(), tt.req)
-			if tt.err != "" {
-				if err == nil || err.Error() != tt.err {
-					t.Fatalf("Rates = %v, %v; want error %q", quotes, err, tt.err)
-				}
-				return
-			}
-			if err != nil || len(quotes) != 1 {
-				t.Fatalf("Rates = %v, %v", quotes, err)
-			}
-			q := quotes[0]
-			if q.Zone != tt.zone || q.PostageCents != tt.postage || !slices.Equal(q.Surcharges, tt.surcharges) || q.CarrierVersion != 4 || q.DimFactor != 166 {
+			q, ok := oneQuote(t, c, tt.req, tt.err)
+			if ok && (q.Zone != tt.zone || q.PostageCents != tt.postage || !slices.Equal(q.Surcharges, tt.surcharges) || q.CarrierVersion != 4 || q.DimFactor != 166) {
 				t.Errorf("quote = zone %d, %d, %v, version %d, dim %d; want zone %d, %d, %v, version 4, dim 166",
 					q.Zone, q.PostageCents, q.Surcharges, q.CarrierVersion, q.DimFactor, tt.zone, tt.postage, tt.surcharges)
 			}
@@ -433,3 +423,20 @@ func TestPriceChanges(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// oneQuote asks c to quote req. With wantErr it wants that error and reports false; otherwise it
+// wants exactly one quote, and returns it.
+func oneQuote(t *testing.T, c Carrier, req RateRequest, wantErr string) (Quote, bool) {
+	t.Helper()
+	quotes, err := c.Rates(context.Background(), req)
+	if wantErr != "" {
+		if err == nil || err.Error() != wantErr {
+			t.Fatalf("Rates = %v, %v; want error %q", quotes, err, wantErr)
+		}
+		return Quote{}, false
+	}
+	if err != nil || len(quotes) != 1 {
+		t.Fatalf("Rates = %v, %v; want one quote", quotes, err)
+	}
+	return quotes[0], true
+}

@@ -138,19 +138,9 @@ func TestInternationalRates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			quotes, err := c.Rates(context.Background(), tt.req)
-			if tt.err != "" {
-				if err == nil || err.Error() != tt.err {
-					t.Fatalf("Rates = %v, %v; want error %q", quotes, err, tt.err)
-				}
-				return
-			}
-			if err != nil || len(quotes) != 1 {
-				t.Fatalf("Rates = %v, %v; want the INTL quote alone", quotes, err)
-			}
-			q := quotes[0]
-			if q.Service != "INTL" || q.Zone != 0 || q.CountryZone != tt.zone || q.PostageCents != tt.postage ||
-				!slices.Equal(q.Surcharges, tt.surcharges) || q.TransitDays != tt.days || q.CarrierVersion != 2 {
+			q, ok := oneQuote(t, c, tt.req, tt.err)
+			if ok && (q.Service != "INTL" || q.Zone != 0 || q.CountryZone != tt.zone || q.PostageCents != tt.postage ||
+				!slices.Equal(q.Surcharges, tt.surcharges) || q.TransitDays != tt.days || q.CarrierVersion != 2) {
 				t.Errorf("quote = %+v; want INTL, country zone %d, %d, %v, %d days, version 2", q, tt.zone, tt.postage, tt.surcharges, tt.days)
 			}
 		})
