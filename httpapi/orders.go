@@ -194,7 +194,7 @@ func (a *API) createOrderShipment(w http.ResponseWriter, r *http.Request) error 
 // a batch item naming an order) and the order it is for. A valid request is refused while a
 // label not voided ships the order, unless body asks for another parcel (shipping.ShipOrder).
 // The buy checks again, in its transaction, so that of two requests that race only one buys
-// (store.DB.BuyLabel); this check refuses before a shipment is made for nothing.
+// (the buy's Record); this check refuses before a shipment is made for nothing.
 func (a *API) orderShipment(ctx context.Context, acct, orderID string, body orderShipmentRequest) (shipping.ShipmentRequest, forOrder, error) {
 	o, err := a.findOrder(ctx, acct, orderID)
 	if err != nil {

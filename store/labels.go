@@ -167,7 +167,6 @@ func shipmentWithRates(ctx context.Context, q querier, accountID, id string) (*s
 	return s, loadQuotes(ctx, q, []*shipping.Shipment{s})
 }
 
-// BuyLabel buys rateID for the shipment in one transaction: the shipment becomes
 // Label returns one of the account's labels with its rate.
 func (db *DB) Label(ctx context.Context, accountID, id string) (*shipping.Label, error) {
 	l, err := db.scanLabel(db.r.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM shipping_labels

@@ -87,7 +87,7 @@ func TestBuyAfterConcurrentPatchStoresFreshRendering(t *testing.T) {
 	}
 }
 
-// boughtRateOf refuses a rate that is not the shipment's (BuyLabel checks first, so this is
+// boughtRateOf refuses a rate that is not the shipment's (the buy checks first, so this is
 // the store's own guard).
 func TestBoughtRateRefusesAnotherShipmentsRate(t *testing.T) {
 	s := &shipping.Shipment{ID: "s1", AccountID: "a1", ShippingRates: []shipping.Rate{{ID: "r1"}}}

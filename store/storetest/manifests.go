@@ -197,7 +197,7 @@ func testClaimPollsConcurrently(t *testing.T) {
 // manifest takes (manifest.Qualifies, manifest.Awaits): over labels of every kind — outbound,
 // return, voided, scanned, manifested, OPEN, of two carriers, two dates and two accounts —
 // PendingManifests counts exactly the labels manifest.Awaits accepts, per carrier and date in
-// that order, and CreateManifest collects exactly those manifest.Qualifies accepts.
+// that order, and the close-out (manifest.Close) collects exactly those manifest.Qualifies accepts.
 func testManifestSelection(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
@@ -301,6 +301,6 @@ func testManifestSelection(t *testing.T) {
 		}
 	}
 	if got := slices.Sorted(slices.Values(m.ShippingLabelIDs)); !slices.Equal(got, slices.Sorted(slices.Values(qualified))) || len(got) != 2 {
-		t.Errorf("CreateManifest collected %v; manifest.Qualifies takes %v (2 labels)", got, qualified)
+		t.Errorf("the close-out collected %v; manifest.Qualifies takes %v (2 labels)", got, qualified)
 	}
 }
