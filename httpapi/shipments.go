@@ -7,40 +7,28 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
 )
 
-// shippingState is the rate shopping side of the API: the carriers and a cache of compiled
-// rate shopping profiles.
+// shippingState is the rate shopping side of the API: the carriers, the compiled profiles and
+// the one create path.
 type shippingState struct {
 	carriers *shipping.Registry
+	profiles *shipping.Profiles
 	creator  *shipping.Creator
-
-	mu       sync.Mutex
-	profiles map[string]cachedProfile // by key; checked against the stored updated_at
-	// gen counts replacements made through this process: a read that began before one is not
-	// cached, so it cannot bring the replaced profile back.
-	gen uint64
 }
-
-// cachedProfile is a compiled profile and when its stored version was last checked.
-type cachedProfile struct {
-	p       *shipping.Profile
-	checked time.Time
-}
-
-// profileRecheck is how long a cached profile is used without checking its stored version: a
-// profile replaced through this process is dropped at once (putProfile), one replaced through
-// another process sharing the database is seen within this.
-const profileRecheck = time.Second
 
 func (a *API) setupShipping() error {
-	a.ship = &shippingState{profiles: map[string]cachedProfile{}}
-	a.ship.creator = &shipping.Creator{Store: a.db, Profile: a.profile, Now: a.now, NewID: a.newID,
+	a.ship = &shippingState{}
+	ctx := context.Background()
+	if err := a.setupCarriers(ctx); err != nil {
+		return err
+	}
+	a.ship.profiles = &shipping.Profiles{Store: a.db, Carriers: a.ship.carriers, Now: a.now}
+	a.ship.creator = &shipping.Creator{Store: a.db, Profile: a.ship.profiles.Get, Now: a.now, NewID: a.newID,
 		Shopper: func(ctx context.Context) (*shipping.Shopper, error) {
 			c, err := a.carriers(ctx)
 			if err != nil {
@@ -48,39 +36,8 @@ func (a *API) setupShipping() error {
 			}
 			return c.Shopper, nil
 		}}
-	ctx := context.Background()
-	if err := a.setupCarriers(ctx); err != nil {
-		return err
-	}
 	// The default profile is seeded once; an operator's replacement is never overwritten.
 	return a.db.SeedProfile(ctx, shipping.DefaultProfileKey, shipping.DefaultProfile())
-}
-
-// profile returns the compiled profile, reusing the cached copy while the stored one is
-// unchanged.
-func (a *API) profile(ctx context.Context, key string) (*shipping.Profile, error) {
-	a.ship.mu.Lock()
-	c, gen := a.ship.profiles[key], a.ship.gen
-	a.ship.mu.Unlock()
-	if c.p != nil && time.Since(c.checked) < profileRecheck {
-		return c.p, nil
-	}
-	checked := time.Now()
-	version, err := a.db.ProfileVersion(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	if c.p == nil || !c.p.UpdatedAt.Equal(version) {
-		if c.p, err = a.db.Profile(ctx, key); err != nil {
-			return nil, err
-		}
-	}
-	a.ship.mu.Lock()
-	if cur := a.ship.profiles[key]; gen == a.ship.gen && !cur.checked.After(checked) {
-		a.ship.profiles[key] = cachedProfile{c.p, checked}
-	}
-	a.ship.mu.Unlock()
-	return c.p, nil
 }
 
 func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
@@ -325,23 +282,10 @@ func (a *API) putProfile(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &in); err != nil {
 		return err
 	}
-	a.ship.carriers.Refresh() // a carrier just stored through another process may be named
-	carriers, err := a.carriers(r.Context())
+	p, created, err := a.ship.profiles.Put(r.Context(), r.PathValue("key"), in)
 	if err != nil {
 		return err
 	}
-	p, err := shipping.NewProfile(r.PathValue("key"), in, carriers.Names, a.db.Now())
-	if err != nil {
-		return err
-	}
-	created, err := a.db.PutProfile(r.Context(), p)
-	if err != nil {
-		return err
-	}
-	a.ship.mu.Lock()
-	delete(a.ship.profiles, p.Key)
-	a.ship.gen++
-	a.ship.mu.Unlock()
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
