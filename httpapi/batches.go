@@ -252,16 +252,17 @@ func (b batchItems) Create(ctx context.Context, c shipping.BatchClaim) (*shippin
 	if err := json.Unmarshal([]byte(c.Body), &item); err != nil { // checked when posted: not expected
 		return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the item does not decode"}
 	}
-	req, order := item.ShipmentRequest, forOrder{}
+	n := shipping.NewShipment{AccountID: c.AccountID, Request: &item.ShipmentRequest}
 	if item.OrderID != nil {
 		var err error
-		if req, order, err = a.orderShipment(ctx, c.AccountID, *item.OrderID, item.orderShipmentRequest); err != nil {
+		if n, err = ingest.ShipOrder(ctx, a.db, c.AccountID, *item.OrderID, item.OrderShipment, item.ShipmentRequest, a.db.Now().UTC()); err != nil {
 			return nil, err
 		}
 	}
-	if req.LabelFormat == "" {
-		req.LabelFormat = c.LabelFormat
+	if n.Request.LabelFormat == "" {
+		n.Request.LabelFormat = c.LabelFormat
 	}
-	s, _, err := a.create(ctx, c.AccountID, c.ShipmentID, order, &req)
+	n.ID = c.ShipmentID
+	s, _, err := a.ship.creator.Create(ctx, n)
 	return s, err
 }

@@ -138,7 +138,7 @@ func (a *API) listOrders(w http.ResponseWriter, r *http.Request) error {
 // getOrder: GET /orders/{id}, by waybill's order id or, when no order has that id, by the
 // sender's (order_id; percent-encoded, as it may hold slashes).
 func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.findOrder(r.Context(), accountID(r), r.PathValue("id"))
+	o, err := ingest.FindOrder(r.Context(), a.db, accountID(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -148,22 +148,6 @@ func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeData(w, http.StatusOK, views[0])
 	return nil
-}
-
-// findOrder returns the account's order by waybill's id or, when no order has that id, by the
-// sender's; another account's order is store.ErrNotFound, like an unknown one.
-func (a *API) findOrder(ctx context.Context, acct, id string) (ingest.Order, error) {
-	o, err := a.db.Order(ctx, acct, id)
-	if errors.Is(err, store.ErrNotFound) && len(id) <= 255 {
-		l, lerr := a.db.ListOrders(ctx, acct, id, store.Page{Number: 1, Size: 1})
-		if lerr != nil {
-			return ingest.Order{}, lerr
-		}
-		if len(l.Items) == 1 {
-			o, err = l.Items[0], nil
-		}
-	}
-	return o, err
 }
 
 // orderShipmentRequest is the body of POST /orders/{id}/shipments, and a batch item naming an
@@ -182,53 +166,10 @@ func (a *API) createOrderShipment(w http.ResponseWriter, r *http.Request) error 
 	if err := readJSON(w, r, &body); err != nil {
 		return err
 	}
-	ctx, acct := r.Context(), accountID(r)
-	req, order, err := a.orderShipment(ctx, acct, r.PathValue("id"), body)
+	n, err := ingest.ShipOrder(r.Context(), a.db, accountID(r), r.PathValue("id"), body.OrderShipment, body.ShipmentRequest,
+		a.db.Now().UTC())
 	if err != nil {
 		return err
 	}
-	return a.answerCreate(w, ctx, acct, order, &req)
-}
-
-// orderShipment is the shipment request for an order's shipment (POST /orders/{id}/shipments,
-// a batch item naming an order) and the order it is for. A valid request is refused while a
-// label not voided ships the order, unless body asks for another parcel (shipping.ShipOrder).
-// The buy checks again, in its transaction, so that of two requests that race only one buys
-// (the buy's Record); this check refuses before a shipment is made for nothing.
-func (a *API) orderShipment(ctx context.Context, acct, orderID string, body orderShipmentRequest) (shipping.ShipmentRequest, forOrder, error) {
-	o, err := a.findOrder(ctx, acct, orderID)
-	if err != nil {
-		return shipping.ShipmentRequest{}, forOrder{}, err
-	}
-	signer := body.CustomsSigner
-	if signer == "" {
-		acc, err := a.db.Account(ctx, acct)
-		if err != nil {
-			return shipping.ShipmentRequest{}, forOrder{}, err
-		}
-		signer = acc.Name
-	}
-	req, err := ingest.ShipmentRequest(o, body.FulfillmentOrderID, signer, body.ShipmentRequest)
-	if err != nil {
-		return req, forOrder{}, err
-	}
-	check := req // Validate fills in defaults; create validates req itself
-	if _, err := check.Validate(a.db.Now().UTC()); err != nil {
-		return req, forOrder{}, err
-	}
-	shipments, err := a.db.OrderShipments(ctx, acct, []string{o.ID})
-	if err != nil {
-		return req, forOrder{}, err
-	}
-	if err := shipping.ShipOrder(shipments[o.ID], body.Additional); err != nil {
-		return req, forOrder{}, err
-	}
-	return req, forOrder{id: o.ID, additional: body.Additional}, nil
-}
-
-// forOrder names the order a shipment is made for (none when id is empty), and whether it is
-// another parcel of it, shipped on purpose.
-type forOrder struct {
-	id         string
-	additional bool
+	return a.answerCreate(w, r.Context(), n)
 }

@@ -45,20 +45,20 @@ func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &req); err != nil {
 		return err
 	}
-	return a.answerCreate(w, r.Context(), accountID(r), forOrder{}, &req)
+	return a.answerCreate(w, r.Context(), shipping.NewShipment{AccountID: accountID(r), Request: &req})
 }
 
 // answerCreate creates the shipment req asks for (for the order, if one) and answers 201 with
 // it: POST /shipments, and POST /orders/{id}/shipments. With buy_cheapest_rate the cheapest
 // rate is bought in the same call and the answer is the purchased shipment.
-func (a *API) answerCreate(w http.ResponseWriter, ctx context.Context, acct string, order forOrder, req *shipping.ShipmentRequest) error {
-	s, rendered, err := a.create(ctx, acct, "", order, req)
+func (a *API) answerCreate(w http.ResponseWriter, ctx context.Context, n shipping.NewShipment) error {
+	s, rendered, err := a.ship.creator.Create(ctx, n)
 	if err != nil {
 		return err
 	}
-	if req.BuyCheapestRate {
+	if n.Request.BuyCheapestRate {
 		cheapest, _ := shipping.Cheapest(s.ShippingRates)
-		bought, err := a.purchaseRate(ctx, acct, s.ID, cheapest.ID, false, "")
+		bought, err := a.purchaseRate(ctx, n.AccountID, s.ID, cheapest.ID, false, "")
 		if err != nil {
 			return err
 		}
@@ -68,12 +68,6 @@ func (a *API) answerCreate(w http.ResponseWriter, ctx context.Context, acct stri
 	// The stored rendering is the answer: the shipment is encoded once.
 	a.writeStoredData(w, http.StatusCreated, rendered)
 	return nil
-}
-
-// create creates a shipment through the one create path (shipping.Creator).
-func (a *API) create(ctx context.Context, acct, id string, order forOrder, req *shipping.ShipmentRequest) (*shipping.Shipment, string, error) {
-	return a.ship.creator.Create(ctx, shipping.NewShipment{AccountID: acct, ID: id, OrderID: order.id,
-		Additional: order.additional, Request: req})
 }
 
 // maxFilterValues bounds how many values one list filter takes (DESIGN §3).

@@ -119,6 +119,12 @@ func (db *DB) Account(ctx context.Context, id string) (Account, error) {
 	return db.accountWhere(ctx, "id", id)
 }
 
+// AccountName returns the account's name.
+func (db *DB) AccountName(ctx context.Context, id string) (string, error) {
+	a, err := db.Account(ctx, id)
+	return a.Name, err
+}
+
 // AccountBrand returns the account's brand, the default of its new shipments, from a cache
 // (accounts never change their brand; a vanished account is not found).
 func (db *DB) AccountBrand(ctx context.Context, id string) (string, error) {

@@ -362,7 +362,17 @@ func newerImport(a, b ingest.Claim) bool {
 
 // Order returns one order of the account by waybill's id.
 func (db *DB) Order(ctx context.Context, accountID, id string) (ingest.Order, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE account_id = $1 AND id = $2`, accountID, id)
+	return oneOrder(ctx, db, `SELECT `+orderColumns+` FROM orders WHERE account_id = $1 AND id = $2`, accountID, id)
+}
+
+// OrderBySender returns the account's order with the sender's order_id (one at most).
+func (db *DB) OrderBySender(ctx context.Context, accountID, orderID string) (ingest.Order, error) {
+	return oneOrder(ctx, db, `SELECT `+orderColumns+` FROM orders WHERE account_id = $1 AND order_id = $2`, accountID, orderID)
+}
+
+// oneOrder reads the order query finds; ErrNotFound when it finds none.
+func oneOrder(ctx context.Context, db *DB, query string, args ...any) (ingest.Order, error) {
+	rows, err := db.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return ingest.Order{}, err
 	}
