@@ -56,7 +56,7 @@ func TestShipOrder(t *testing.T) {
 		Destination: Address{Name: "Jane Doe", Street1: "5 Broadway", City: "New York", State: "NY", Zip: "10001", Country: "US"}}}}
 	abroad := Order{ID: "o2", OrderID: "2", Name: "#2", FulfillmentOrders: []FulfillmentOrder{{ID: "fo1", WeightOz: 24,
 		Destination: Address{Name: "Ann Lee", Street1: "1 Queen St", City: "Toronto", State: "ON", Zip: "M5H 2N2", Country: "CA"},
-		Incoterm: "DDP", LineItems: []LineItem{{ID: "li1", ProductTitle: "Mug", Quantity: 1, RequiresShipping: true, WeightOz: &mugOz,
+		Incoterm:    "DDP", LineItems: []LineItem{{ID: "li1", ProductTitle: "Mug", Quantity: 1, RequiresShipping: true, WeightOz: &mugOz,
 			UnitPriceCents: &mugCents, HarmonizedSystemCode: "6912.00", CountryOfOrigin: "US"}}}}}
 	bought := []shipping.OrderShipment{{ID: "shp_1", LabelStatus: shipping.LabelPreTransit}}
 	voided := []shipping.OrderShipment{{ID: "shp_1", LabelStatus: shipping.LabelVoided}}
