@@ -43,63 +43,6 @@ func (a *API) carriers(ctx context.Context) (*shipping.CarrierSet, error) {
 // carrier returns the named carrier of the carriers last loaded (shipping.Registry.Last).
 func (a *API) carrier(name string) (shipping.Carrier, bool) { return a.ship.carriers.Last(name) }
 
-// carrierView is a stored carrier as GET /admin/carriers/{code} answers it: the card of one
-// version (the one in force today unless asked for another), that version and the one in force
-// today (null before any is), every version, and the tracking serials left.
-type carrierView struct {
-	shipping.Card
-	Version        int64                  `json:"version"`
-	InForceVersion *int64                 `json:"in_force_version"`
-	Tracking       trackingView           `json:"tracking"`
-	Versions       []versionView          `json:"versions"`
-	CreatedAt      shipping.Timestamp     `json:"created_at"`
-	UpdatedAt      shipping.Timestamp     `json:"updated_at"`
-	Changes        []shipping.PriceChange `json:"changes,omitempty"` // a dry run's
-}
-
-type trackingView struct {
-	shipping.TrackingScheme
-	NextSerial int64 `json:"next_serial"`
-	Remaining  int64 `json:"remaining"`
-}
-
-type versionView struct {
-	Version       int64              `json:"version"`
-	EffectiveFrom string             `json:"effective_from"`
-	CreatedAt     shipping.Timestamp `json:"created_at"`
-}
-
-// viewOf shows c on today's date: the version in force, or before any is, the first to come,
-// whose card alone it reads whole.
-func (a *API) viewOf(ctx context.Context, c *shipping.StoredCarrier, today string) (carrierView, error) {
-	return a.wholeVersionOf(ctx, c, shipping.Shown(c.Versions, today), today)
-}
-
-// wholeVersionOf shows c at version v (an outline), reading its whole card.
-func (a *API) wholeVersionOf(ctx context.Context, c *shipping.StoredCarrier, v *shipping.CarrierVersion, today string) (carrierView, error) {
-	card, err := a.db.CarrierCard(ctx, c.Code, v.Version)
-	if err != nil {
-		return carrierView{}, err
-	}
-	return versionOf(c, &shipping.CarrierVersion{Version: v.Version, CreatedAt: v.CreatedAt, Card: card}, today), nil
-}
-
-// versionOf shows c at version v, whose card is whole, beside the version in force today.
-func versionOf(c *shipping.StoredCarrier, v *shipping.CarrierVersion, today string) carrierView {
-	t := v.Card.Tracking
-	next := max(c.NextSerial, t.RangeStart)
-	out := carrierView{Card: *v.Card, Version: v.Version, CreatedAt: shipping.Timestamp{Time: c.CreatedAt},
-		UpdatedAt: shipping.Timestamp{Time: c.UpdatedAt},
-		Tracking:  trackingView{TrackingScheme: t, NextSerial: next, Remaining: max(0, t.RangeEnd-next+1)}}
-	if f := shipping.InForce(c.Versions, today); f != nil {
-		out.InForceVersion = &f.Version
-	}
-	for _, o := range c.Versions {
-		out.Versions = append(out.Versions, versionView{o.Version, o.Card.EffectiveFrom, shipping.Timestamp{Time: o.CreatedAt}})
-	}
-	return out
-}
-
 func (a *API) today() string { return a.db.Now().UTC().Format(time.DateOnly) }
 
 // putCarrier: PUT /admin/carriers/{code} with a card. 201 when it creates the carrier, 200 when
@@ -163,7 +106,7 @@ func (a *API) putPriceGrid(w http.ResponseWriter, r *http.Request) error {
 // shows it, whether or not that version is in force today: in_force_version says which is. A
 // dry run answers the version it would have stored, with its changes.
 func (a *API) writeCarrierPut(w http.ResponseWriter, put store.CarrierPut, dryRun bool) error {
-	v := versionOf(put.Carrier, put.Carrier.Versions[len(put.Carrier.Versions)-1], a.today())
+	v := put.Carrier.View(put.Carrier.Versions[len(put.Carrier.Versions)-1], a.today())
 	if dryRun {
 		v.Changes = put.Changes
 		writeData(w, http.StatusOK, v)
@@ -189,8 +132,7 @@ func (a *API) getCarrier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	today := a.today()
-	v := shipping.Shown(c.Versions, today)
+	var v *shipping.CarrierVersion // the one shown today
 	if version != 0 {
 		i := slices.IndexFunc(c.Versions, func(v *shipping.CarrierVersion) bool { return v.Version == int64(version) })
 		if i < 0 {
@@ -198,7 +140,7 @@ func (a *API) getCarrier(w http.ResponseWriter, r *http.Request) error {
 		}
 		v = c.Versions[i]
 	}
-	view, err := a.wholeVersionOf(r.Context(), c, v, today)
+	view, err := a.ship.carriers.View(r.Context(), c, v)
 	if err != nil {
 		return err
 	}
@@ -217,17 +159,16 @@ func (a *API) listCarriers(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	stored = slices.DeleteFunc(stored, func(c *shipping.StoredCarrier) bool { return c.Deleted })
-	views := []carrierView{}
-	today := a.today()
+	views := []shipping.CarrierView{}
 	from := min(len(stored), (p.Number-1)*p.Size)
 	for _, c := range stored[from:min(len(stored), from+p.Size)] {
-		v, err := a.viewOf(r.Context(), c, today)
+		v, err := a.ship.carriers.View(r.Context(), c, nil)
 		if err != nil {
 			return err
 		}
 		views = append(views, v)
 	}
-	writeList(w, views, offsetMeta(p, store.List[carrierView]{Total: len(stored),
+	writeList(w, views, offsetMeta(p, store.List[shipping.CarrierView]{Total: len(stored),
 		HasNext: from+p.Size < len(stored), HasPrev: p.Number > 1}))
 	return nil
 }

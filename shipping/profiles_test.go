@@ -48,6 +48,9 @@ func (noStoredCarriers) CarrierChanges(context.Context) (int64, error) { return 
 func (noStoredCarriers) Carriers(context.Context) ([]*StoredCarrier, int64, error) {
 	return nil, 0, nil
 }
+func (noStoredCarriers) CarrierCard(context.Context, string, int64) (*Card, error) {
+	return nil, ErrNotFound
+}
 
 // TestProfiles: the cache of compiled profiles is never stale through its own process (a Put
 // drops the copy at once, and a read that began before the Put does not cache what it read) and
