@@ -48,13 +48,6 @@ type batchRequest struct {
 	LabelFormat string            `json:"label_format"`
 }
 
-// batchItemRequest is one shipment of a batch: a POST /shipments body, or an order's
-// shipment (order_id beside the fields of POST /orders/{id}/shipments).
-type batchItemRequest struct {
-	OrderID *string `json:"order_id"`
-	orderShipmentRequest
-}
-
 // createBatch: POST /batches stores the batch and its items and answers 202 once they are
 // durable, with the batch as GET /batches/{id} shows it; the worker does the rest. Only what is
 // wrong with the batch itself refuses it (400); an item that fails its checks is stored FAILED
@@ -92,39 +85,17 @@ func (a *API) createBatch(w http.ResponseWriter, r *http.Request) error {
 }
 
 // checkBatchItem checks one item as far as it can be known before the worker reads its order:
-// its shape strictly (an unknown field is an *Error), then its fields, at the item's own paths.
+// its shape strictly (an unknown field is an *Error), then its fields (ingest.BatchItem.Check).
 func checkBatchItem(raw json.RawMessage, today time.Time) error {
 	if t := strings.TrimSpace(string(raw)); !strings.HasPrefix(t, "{") {
 		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "(item)", Code: "invalid_type",
 			Message: "must be an object"}}}
 	}
-	var item batchItemRequest
+	var item ingest.BatchItem
 	if err := decodeStrict(raw, &item); err != nil {
 		return err
 	}
-	var v shipping.ValidationError
-	var err error
-	if item.OrderID != nil {
-		if *item.OrderID == "" || len(*item.OrderID) > 255 {
-			v.Add("order_id", "invalid", "must be an order's id")
-		}
-		err = ingest.CheckShipmentFields(item.ShipmentRequest, today)
-	} else {
-		if item.FulfillmentOrderID != "" {
-			v.Add("fulfillment_order_id", "not_allowed", "is for an item with an order_id")
-		}
-		if item.Additional {
-			v.Add("additional", "not_allowed", "is for an item with an order_id")
-		}
-		_, err = item.ShipmentRequest.Validate(today)
-	}
-	var fields *shipping.ValidationError
-	if errors.As(err, &fields) {
-		v.Fields = append(v.Fields, fields.Fields...)
-	} else if err != nil {
-		return err
-	}
-	return v.Err()
+	return item.Check(today)
 }
 
 // itemErrors is a FAILED item's errors: err in the API's error shape, the object an answer's
@@ -242,27 +213,16 @@ func (b batchItems) Buy(ctx context.Context, c shipping.BatchClaim, s *shipping.
 	return err
 }
 
-// Create creates an item's shipment: from its order, if it names one (an unknown
-// order, or another account's, is not_found; an order a label already ships is
-// order_already_shipped unless the item says additional), with the batch's label format unless
-// the item gives one.
+// Create creates an item's shipment (ingest.BatchItem.Shipment) through the one create path.
 func (b batchItems) Create(ctx context.Context, c shipping.BatchClaim) (*shipping.Shipment, error) {
-	a := b.a
-	var item batchItemRequest
+	var item ingest.BatchItem
 	if err := json.Unmarshal([]byte(c.Body), &item); err != nil { // checked when posted: not expected
 		return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the item does not decode"}
 	}
-	n := shipping.NewShipment{AccountID: c.AccountID, Request: &item.ShipmentRequest}
-	if item.OrderID != nil {
-		var err error
-		if n, err = ingest.ShipOrder(ctx, a.db, c.AccountID, *item.OrderID, item.OrderShipment, item.ShipmentRequest, a.db.Now().UTC()); err != nil {
-			return nil, err
-		}
+	n, err := item.Shipment(ctx, b.a.db, c, b.a.db.Now().UTC())
+	if err != nil {
+		return nil, err
 	}
-	if n.Request.LabelFormat == "" {
-		n.Request.LabelFormat = c.LabelFormat
-	}
-	n.ID = c.ShipmentID
-	s, _, err := a.ship.creator.Create(ctx, n)
+	s, _, err := b.a.ship.creator.Create(ctx, n)
 	return s, err
 }

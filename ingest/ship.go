@@ -66,3 +66,57 @@ func ShipOrder(ctx context.Context, st OrderStore, accountID, orderID string, bo
 	}
 	return shipping.NewShipment{AccountID: accountID, OrderID: o.ID, Additional: body.Additional, Request: &req}, nil
 }
+
+// BatchItem is one shipment of a batch: the fields of POST /shipments, or an order's shipment
+// (order_id beside the fields of POST /orders/{id}/shipments).
+type BatchItem struct {
+	OrderID *string `json:"order_id"`
+	shipping.ShipmentRequest
+	OrderShipment
+}
+
+// Check checks the item as far as it can be known before its order is read, its errors at the
+// item's own paths: an order's id, and the shipment fields that the order leaves to the caller;
+// without an order, a whole shipment request and no order fields.
+func (item BatchItem) Check(today time.Time) error {
+	var v shipping.ValidationError
+	var err error
+	if item.OrderID != nil {
+		if *item.OrderID == "" || len(*item.OrderID) > 255 {
+			v.Add("order_id", "invalid", "must be an order's id")
+		}
+		err = CheckShipmentFields(item.ShipmentRequest, today)
+	} else {
+		if item.FulfillmentOrderID != "" {
+			v.Add("fulfillment_order_id", "not_allowed", "is for an item with an order_id")
+		}
+		if item.Additional {
+			v.Add("additional", "not_allowed", "is for an item with an order_id")
+		}
+		_, err = item.ShipmentRequest.Validate(today)
+	}
+	var fields *shipping.ValidationError
+	if errors.As(err, &fields) {
+		v.Fields = append(v.Fields, fields.Fields...)
+	} else if err != nil {
+		return err
+	}
+	return v.Err()
+}
+
+// Shipment is the shipment to create for the item claimed as c: its order's (ShipOrder), if it
+// names one, with the batch's label format unless the item gives one.
+func (item BatchItem) Shipment(ctx context.Context, st OrderStore, c shipping.BatchClaim, now time.Time) (shipping.NewShipment, error) {
+	n := shipping.NewShipment{AccountID: c.AccountID, Request: &item.ShipmentRequest}
+	if item.OrderID != nil {
+		var err error
+		if n, err = ShipOrder(ctx, st, c.AccountID, *item.OrderID, item.OrderShipment, item.ShipmentRequest, now); err != nil {
+			return n, err
+		}
+	}
+	if n.Request.LabelFormat == "" {
+		n.Request.LabelFormat = c.LabelFormat
+	}
+	n.ID = c.ShipmentID
+	return n, nil
+}

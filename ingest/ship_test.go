@@ -107,3 +107,46 @@ func TestShipOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchItemCheck: an item naming an order is checked for the fields the order leaves to the
+// caller; one without an order is a whole shipment request and takes no order fields.
+func TestBatchItemCheck(t *testing.T) {
+	today := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	id := func(s string) *string { return &s }
+	la := &shipping.Address{Name: "Acme", Street1: "1 Main St", City: "Los Angeles", State: "CA", Zip: "90058", Country: "US"}
+	ny := &shipping.Address{Name: "B", Street1: "5 Broadway", City: "New York", State: "NY", Zip: "10001", Country: "US"}
+	box := &shipping.Parcel{Length: 10, Width: 8, Height: 4, LengthUnit: "IN", Weight: 20, WeightUnit: "OZ"}
+	whole := shipping.ShipmentRequest{Origin: la, Destination: ny, Parcel: box}
+	tests := []struct {
+		name   string
+		item   BatchItem
+		fields []string
+	}{
+		{"a whole shipment", BatchItem{ShipmentRequest: whole}, nil},
+		{"an order's, with an origin", BatchItem{OrderID: id("o1"), ShipmentRequest: shipping.ShipmentRequest{Origin: la}}, nil},
+		{"an order's, empty id", BatchItem{OrderID: id(""), ShipmentRequest: shipping.ShipmentRequest{Origin: la}}, []string{"order_id"}},
+		{"an order's, id too long", BatchItem{OrderID: id(strings.Repeat("x", 256)), ShipmentRequest: shipping.ShipmentRequest{Origin: la}},
+			[]string{"order_id"}},
+		{"an order's, with a destination", BatchItem{OrderID: id("o1"), ShipmentRequest: whole}, []string{"destination"}},
+		{"no order, order fields", BatchItem{ShipmentRequest: whole, OrderShipment: OrderShipment{FulfillmentOrderID: "fo1", Additional: true}},
+			[]string{"fulfillment_order_id", "additional"}},
+		{"no order, no destination", BatchItem{ShipmentRequest: shipping.ShipmentRequest{Origin: la, Parcel: box}}, []string{"destination"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.item.Check(today)
+			var got []string
+			var v *shipping.ValidationError
+			if errors.As(err, &v) {
+				for _, f := range v.Fields {
+					got = append(got, f.Field)
+				}
+			} else if err != nil {
+				t.Fatalf("Check = %v", err)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.fields, ",") {
+				t.Errorf("Check fields = %v, want %v", got, tt.fields)
+			}
+		})
+	}
+}
