@@ -52,9 +52,6 @@ func (a *API) pruneKeys(ctx context.Context) error {
 	return err
 }
 
-// maxIdempotencyKey bounds the Idempotency-Key header.
-const maxIdempotencyKey = 255
-
 // buyRate: POST /shipments/{id}/rates/{rate_id}, body optional {"inline_label": bool,
 // "insurance_amount": USD}, or the same as query parameters; Idempotency-Key header optional.
 // Answers 200 with the purchased shipment (the shipment is not created here, so not 201); a
@@ -106,7 +103,7 @@ func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	key := r.Header.Get("Idempotency-Key")
-	if r.Header.Values("Idempotency-Key") != nil && !validIdempotencyKey(key) {
+	if r.Header.Values("Idempotency-Key") != nil && !shipping.ValidIdempotencyKey(key) {
 		return invalidParameter("Idempotency-Key", "Idempotency-Key must be 1 to 255 printable ASCII characters")
 	}
 	s, rendered, replayed, err := a.buy(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("rate_id"), insuredCents, inline, key)
@@ -122,18 +119,6 @@ func (a *API) buyRate(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeData(w, http.StatusOK, s)
 	return nil
-}
-
-func validIdempotencyKey(k string) bool {
-	if k == "" || len(k) > maxIdempotencyKey {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x20 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }
 
 // boolParam reads an optional true/false query parameter.
@@ -161,11 +146,7 @@ func (a *API) purchaseRate(ctx context.Context, accountID, shipmentID, rateID st
 // for a replay, nor with the label document inlined).
 func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, insuredCents int64, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, string, bool, error) {
 	req := shipping.BuyRequest{AccountID: accountID, ShipmentID: shipmentID, RateID: rateID, InsuredCents: insuredCents}
-	if idempotencyKey != "" {
-		// The fingerprint is what the request asked for; the same key must ask the same.
-		req.Key, req.Fingerprint = idempotencyKey, buyFingerprint(shipmentID, rateID, insuredCents, inlineLabel)
-	}
-	bought, err := a.labels.buyer.Buy(ctx, req)
+	bought, err := a.labels.buyer.Buy(ctx, req.Keyed(idempotencyKey, inlineLabel))
 	if err != nil {
 		return nil, "", false, err
 	}
@@ -180,18 +161,6 @@ func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, ins
 		rendered = ""
 	}
 	return s, rendered, bought.Replayed, nil
-}
-
-// buyFingerprint is what a buy asks for, for its Idempotency-Key: the shipment, the rate, the
-// insurance and whether the document is inlined.
-func buyFingerprint(shipmentID, rateID string, insuredCents int64, inlineLabel bool) string {
-	fields := "buy\x00" + shipmentID + "\x00" + rateID + "\x00" + strconv.FormatBool(inlineLabel)
-	if insuredCents > 0 {
-		// Without insurance the fingerprint is the one keys recorded before insurance have.
-		fields += "\x00insured=" + strconv.FormatInt(insuredCents, 10)
-	}
-	sum := sha256.Sum256([]byte(fields))
-	return hex.EncodeToString(sum[:])
 }
 
 // linkShipments sets label_url on the shipments' labels: URLs are the API's, so the store

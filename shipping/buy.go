@@ -2,9 +2,12 @@ package shipping
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +21,39 @@ type BuyRequest struct {
 	// Key is the request's Idempotency-Key ("" for none), Fingerprint what the request asked
 	// for: the same key must ask the same.
 	Key, Fingerprint string
+}
+
+// MaxIdempotencyKey bounds an Idempotency-Key.
+const MaxIdempotencyKey = 255
+
+// ValidIdempotencyKey reports whether k can be an Idempotency-Key: 1 to 255 printable ASCII
+// characters.
+func ValidIdempotencyKey(k string) bool {
+	if k == "" || len(k) > MaxIdempotencyKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// Keyed is the request under the Idempotency-Key key ("" for none), fingerprinted with what it
+// asks for: the shipment, the rate, the insurance and whether the label document is inlined.
+func (r BuyRequest) Keyed(key string, inlineLabel bool) BuyRequest {
+	if key == "" {
+		return r
+	}
+	fields := "buy\x00" + r.ShipmentID + "\x00" + r.RateID + "\x00" + strconv.FormatBool(inlineLabel)
+	if r.InsuredCents > 0 {
+		// Without insurance the fingerprint is the one keys recorded before insurance have.
+		fields += "\x00insured=" + strconv.FormatInt(r.InsuredCents, 10)
+	}
+	sum := sha256.Sum256([]byte(fields))
+	r.Key, r.Fingerprint = key, hex.EncodeToString(sum[:])
+	return r
 }
 
 // Bought is a purchase's answer: the bought shipment, its stored rendering when the store kept

@@ -1,6 +1,9 @@
 package shipping
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
 	"testing"
 	"time"
 )
@@ -49,6 +52,53 @@ func TestVoidLease(t *testing.T) {
 	} {
 		if got := (&Buyer{Timeout: tt.timeout}).VoidLease(); got != tt.want {
 			t.Errorf("VoidLease with timeout %v = %v; want %v", tt.timeout, got, tt.want)
+		}
+	}
+}
+
+// TestBuyRequestKeyed: the fingerprint names what a buy asks for, so a key reused for another
+// shipment, rate, insurance or inlining is told apart; a buy without insurance keeps the
+// fingerprint keys recorded before insurance existed (pinned); no key, no fingerprint.
+func TestBuyRequestKeyed(t *testing.T) {
+	base := BuyRequest{AccountID: "a", ShipmentID: "shp_1", RateID: "rate_1"}
+	plain := base.Keyed("k", false)
+	if plain.Key != "k" || plain.AccountID != "a" {
+		t.Fatalf("Keyed = %+v", plain)
+	}
+	sum := sha256.Sum256([]byte("buy\x00shp_1\x00rate_1\x00false"))
+	if plain.Fingerprint != hex.EncodeToString(sum[:]) {
+		t.Errorf("fingerprint without insurance = %s, not the one keys recorded before insurance have", plain.Fingerprint)
+	}
+	other := func(f func(*BuyRequest)) BuyRequest { r := base; f(&r); return r }
+	differ := map[string]BuyRequest{
+		"another shipment":  other(func(r *BuyRequest) { r.ShipmentID = "shp_2" }).Keyed("k", false),
+		"another rate":      other(func(r *BuyRequest) { r.RateID = "rate_2" }).Keyed("k", false),
+		"insured":           other(func(r *BuyRequest) { r.InsuredCents = 10000 }).Keyed("k", false),
+		"inlined":           base.Keyed("k", true),
+		"insured otherwise": other(func(r *BuyRequest) { r.InsuredCents = 20000 }).Keyed("k", false),
+	}
+	seen := map[string]string{plain.Fingerprint: "plain"}
+	for name, r := range differ {
+		if prev, ok := seen[r.Fingerprint]; ok {
+			t.Errorf("%s has the fingerprint of %s", name, prev)
+		}
+		seen[r.Fingerprint] = name
+	}
+	if r := base.Keyed("", true); r.Key != "" || r.Fingerprint != "" {
+		t.Errorf("Keyed without a key = %+v, want no key and no fingerprint", r)
+	}
+}
+
+func TestValidIdempotencyKey(t *testing.T) {
+	for _, tt := range []struct {
+		key  string
+		want bool
+	}{
+		{"", false}, {"a", true}, {strings.Repeat("k", 255), true}, {strings.Repeat("k", 256), false},
+		{"order-1 retry #2", true}, {"tab\there", false}, {"del\x7f", false}, {"caf\u00e9", false}, {"~ !", true},
+	} {
+		if got := ValidIdempotencyKey(tt.key); got != tt.want {
+			t.Errorf("ValidIdempotencyKey(%q) = %v, want %v", tt.key, got, tt.want)
 		}
 	}
 }
