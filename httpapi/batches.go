@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -152,41 +150,19 @@ func (a *API) batchLabelsOf(w http.ResponseWriter, r *http.Request, id string) e
 	if err != nil {
 		return err
 	}
-	if b.Status != shipping.BatchCompleted || b.Purchased == 0 {
+	ids := b.LabelShipments()
+	if ids == nil {
 		return store.ErrNotFound // no document yet, or none to make
-	}
-	var ids []string
-	for _, it := range b.Items {
-		if it.Status == shipping.ItemPurchased {
-			ids = append(ids, *it.ShipmentID)
-		}
 	}
 	shipments, err := a.db.Shipments(ctx, acct, ids)
 	if err != nil {
 		return err
 	}
-	docs := make([]shipping.LabelDocument, 0, len(shipments))
-	formats := make([]string, 0, len(shipments))
-	for _, s := range shipments {
-		if s.ShippingLabel != nil {
-			docs = append(docs, a.labelDocument(s, s.ShippingLabel))
-			formats = append(formats, s.ShippingLabel.LabelFormat)
-		}
-	}
-	format := shipping.BatchDocumentFormat(formats)
-	var body []byte
-	contentType := shipping.ContentTypePDF
-	if format == shipping.LabelFormatZPL {
-		body, err = shipping.LabelsZPL(docs)
-		contentType = shipping.ContentTypeZPL
-	} else {
-		body, err = shipping.LabelsPDF(docs)
-	}
+	body, format, contentType, err := shipping.BatchLabels(shipments, a.carrier)
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(body)
-	serveDocument(w, r, document{body: body, contentType: contentType, etag: hex.EncodeToString(sum[:]),
+	serveDocument(w, r, document{body: body, contentType: contentType,
 		filename: "batch-" + b.ID + shipping.LabelFileExtension(format), attachment: format == shipping.LabelFormatZPL})
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"hash"
 	"mime"
 	"net/http"
@@ -166,7 +167,8 @@ type document struct {
 	// attachment asks the browser to save the file rather than show it.
 	attachment bool
 	filename   string
-	// etag is a digest of body; modified, when known, is when the document came to be.
+	// etag is a digest of body (its SHA-256 when empty); modified, when known, is when the
+	// document came to be.
 	etag     string
 	modified time.Time
 	// immutable documents never change at their URL (a finalized invoice's); the others (a
@@ -185,6 +187,10 @@ func serveDocument(w http.ResponseWriter, r *http.Request, d document) {
 		disposition = "attachment"
 	}
 	h.Set("Content-Disposition", mime.FormatMediaType(disposition, map[string]string{"filename": d.filename}))
+	if d.etag == "" {
+		sum := sha256.Sum256(d.body)
+		d.etag = hex.EncodeToString(sum[:])
+	}
 	h.Set("ETag", `"`+d.etag+`"`)
 	h.Set("X-Content-Type-Options", "nosniff")
 	if d.immutable {

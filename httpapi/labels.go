@@ -2,9 +2,7 @@ package httpapi
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -330,8 +328,7 @@ func (a *API) serveLabelDocument(w http.ResponseWriter, r *http.Request, account
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(body)
-	doc := document{body: body, contentType: contentType, etag: hex.EncodeToString(sum[:])}
+	doc := document{body: body, contentType: contentType}
 	// PDF and PNG open in a browser; ZPL is for a printer, so it is saved as a file.
 	doc.filename = "label-" + l.TrackingCode + shipping.LabelFileExtension(l.LabelFormat)
 	doc.attachment = l.LabelFormat == shipping.LabelFormatZPL
@@ -366,8 +363,7 @@ func (a *API) commercialInvoiceOf(w http.ResponseWriter, r *http.Request, id str
 		return store.ErrNotFound
 	}
 	body := doc.InvoicePDF()
-	sum := sha256.Sum256(body)
-	serveDocument(w, r, document{body: body, contentType: shipping.ContentTypePDF, etag: hex.EncodeToString(sum[:]),
+	serveDocument(w, r, document{body: body, contentType: shipping.ContentTypePDF,
 		filename: "commercial-invoice-" + l.TrackingCode + ".pdf"})
 	return nil
 }

@@ -169,3 +169,40 @@ func BatchDocumentFormat(labelFormats []string) string {
 	}
 	return LabelFormatZPL
 }
+
+// BatchLabels is a batch's label document: the labels of its purchased shipments in the
+// batch's order, in BatchDocumentFormat, with its content type. carrier finds a label's
+// carrier, which prints the label as it does (LabelDocumentFor).
+func BatchLabels(shipments []*Shipment, carrier func(name string) (Carrier, bool)) (body []byte, format, contentType string, err error) {
+	docs := make([]LabelDocument, 0, len(shipments))
+	formats := make([]string, 0, len(shipments))
+	for _, s := range shipments {
+		if l := s.ShippingLabel; l != nil {
+			c, _ := carrier(l.Carrier)
+			docs = append(docs, LabelDocumentFor(s, l, c))
+			formats = append(formats, l.LabelFormat)
+		}
+	}
+	if format = BatchDocumentFormat(formats); format == LabelFormatZPL {
+		body, err = LabelsZPL(docs)
+		return body, format, ContentTypeZPL, err
+	}
+	body, err = LabelsPDF(docs)
+	return body, format, ContentTypePDF, err
+}
+
+// LabelShipments is the ids of the batch's purchased shipments, in the batch's order, once it
+// is COMPLETED: the shipments of its label document. None while it is PROCESSING, nor when
+// nothing was purchased: it has no document then.
+func (b *Batch) LabelShipments() []string {
+	if b.Status != BatchCompleted {
+		return nil
+	}
+	var ids []string
+	for _, it := range b.Items {
+		if it.Status == ItemPurchased {
+			ids = append(ids, *it.ShipmentID)
+		}
+	}
+	return ids
+}

@@ -3,6 +3,7 @@ package shipping
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -99,6 +100,29 @@ func TestBatchDocumentFormat(t *testing.T) {
 	for _, tt := range tests {
 		if got := BatchDocumentFormat(tt.formats); got != tt.want {
 			t.Errorf("BatchDocumentFormat(%v) = %s; want %s", tt.formats, got, tt.want)
+		}
+	}
+}
+
+// TestBatchLabelShipments: a batch's label document holds its purchased shipments in the
+// batch's order, once it is COMPLETED; a batch still processing, or with nothing purchased, has
+// none.
+func TestBatchLabelShipments(t *testing.T) {
+	id := func(s string) *string { return &s }
+	items := []BatchItem{{Status: ItemPurchased, ShipmentID: id("s1")}, {Status: ItemFailed}, {Status: ItemCreated, ShipmentID: id("s3")},
+		{Status: ItemPurchased, ShipmentID: id("s4")}}
+	tests := []struct {
+		name  string
+		batch Batch
+		want  []string
+	}{
+		{"completed", Batch{Status: BatchCompleted, Items: items}, []string{"s1", "s4"}},
+		{"processing", Batch{Status: BatchProcessing, Items: items}, nil},
+		{"nothing purchased", Batch{Status: BatchCompleted, Items: items[1:3]}, nil},
+	}
+	for _, tt := range tests {
+		if got := tt.batch.LabelShipments(); !slices.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
+			t.Errorf("%s: LabelShipments = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }
