@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/waybill/waybill/billing"
+	"github.com/waybill/waybill/httpapi/internal/metrics"
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
 )
@@ -67,7 +68,7 @@ type API struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	cfg     Config
-	metrics *metrics
+	metrics *metrics.Registry
 
 	// workers run in the background from Run; each can also do one pass of its due work
 	// synchronously (drain), which the tests use instead of waiting.
@@ -102,13 +103,11 @@ func New(cfg Config) (*API, error) {
 	if cfg.WebhookRetrySchedule == nil {
 		cfg.WebhookRetrySchedule = DefaultRetrySchedule
 	}
-	a := &API{db: cfg.DB, baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Logger, mux: http.NewServeMux(), cfg: cfg, metrics: newMetrics()}
+	a := &API{db: cfg.DB, baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Logger, mux: http.NewServeMux(), cfg: cfg, metrics: metrics.New()}
 	if err := a.setup(); err != nil {
 		return nil, err
 	}
-	for _, w := range a.workers {
-		a.metrics.workerErrors[w.name] = 0 // every worker's series exists from the start
-	}
+	a.metrics.Workers(a.Workers()...)
 	a.routes()
 	return a, nil
 }
@@ -209,7 +208,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		finishBody(rec, r)
 	}
 	elapsed := max(0, a.db.Now().Sub(start))
-	a.metrics.observeRequest(pattern, r.Method, rec.status, elapsed)
+	a.metrics.Request(pattern, r.Method, rec.status, elapsed)
 	path := loggedPath(r)
 	if len(path) > 200 {
 		path = path[:200] + "…"
