@@ -21,4 +21,3 @@ func TestLabelEscaping(t *testing.T) {
 		t.Errorf("output lacks %s:\n%s", want, b.String())
 	}
 }
-
