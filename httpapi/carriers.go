@@ -69,7 +69,7 @@ func (a *API) putCarrier(w http.ResponseWriter, r *http.Request) error {
 		v.Add("code", "taken", "is the name of a carrier the host application provides in Go")
 		return v.Err()
 	}
-	put, err := a.db.PutCarrier(r.Context(), code, &card, dryRun)
+	put, err := shipping.PutCarrier(r.Context(), a.db, code, &card, dryRun, a.db.Now())
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,8 @@ func (a *API) putPriceGrid(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	put, err := a.db.PutPriceGrid(r.Context(), r.PathValue("code"), r.PathValue("service"), from, breaks, prices, dryRun)
+	put, err := shipping.PutPriceGrid(r.Context(), a.db, r.PathValue("code"), r.PathValue("service"), from, breaks, prices, dryRun,
+		a.db.Now())
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (a *API) putPriceGrid(w http.ResponseWriter, r *http.Request) error {
 // writeCarrierPut answers a PUT with the version it stored (DESIGN §16), as GET ?version=N
 // shows it, whether or not that version is in force today: in_force_version says which is. A
 // dry run answers the version it would have stored, with its changes.
-func (a *API) writeCarrierPut(w http.ResponseWriter, put store.CarrierPut, dryRun bool) error {
+func (a *API) writeCarrierPut(w http.ResponseWriter, put shipping.CarrierPut, dryRun bool) error {
 	v := put.Carrier.View(put.Carrier.Versions[len(put.Carrier.Versions)-1], a.today())
 	if dryRun {
 		v.Changes = put.Changes

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/waybill/waybill/shipping"
 )
@@ -253,59 +252,10 @@ func (db *DB) SeedCarriers(ctx context.Context, cards []shipping.Card) error {
 	})
 }
 
-// CarrierPut is what storing a version answered: the carrier after it, whether the version
-// created the carrier (or brought a deleted one back), and the prices it changed against the
-// version in force on its effective date.
-type CarrierPut struct {
-	Carrier *shipping.StoredCarrier
-	Created bool
-	Changes []shipping.PriceChange
-}
-
-// PutCarrier validates the card and appends it as the carrier's next version; with dryRun it
-// only validates and reports. The card is normalized for code on today's date.
-func (db *DB) PutCarrier(ctx context.Context, code string, card *shipping.Card, dryRun bool) (CarrierPut, error) {
-	card.Normalize(code, db.Now())
-	if err := card.Validate(code); err != nil {
-		return CarrierPut{}, err
-	}
-	return db.putVersion(ctx, code, card.EffectiveFrom, dryRun, func(*shipping.Card) (*shipping.Card, error) { return card, nil })
-}
-
-// PutPriceGrid appends a version, effective from effectiveFrom (today when empty), equal to
-// the version in force on that date except for service's grid. The carrier and the service
-// must exist (else ErrNotFound).
-func (db *DB) PutPriceGrid(ctx context.Context, code, service, effectiveFrom string, breaks []int64, prices [][]int64, dryRun bool) (CarrierPut, error) {
-	if effectiveFrom == "" {
-		effectiveFrom = db.Now().UTC().Format(time.DateOnly)
-	}
-	if _, err := db.Carrier(ctx, code); err != nil {
-		return CarrierPut{}, err
-	}
-	return db.putVersion(ctx, code, effectiveFrom, dryRun, func(inForce *shipping.Card) (*shipping.Card, error) {
-		if inForce == nil {
-			var v shipping.ValidationError
-			v.Add("effective_from", "invalid", "no version of carrier "+code+" is in force on "+effectiveFrom)
-			return nil, v.Err()
-		}
-		if inForce.Service(service) == nil {
-			return nil, ErrNotFound
-		}
-		if err := inForce.CheckGrid(service, prices); err != nil {
-			return nil, err
-		}
-		card := inForce.WithGrid(service, breaks, prices, effectiveFrom)
-		return card, card.Validate(code)
-	})
-}
-
-// putVersion appends the card that next makes of the version in force on effectiveFrom (nil
-// for a new or deleted carrier), in one transaction that holds the carrier's row, so versions
-// are numbered one after the other and compared with the one before.
-func (db *DB) putVersion(ctx context.Context, code, effectiveFrom string, dryRun bool, next func(inForce *shipping.Card) (*shipping.Card, error)) (CarrierPut, error) {
-	var put CarrierPut
-	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		put = CarrierPut{}
+// PutCarrierVersion runs fn in one transaction that holds carrier code's row
+// (shipping.CarrierWriter).
+func (db *DB) PutCarrierVersion(ctx context.Context, code string, fn func(shipping.CarrierVersionTx) error) error {
+	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.lock(ctx, tx, `SELECT code FROM carriers WHERE code = $1`, code); err != nil {
 			return err
 		}
@@ -313,93 +263,50 @@ func (db *DB) putVersion(ctx context.Context, code, effectiveFrom string, dryRun
 		if err != nil {
 			return err
 		}
-		live := len(cs) == 1 && !cs[0].Deleted
-		var inForce *shipping.Card
-		if live {
-			// Only the version compared with is read whole: a put costs the same at the 1st
-			// version and the 100th (DESIGN §18).
-			if v := shipping.InForce(cs[0].Versions, effectiveFrom); v != nil {
-				if inForce, err = versionCard(ctx, tx, code, v.Version); err != nil {
-					return err
-				}
-			}
+		v := carrierVersionTx{db: db, tx: tx, code: code}
+		if len(cs) == 1 {
+			v.stored = cs[0]
 		}
-		card, err := next(inForce)
-		if err != nil {
-			return err
-		}
-		// Carrier puts take the one row of carrier_changes, which each of them updates in the
-		// end anyway, before comparing ranges: two carriers loaded at once compare with each
-		// other, one after the other, on PostgreSQL too.
-		if err := db.lock(ctx, tx, `SELECT id FROM carrier_changes`); err != nil {
-			return err
-		}
-		others, err := db.othersTracking(ctx, tx, code)
-		if err != nil {
-			return err
-		}
-		if err := card.CheckTrackingOverlap(others); err != nil {
-			return err
-		}
-		put.Changes, put.Created = shipping.PriceChanges(inForce, card), !live
-		if dryRun {
-			put.Carrier = dryRunCarrier(cs, card, db.Now())
-			return errDryRun
-		}
-		if err := db.addVersion(ctx, tx, card); err != nil {
-			return err
-		}
-		if put.Carrier, err = db.carrier(ctx, tx, code); err != nil {
-			return err
-		}
-		put.Carrier.Versions[len(put.Carrier.Versions)-1].Card = card // the answer shows it whole
-		return nil
+		return fn(v)
 	})
-	if errors.Is(err, errDryRun) {
-		err = nil
-	}
-	return put, err
 }
 
-// othersTracking returns the tracking schemes that a card of carrier code must not overlap:
-// those of every other carrier's versions in force today or later, a deleted carrier's too (a
-// rate it quoted before its deletion can still be bought). A version no longer in force issues
-// no more numbers. Only the versions' outlines are read, not their whole cards.
-func (db *DB) othersTracking(ctx context.Context, tx *sql.Tx, code string) ([]shipping.CarrierTracking, error) {
-	byCarrier := map[string][]*shipping.CarrierVersion{}
-	var carriers []string
-	err := versionOutlines(ctx, tx, db.r, " WHERE carrier <> $1", []any{code}, func(carrier string, v *shipping.CarrierVersion) {
-		if byCarrier[carrier] == nil {
-			carriers = append(carriers, carrier)
-		}
-		byCarrier[carrier] = append(byCarrier[carrier], v)
-	})
-	if err != nil {
+// carrierVersionTx is a carrier version being stored, in tx (shipping.CarrierVersionTx).
+type carrierVersionTx struct {
+	db     *DB
+	tx     *sql.Tx
+	code   string
+	stored *shipping.StoredCarrier
+}
+
+func (v carrierVersionTx) Stored() *shipping.StoredCarrier { return v.stored }
+
+func (v carrierVersionTx) Card(ctx context.Context, version int64) (*shipping.Card, error) {
+	return versionCard(ctx, v.tx, v.code, version)
+}
+
+// Others takes the one row of carrier_changes, which every put updates in the end anyway, then
+// reads the other carriers' version outlines (not their whole cards).
+func (v carrierVersionTx) Others(ctx context.Context) ([]*shipping.StoredCarrier, error) {
+	if err := v.db.lock(ctx, v.tx, `SELECT id FROM carrier_changes`); err != nil {
 		return nil, err
 	}
-	today := db.Now().UTC().Format(time.DateOnly)
-	var out []shipping.CarrierTracking
-	for _, carrier := range carriers {
-		for _, v := range shipping.InForceFrom(byCarrier[carrier], today) {
-			out = append(out, shipping.CarrierTracking{Carrier: carrier, Version: v.Version, Tracking: v.Card.Tracking})
+	var out []*shipping.StoredCarrier
+	err := versionOutlines(ctx, v.tx, v.db.r, " WHERE carrier <> $1", []any{v.code}, func(carrier string, cv *shipping.CarrierVersion) {
+		if len(out) == 0 || out[len(out)-1].Code != carrier {
+			out = append(out, &shipping.StoredCarrier{Code: carrier})
 		}
-	}
-	return out, nil
+		c := out[len(out)-1]
+		c.Versions = append(c.Versions, cv)
+	})
+	return out, err
 }
 
-// errDryRun rolls back a dry run's transaction.
-var errDryRun = errors.New("dry run")
-
-// dryRunCarrier is the carrier as it would be with card stored as its next version.
-func dryRunCarrier(cs []*shipping.StoredCarrier, card *shipping.Card, now time.Time) *shipping.StoredCarrier {
-	c := &shipping.StoredCarrier{Code: card.Code, CreatedAt: now}
-	if len(cs) == 1 {
-		*c = *cs[0]
+func (v carrierVersionTx) Add(ctx context.Context, card *shipping.Card) (*shipping.StoredCarrier, error) {
+	if err := v.db.addVersion(ctx, v.tx, card); err != nil {
+		return nil, err
 	}
-	n := int64(len(c.Versions)) + 1
-	c.Versions = append(c.Versions[:len(c.Versions):len(c.Versions)], &shipping.CarrierVersion{Version: n, CreatedAt: now, Card: card})
-	c.Deleted, c.UpdatedAt = false, now
-	return c
+	return v.db.carrier(ctx, v.tx, v.code)
 }
 
 // addVersion stores card as the next version of its carrier, creating the carrier or bringing

@@ -50,13 +50,13 @@ func testCarrierVersions(t *testing.T) {
 		t.Fatalf("after seeding twice: %d carriers, %d changes, %v; want the %d samples once", len(cs), n, err, len(shipping.SampleCards()))
 	}
 
-	put, err := db.PutCarrier(ctx, "ACME", testCard(100), false)
+	put, err := putCarrier(ctx, db, "ACME", testCard(100), false)
 	if err != nil || !put.Created || len(put.Carrier.Versions) != 1 || len(put.Changes) != 24 {
 		t.Fatalf("first put = %+v, %v; want created at version 1 with 24 prices added", put, err)
 	}
 	next := testCard(100)
 	next.EffectiveFrom, next.Services[0].PricesCents[0][7] = "2027-01-01", 799
-	put, err = db.PutCarrier(ctx, "ACME", next, true)
+	put, err = putCarrier(ctx, db, "ACME", next, true)
 	if err != nil || put.Created || len(put.Changes) != 1 || *put.Changes[0].NewCents != 799 {
 		t.Fatalf("dry run = %+v, %v; want one changed price", put, err)
 	}
@@ -66,13 +66,13 @@ func testCarrierVersions(t *testing.T) {
 	before := changes()
 	bad := testCard(100)
 	bad.Services[0].WeightBreaksOz = []int64{16, 8}
-	if _, err := db.PutCarrier(ctx, "ACME", bad, false); !errors.As(err, new(*shipping.ValidationError)) {
+	if _, err := putCarrier(ctx, db, "ACME", bad, false); !errors.As(err, new(*shipping.ValidationError)) {
 		t.Fatalf("invalid put = %v; want a ValidationError", err)
 	}
-	if _, err := db.PutCarrier(ctx, "ACME", next, false); err != nil {
+	if _, err := putCarrier(ctx, db, "ACME", next, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.PutPriceGrid(ctx, "ACME", "GROUND", "2026-06-01", []int64{32}, [][]int64{{1, 2, 3, 4, 5, 6, 7, 8}}, false); err != nil {
+	if _, err := putPriceGrid(ctx, db, "ACME", "GROUND", "2026-06-01", []int64{32}, [][]int64{{1, 2, 3, 4, 5, 6, 7, 8}}, false); err != nil {
 		t.Fatal(err)
 	}
 	if changes() != before+2 {
@@ -127,7 +127,7 @@ func testCarrierVersions(t *testing.T) {
 	if err := db.SeedCarriers(ctx, shipping.SampleCards()); err != nil {
 		t.Fatal(err)
 	}
-	if put, err = db.PutCarrier(ctx, "ACME", testCard(100), false); err != nil || !put.Created || len(put.Carrier.Versions) != 4 {
+	if put, err = putCarrier(ctx, db, "ACME", testCard(100), false); err != nil || !put.Created || len(put.Carrier.Versions) != 4 {
 		t.Errorf("put after delete = created %v, %d versions, %v; want created again with 4 versions", put.Created, len(put.Carrier.Versions), err)
 	}
 }
@@ -140,7 +140,7 @@ func testCarrierVersions(t *testing.T) {
 func SerialsAcrossHandles(t *testing.T, here, there *store.DB) {
 	ctx := context.Background()
 	acct := newAccount(t, here)
-	if _, err := here.PutCarrier(ctx, "ACME", testCard(40), false); err != nil {
+	if _, err := putCarrier(ctx, here, "ACME", testCard(40), false); err != nil {
 		t.Fatal(err)
 	}
 	var shipments []*shipping.Shipment
@@ -321,7 +321,7 @@ func testTrackingRangeOverlap(t *testing.T) {
 		}
 		for _, dryRun := range []bool{true, false} {
 			c := *step.card
-			_, err := db.PutCarrier(ctx, step.code, &c, dryRun)
+			_, err := putCarrier(ctx, db, step.code, &c, dryRun)
 			var oe *shipping.TrackingOverlapError
 			switch {
 			case step.want == "" && err != nil:
@@ -334,7 +334,7 @@ func testTrackingRangeOverlap(t *testing.T) {
 		}
 	}
 	// A grid's version keeps the tracking of the version it copies, and is checked the same.
-	if _, err := db.PutPriceGrid(ctx, "DELTA", "GROUND", "", []int64{32}, [][]int64{{1, 2, 3, 4, 5, 6, 7, 8}}, false); err != nil {
+	if _, err := putPriceGrid(ctx, db, "DELTA", "GROUND", "", []int64{32}, [][]int64{{1, 2, 3, 4, 5, 6, 7, 8}}, false); err != nil {
 		t.Errorf("grid put of DELTA = %v; want it stored", err)
 	}
 }
@@ -351,7 +351,7 @@ func testCarrierVersionsReadOnlyWhatTheyNeed(t *testing.T) {
 			card := testCard(100)
 			card.Code, card.EffectiveFrom = code, fmt.Sprintf("2026-0%d-01", n+1)
 			card.Tracking.Prefix = []string{"AC", "BE"}[i]
-			if _, err := db.PutCarrier(ctx, code, card, false); err != nil {
+			if _, err := putCarrier(ctx, db, code, card, false); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -362,11 +362,11 @@ func testCarrierVersionsReadOnlyWhatTheyNeed(t *testing.T) {
 	}
 	next := testCard(100)
 	next.Code, next.EffectiveFrom, next.Tracking.Prefix = "ACME", "2026-12-01", "AC"
-	put, err := db.PutCarrier(ctx, "ACME", next, false)
+	put, err := putCarrier(ctx, db, "ACME", next, false)
 	if err != nil || len(put.Carrier.Versions) != 4 || put.Carrier.Versions[3].Card.Services[0].PricesCents == nil {
 		t.Fatalf("PutCarrier = %+v, %v; want a 4th version, answered whole", put.Carrier, err)
 	}
-	if _, err := db.PutPriceGrid(ctx, "BETA", "GROUND", "2026-12-01", []int64{32}, [][]int64{{1, 2, 3, 4, 5, 6, 7, 8}}, false); err != nil {
+	if _, err := putPriceGrid(ctx, db, "BETA", "GROUND", "2026-12-01", []int64{32}, [][]int64{{1, 2, 3, 4, 5, 6, 7, 8}}, false); err != nil {
 		t.Fatalf("PutPriceGrid = %v", err)
 	}
 	if c, err := db.Carrier(ctx, "BETA"); err != nil || len(c.Versions) != 4 || c.Versions[0].Card.Tracking.Prefix != "BE" {
@@ -378,4 +378,15 @@ func testCarrierVersionsReadOnlyWhatTheyNeed(t *testing.T) {
 	if _, err := db.CarrierCard(ctx, "ACME", 1); err == nil {
 		t.Error("CarrierCard(ACME, 1) read an unreadable card")
 	}
+}
+
+// putCarrier and putPriceGrid store a carrier version through the use case (shipping.PutCarrier,
+// shipping.PutPriceGrid) on the store's clock.
+func putCarrier(ctx context.Context, db *store.DB, code string, card *shipping.Card, dryRun bool) (shipping.CarrierPut, error) {
+	return shipping.PutCarrier(ctx, db, code, card, dryRun, db.Now())
+}
+
+func putPriceGrid(ctx context.Context, db *store.DB, code, service, from string, breaks []int64, prices [][]int64,
+	dryRun bool) (shipping.CarrierPut, error) {
+	return shipping.PutPriceGrid(ctx, db, code, service, from, breaks, prices, dryRun, db.Now())
 }

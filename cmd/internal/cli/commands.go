@@ -269,7 +269,7 @@ func defineCarrierList(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 // printPut prints what a carrier put stored, as the API answers it: the version stored (or
 // with -dry-run, that it would store, and the changes), and the version in force today (null
 // before any is).
-func (e *env) printPut(put store.CarrierPut, dryRun bool, today time.Time) error {
+func (e *env) printPut(put shipping.CarrierPut, dryRun bool, today time.Time) error {
 	v := put.Carrier.Versions[len(put.Carrier.Versions)-1]
 	out := struct {
 		Code           string                 `json:"code"`
@@ -309,7 +309,7 @@ func defineCarrierPut(fs *flag.FlagSet, e *env, db *string) func(ctx context.Con
 			return fmt.Errorf("%s: the card needs its \"code\"", args[0])
 		}
 		return e.withDB(ctx, *db, func(db *store.DB) error {
-			put, err := db.PutCarrier(ctx, card.Code, &card, *dryRun)
+			put, err := shipping.PutCarrier(ctx, db, card.Code, &card, *dryRun, db.Now())
 			if err != nil {
 				return err
 			}
@@ -338,7 +338,7 @@ func defineCarrierPrices(fs *flag.FlagSet, e *env, db *string) func(ctx context.
 			return fmt.Errorf("%s: %w", args[2], err)
 		}
 		return e.withDB(ctx, *db, func(db *store.DB) error {
-			put, err := db.PutPriceGrid(ctx, args[0], args[1], *from, breaks, prices, *dryRun)
+			put, err := shipping.PutPriceGrid(ctx, db, args[0], args[1], *from, breaks, prices, *dryRun, db.Now())
 			if errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("no carrier %s with a service %s", args[0], args[1])
 			}

@@ -1,0 +1,68 @@
+package shipping
+
+import (
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestTrackingInForce: a new version's tracking range is checked against the other carriers'
+// versions in force today or later, a deleted carrier's too; a version replaced before today
+// issues no more numbers and is left out.
+func TestTrackingInForce(t *testing.T) {
+	now := time.Date(2026, 11, 26, 15, 0, 0, 0, time.UTC)
+	version := func(n int64, from string) *CarrierVersion {
+		return &CarrierVersion{Version: n, Card: &Card{EffectiveFrom: from}}
+	}
+	tests := []struct {
+		name     string
+		carriers []*StoredCarrier
+		want     []string // carrier:version
+	}{
+		{"none", nil, nil},
+		{"one in force", []*StoredCarrier{{Code: "A", Versions: []*CarrierVersion{version(1, "2026-01-01")}}}, []string{"A:1"}},
+		{"replaced before today", []*StoredCarrier{{Code: "A", Versions: []*CarrierVersion{version(1, "2026-01-01"), version(2, "2026-06-01")}}},
+			[]string{"A:2"}},
+		{"in force and to come", []*StoredCarrier{{Code: "A", Versions: []*CarrierVersion{version(1, "2026-01-01"), version(2, "2027-01-01")}}},
+			[]string{"A:1", "A:2"}},
+		{"deleted still counts", []*StoredCarrier{{Code: "D", Deleted: true, Versions: []*CarrierVersion{version(1, "2026-01-01")}}},
+			[]string{"D:1"}},
+		{"only to come", []*StoredCarrier{{Code: "F", Versions: []*CarrierVersion{version(1, "2027-03-01")}}}, []string{"F:1"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, c := range trackingInForce(tt.carriers, now) {
+			got = append(got, c.Carrier+":"+strconv.FormatInt(c.Version, 10))
+		}
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: trackingInForce = %v, want %v", tt.name, got, tt.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("%s: trackingInForce = %v, want %v", tt.name, got, tt.want)
+				break
+			}
+		}
+	}
+}
+
+// TestWithVersion: a dry run shows the carrier as it would be, its next version numbered after
+// the last, brought back if deleted, without changing the stored carrier it was made from.
+func TestWithVersion(t *testing.T) {
+	now := time.Date(2026, 11, 26, 15, 0, 0, 0, time.UTC)
+	card := &Card{Code: "A", EffectiveFrom: "2026-12-01"}
+	fresh := withVersion(nil, card, now)
+	if fresh.Code != "A" || len(fresh.Versions) != 1 || fresh.Versions[0].Version != 1 || !fresh.CreatedAt.Equal(now) {
+		t.Errorf("withVersion(nil) = %+v", fresh)
+	}
+	stored := &StoredCarrier{Code: "A", Deleted: true, CreatedAt: now.AddDate(-1, 0, 0),
+		Versions: make([]*CarrierVersion, 2, 4)}
+	got := withVersion(stored, card, now)
+	if got.Deleted || len(got.Versions) != 3 || got.Versions[2].Version != 3 || got.Versions[2].Card != card || !got.UpdatedAt.Equal(now) {
+		t.Errorf("withVersion(deleted, 2 versions) = %+v", got)
+	}
+	if !stored.Deleted || len(stored.Versions) != 2 || stored.Versions[:3][2] != nil {
+		t.Errorf("withVersion changed the stored carrier: %+v", stored)
+	}
+}
