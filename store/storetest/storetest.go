@@ -69,6 +69,7 @@ var tests = []struct {
 	fn   func(t *testing.T)
 }{
 	{"Tokens", testTokens},
+	{"ListByBrand", testListByBrand},
 	{"Bootstrap", testBootstrap},
 	{"CreateAccountMakesBillingProfile", testCreateAccountMakesBillingProfile},
 	{"BillFinishedLabel", testBillFinishedLabel},

@@ -1,0 +1,105 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/waybill/waybill/shipping"
+)
+
+// TestDropLabelsShipmentIndex: migration 032 drops the index of labels by (account_id,
+// shipment_id) from a database that has it, and a shipment's label is still found, by the
+// UNIQUE index on shipment_id, for its own account only.
+func TestDropLabelsShipmentIndex(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "test.db")
+	db, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct, err := db.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := db.CreateAccount(ctx, "other", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	la := shipping.Address{Name: "A", Street1: "1 Main St", City: "Los Angeles", State: "CA", Zip: "90058", Country: "US"}
+	s := &shipping.Shipment{ID: db.NewID(), AccountID: acct.ID, Status: shipping.StatusOpen, ShipDate: "2026-11-22",
+		Origin: la, Destination: la, ReturnAddress: la, RateShoppingProfile: "default", RateShoppingStrategy: "ALL",
+		LabelFormat: "PDF", ShippingRates: []shipping.Rate{},
+		CreatedAt: shipping.Timestamp{Time: time.Now()}, UpdatedAt: shipping.Timestamp{Time: time.Now()}}
+	if _, err := db.CreateShipment(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	labelID, rateID := db.NewID(), db.NewID()
+	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service, currency,
+			postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days, estimated_delivery_date,
+			rate_metadata, position, created_at) VALUES ($1, $2, $3, 'POSTLINE', 'X', 'USD', 100, 0, 100, 100, 3,
+			'2026-11-25T00:00:00Z', '{}', 0, 0)`, rateID, acct.ID, s.ID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
+			service, tracking_code, status, label_format, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, 'POSTLINE', 'X', 'TRK1', 'PRE_TRANSIT', 'PDF', 0, 0)`, labelID, acct.ID, s.ID, rateID); err != nil {
+			return err
+		}
+		// The database as migration 031 left it.
+		if _, err := tx.ExecContext(ctx, `CREATE INDEX shipping_labels_account_shipment ON shipping_labels (account_id, shipment_id)`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version = 32`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	if db, err = OpenSQLite(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'shipping_labels_account_shipment'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("after migration 032: %d indexes shipping_labels_account_shipment (%v); want 0", n, err)
+	}
+
+	// The label is found for its shipment's account, through an index, and not for another.
+	for _, c := range []struct {
+		account string
+		want    bool
+	}{{acct.ID, true}, {other.ID, false}} {
+		got := &shipping.Shipment{ID: s.ID, AccountID: c.account}
+		if err := db.attachLabels(ctx, c.account, []*shipping.Shipment{got}); err != nil {
+			t.Fatal(err)
+		}
+		if found := got.ShippingLabel != nil && got.ShippingLabel.ID == labelID; found != c.want {
+			t.Errorf("attachLabels(account %s) found the label: %v; want %v", c.account, found, c.want)
+		}
+	}
+	rows, err := db.r.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT `+labelColumns+` FROM shipping_labels
+		WHERE account_id = $1 AND shipment_id IN ($2, $3)`, acct.ID, s.ID, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if p := strings.Join(plan, "; "); !strings.Contains(p, "(shipment_id=?)") {
+		t.Errorf("labels by shipment: plan %q; want a search of the index on shipment_id", p)
+	}
+}
