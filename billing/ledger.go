@@ -27,6 +27,8 @@ type Ledger interface {
 	// reads its period) run one after the other. Profile reads it without the lock.
 	LockProfile(ctx context.Context, accountID string) (Profile, error)
 	Profile(ctx context.Context, accountID string) (Profile, error)
+	// SaveProfile stores p's period and bill-to as its account's profile.
+	SaveProfile(ctx context.Context, p Profile) error
 	// InvoicesFrom lists the account's invoices whose period starts on or after start.
 	InvoicesFrom(ctx context.Context, accountID string, start time.Time) ([]Invoice, error)
 	// CreateInvoice creates a DRAFT invoice of p's account for the period, numbered from the

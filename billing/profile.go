@@ -1,7 +1,10 @@
 package billing
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/waybill/waybill/shipping"
@@ -119,4 +122,44 @@ func usZIP(s string) bool {
 		return s[5] == '-' && digits(s[:5]) && digits(s[6:])
 	}
 	return false
+}
+
+// UpdateProfile changes the account's billing profile as change says, in one transaction that
+// locks it first: two changes of different fields do not undo each other, and the account's
+// first invoice is not made under the old period meanwhile. The account, currency and net terms
+// stay as they are; the bill-to is normalized and checked (NormalizeBillTo). Invoice periods
+// never overlap, so the period changes only while the account has no invoice (ErrInvalidState
+// after); the same period again is no change.
+func (s *Service) UpdateProfile(ctx context.Context, accountID string, change func(*Profile)) (Profile, error) {
+	var p Profile
+	err := s.Books.BillingTx(ctx, func(ctx context.Context, l Ledger) error {
+		old, err := l.LockProfile(ctx, accountID)
+		if err != nil {
+			return err
+		}
+		p = old
+		if old.BillToAddress != nil {
+			a := *old.BillToAddress
+			p.BillToAddress = &a
+		}
+		change(&p)
+		p.AccountID, p.Currency, p.NetTermsDays = old.AccountID, old.Currency, old.NetTermsDays
+		if !p.Period.Valid() {
+			return fmt.Errorf("billing: unknown billing period %q", p.Period)
+		}
+		if err := NormalizeBillTo(&p); err != nil {
+			return err
+		}
+		if p.Period != old.Period {
+			invoices, err := l.InvoicesFrom(ctx, accountID, time.Time{})
+			if err != nil {
+				return err
+			}
+			if len(invoices) > 0 {
+				return fmt.Errorf("%w: the billing period cannot change once the account has invoices", ErrInvalidState)
+			}
+		}
+		return l.SaveProfile(ctx, p)
+	})
+	return p, err
 }

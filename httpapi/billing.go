@@ -359,7 +359,7 @@ func (a *API) updateBillingProfile(w http.ResponseWriter, r *http.Request) error
 	if _, ok := sent["period"]; ok && (req.Period == nil || !req.Period.Valid()) {
 		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "period", Code: "invalid", Message: "must be MONTHLY or WEEKLY"}}}
 	}
-	p, err := a.db.UpdateBillingProfile(r.Context(), r.PathValue("id"), func(p *billing.Profile) {
+	p, err := a.billing.service.UpdateProfile(r.Context(), r.PathValue("id"), func(p *billing.Profile) {
 		if req.Period != nil {
 			p.Period = *req.Period
 		}

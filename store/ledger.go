@@ -61,6 +61,23 @@ func (l ledger) Profile(ctx context.Context, accountID string) (billing.Profile,
 	return billingProfile(ctx, l.tx, accountID)
 }
 
+func (l ledger) SaveProfile(ctx context.Context, p billing.Profile) error {
+	var name, addr sql.NullString
+	if p.BillToName != "" {
+		name = sql.NullString{String: p.BillToName, Valid: true}
+	}
+	if p.BillToAddress != nil {
+		j, err := json.Marshal(p.BillToAddress)
+		if err != nil {
+			return err
+		}
+		addr = sql.NullString{String: string(j), Valid: true}
+	}
+	res, err := l.tx.ExecContext(ctx, `UPDATE billing_profiles SET period = $1, bill_to_name = $2, bill_to_address = $3,
+		updated_at = $4 WHERE account_id = $5`, string(p.Period), name, addr, l.db.now(), p.AccountID)
+	return rowsOrNotFound(res, err)
+}
+
 func (l ledger) InvoicesFrom(ctx context.Context, accountID string, start time.Time) ([]billing.Invoice, error) {
 	rows, err := l.tx.QueryContext(ctx, `SELECT `+invoiceColumns+` FROM invoices WHERE account_id = $1 AND period_start >= $2`,
 		accountID, billing.Date(start))

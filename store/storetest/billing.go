@@ -327,7 +327,7 @@ func testWeeklyPeriods(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
-	if err := b.SetBillingPeriod(ctx, acct, billing.Weekly); err != nil {
+	if _, err := b.svc.UpdateProfile(ctx, acct, func(p *billing.Profile) { p.Period = billing.Weekly }); err != nil {
 		t.Fatal(err)
 	}
 	inv, created, err := b.svc.OpenDraft(ctx, acct)
@@ -338,8 +338,8 @@ func testWeeklyPeriods(t *testing.T) {
 	if inv.PeriodStart != "2026-11-16" || inv.PeriodEnd != "2026-11-22" {
 		t.Errorf("weekly period = %s..%s; want 2026-11-16..2026-11-22", inv.PeriodStart, inv.PeriodEnd)
 	}
-	if err := b.SetBillingPeriod(ctx, acct, billing.Monthly); !errors.Is(err, billing.ErrInvalidState) {
-		t.Errorf("SetBillingPeriod with invoices = %v; want ErrInvalidState", err)
+	if _, err := b.svc.UpdateProfile(ctx, acct, func(p *billing.Profile) { p.Period = billing.Monthly }); !errors.Is(err, billing.ErrInvalidState) {
+		t.Errorf("a period change with invoices = %v; want ErrInvalidState", err)
 	}
 }
 

@@ -329,6 +329,7 @@ func testWebhookGoneRacesPatch(t *testing.T) {
 // name undid its address.
 func testConcurrentChangesKeepEachOther(t *testing.T) {
 	db := openTest(t)
+	svc := &billing.Service{Books: db, Now: db.Now}
 	ctx := context.Background()
 	acct := newAccount(t, db)
 	sub, err := db.CreateWebhookSubscription(ctx, acct.ID, "https://example.com/0", "LABEL_PURCHASED", true)
@@ -361,10 +362,10 @@ func testConcurrentChangesKeepEachOther(t *testing.T) {
 
 		name, street := fmt.Sprintf("Acme %d", round), fmt.Sprintf("%d Main St", round)
 		both(func() error {
-			_, err := db.UpdateBillingProfile(ctx, acct.ID, func(p *billing.Profile) { p.BillToName = name })
+			_, err := svc.UpdateProfile(ctx, acct.ID, func(p *billing.Profile) { p.BillToName = name })
 			return err
 		}, func() error {
-			_, err := db.UpdateBillingProfile(ctx, acct.ID, func(p *billing.Profile) {
+			_, err := svc.UpdateProfile(ctx, acct.ID, func(p *billing.Profile) {
 				p.BillToAddress = &billing.Address{Street1: street, City: "Austin", State: "TX", Zip: "78701", Country: "US"}
 			})
 			return err

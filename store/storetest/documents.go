@@ -55,7 +55,7 @@ func testInvoiceDocumentsRenderedOnce(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC))
 	acct := b.account("acme")
-	if _, err := b.UpdateBillingProfile(ctx, acct, func(p *billing.Profile) {
+	if _, err := b.svc.UpdateProfile(ctx, acct, func(p *billing.Profile) {
 		p.BillToName = "Acme Fulfillment LLC"
 		p.BillToAddress = &billing.Address{Street1: "100 Commerce Way", City: "Reno", State: "nv", Zip: "89502", Country: "us"}
 	}); err != nil {
@@ -130,7 +130,7 @@ func testInvoiceDocumentsRenderedOnce(t *testing.T) {
 	}{
 		{"mark uncollectible", func() error { _, err := b.svc.Transition(ctx, acct, nov.ID, billing.MarkUncollectible); return err }},
 		{"new bill-to", func() error {
-			_, err := b.UpdateBillingProfile(ctx, acct, func(p *billing.Profile) { p.BillToName, p.BillToAddress = "Someone Else Inc.", nil })
+			_, err := b.svc.UpdateProfile(ctx, acct, func(p *billing.Profile) { p.BillToName, p.BillToAddress = "Someone Else Inc.", nil })
 			return err
 		}},
 		{"in-transit label delivered (billed on the next invoice)", func() error {
@@ -214,7 +214,7 @@ func testUpdateBillingProfile(t *testing.T) {
 	ctx := context.Background()
 	b := newBillingDB(t, nov22)
 	acct := b.account("acme")
-	p, err := b.UpdateBillingProfile(ctx, acct, func(p *billing.Profile) {
+	p, err := b.svc.UpdateProfile(ctx, acct, func(p *billing.Profile) {
 		p.BillToName = "  Acme LLC "
 		p.BillToAddress = &billing.Address{Street1: "1 Main St", City: "Boston", State: "ma", Zip: "02101", Country: "us"}
 	})
@@ -228,7 +228,7 @@ func testUpdateBillingProfile(t *testing.T) {
 	if got.BillToName != "Acme LLC" || got.BillToAddress == nil || *got.BillToAddress != *p.BillToAddress || got.BillToAddress.State != "MA" {
 		t.Errorf("profile = %+v, %+v; want the normalized bill-to", got, got.BillToAddress)
 	}
-	_, err = b.UpdateBillingProfile(ctx, acct, func(p *billing.Profile) { p.BillToAddress = &billing.Address{Country: "US"} })
+	_, err = b.svc.UpdateProfile(ctx, acct, func(p *billing.Profile) { p.BillToAddress = &billing.Address{Country: "US"} })
 	var ve *shipping.ValidationError
 	if !errors.As(err, &ve) || len(ve.Fields) != 4 {
 		t.Fatalf("invalid address = %v; want a validation error of street1, city, state and zip", err)
@@ -239,13 +239,13 @@ func testUpdateBillingProfile(t *testing.T) {
 	if _, _, err := b.svc.OpenDraft(ctx, acct); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.UpdateBillingProfile(ctx, acct, func(p *billing.Profile) { p.Period = billing.Weekly }); !errors.Is(err, billing.ErrInvalidState) {
+	if _, err := b.svc.UpdateProfile(ctx, acct, func(p *billing.Profile) { p.Period = billing.Weekly }); !errors.Is(err, billing.ErrInvalidState) {
 		t.Errorf("period change with invoices = %v; want ErrInvalidState", err)
 	}
-	if _, err := b.UpdateBillingProfile(ctx, acct, func(p *billing.Profile) { p.Period = billing.Monthly; p.BillToName = "" }); err != nil {
+	if _, err := b.svc.UpdateProfile(ctx, acct, func(p *billing.Profile) { p.Period = billing.Monthly; p.BillToName = "" }); err != nil {
 		t.Errorf("same period, bill-to cleared = %v; want nil", err)
 	}
-	if _, err := b.UpdateBillingProfile(ctx, "00000000-0000-7000-8000-ffffffffffff", func(*billing.Profile) {}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := b.svc.UpdateProfile(ctx, "00000000-0000-7000-8000-ffffffffffff", func(*billing.Profile) {}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown account = %v; want ErrNotFound", err)
 	}
 }
