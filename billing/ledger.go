@@ -17,6 +17,9 @@ type Books interface {
 	// EndedDrafts lists up to limit DRAFT invoices, of every account, whose period ended before
 	// day, earliest period end first.
 	EndedDrafts(ctx context.Context, day time.Time, limit int) ([]InvoiceRef, error)
+	// InvoiceDocument reads an invoice and its stored document of the kind (DocumentPDF or
+	// DocumentCSV); stored is false when it has none.
+	InvoiceDocument(ctx context.Context, accountID, invoiceID, kind string) (d Document, stored bool, err error)
 }
 
 // Ledger is the invoices, their line items and the labels they bill, as one transaction sees
@@ -225,15 +228,7 @@ func (s *Service) Transition(ctx context.Context, accountID, invoiceID string, a
 			return fmt.Errorf("%w: invoice %s changed concurrently", ErrInvalidState, cur.Number)
 		}
 		if action == Finalize {
-			st, err := l.Statement(ctx, accountID, invoiceID)
-			if err != nil {
-				return err
-			}
-			docs, err := s.Render.Render(st)
-			if err != nil {
-				return err
-			}
-			if err := l.StoreDocuments(ctx, accountID, invoiceID, docs); err != nil {
+			if err := s.storeDocuments(ctx, l, accountID, invoiceID); err != nil {
 				return err
 			}
 		}
@@ -241,6 +236,64 @@ func (s *Service) Transition(ctx context.Context, accountID, invoiceID string, a
 		return err
 	})
 	return inv, err
+}
+
+// storeDocuments draws a finalized invoice's documents with Render from the statement l sees,
+// and stores them.
+func (s *Service) storeDocuments(ctx context.Context, l Ledger, accountID, invoiceID string) error {
+	st, err := l.Statement(ctx, accountID, invoiceID)
+	if err != nil {
+		return err
+	}
+	docs, err := s.Render.Render(st)
+	if err != nil {
+		return err
+	}
+	return l.StoreDocuments(ctx, accountID, invoiceID, docs)
+}
+
+// Invoice document kinds: a finalized invoice's PDF and CSV.
+const (
+	DocumentPDF = "pdf"
+	DocumentCSV = "csv"
+)
+
+// Document is one stored invoice document.
+type Document struct {
+	Invoice Invoice
+	Body    []byte
+	SHA256  string // hex digest of Body
+}
+
+// Document returns a finalized invoice's stored PDF or CSV (kind DocumentPDF or DocumentCSV).
+// A DRAFT invoice has no documents yet (ErrInvalidState). An invoice finalized by a waybill
+// that did not store documents gets them drawn with Render now and stored, once: documents
+// already stored are kept.
+func (s *Service) Document(ctx context.Context, accountID, invoiceID, kind string) (Document, error) {
+	if kind != DocumentPDF && kind != DocumentCSV {
+		return Document{}, fmt.Errorf("billing: unknown invoice document %q", kind)
+	}
+	for attempt := 0; ; attempt++ {
+		d, stored, err := s.Books.InvoiceDocument(ctx, accountID, invoiceID, kind)
+		if err != nil {
+			return Document{}, err
+		}
+		if d.Invoice.Status == Draft {
+			return Document{}, fmt.Errorf("%w: invoice %s is DRAFT; its documents exist once it is finalized", ErrInvalidState, d.Invoice.Number)
+		}
+		if stored {
+			return d, nil
+		}
+		if attempt > 0 {
+			return Document{}, fmt.Errorf("billing: invoice %s: documents stored but not found", invoiceID)
+		}
+		err = s.Books.BillingTx(ctx, func(ctx context.Context, l Ledger) error {
+			return s.storeDocuments(ctx, l, accountID, invoiceID)
+		})
+		if err != nil {
+			return Document{}, err
+		}
+	}
 }
 
 // moved is inv after action, now.

@@ -141,22 +141,22 @@ func (a *API) listLineItems(w http.ResponseWriter, r *http.Request) error {
 // getInvoicePDF: GET /billing/invoices/{id}/pdf, the PDF stored when the invoice was finalized.
 // A DRAFT invoice has no documents yet: invalid_state (its pdf_url and csv_url are null).
 func (a *API) getInvoicePDF(w http.ResponseWriter, r *http.Request) error {
-	return a.serveInvoiceDocument(w, r, accountID(r), r.PathValue("id"), store.InvoicePDF)
+	return a.serveInvoiceDocument(w, r, accountID(r), r.PathValue("id"), billing.DocumentPDF)
 }
 
 // getInvoiceCSV: GET /billing/invoices/{id}/csv, the CSV stored when the invoice was finalized.
 func (a *API) getInvoiceCSV(w http.ResponseWriter, r *http.Request) error {
-	return a.serveInvoiceDocument(w, r, accountID(r), r.PathValue("id"), store.InvoiceCSV)
+	return a.serveInvoiceDocument(w, r, accountID(r), r.PathValue("id"), billing.DocumentCSV)
 }
 
 // invoicePDFOf and invoiceCSVOf serve an invoice's documents through their capability URLs: the
 // signature vouches for the id, whose account is looked up.
 func (a *API) invoicePDFOf(w http.ResponseWriter, r *http.Request, id string) error {
-	return a.invoiceDocumentOf(w, r, id, store.InvoicePDF)
+	return a.invoiceDocumentOf(w, r, id, billing.DocumentPDF)
 }
 
 func (a *API) invoiceCSVOf(w http.ResponseWriter, r *http.Request, id string) error {
-	return a.invoiceDocumentOf(w, r, id, store.InvoiceCSV)
+	return a.invoiceDocumentOf(w, r, id, billing.DocumentCSV)
 }
 
 func (a *API) invoiceDocumentOf(w http.ResponseWriter, r *http.Request, id, kind string) error {
@@ -170,7 +170,7 @@ func (a *API) invoiceDocumentOf(w http.ResponseWriter, r *http.Request, id, kind
 // serveInvoiceDocument answers a finalized invoice's stored PDF (shown inline) or CSV (saved as
 // a file). The bytes never change, so they are cacheable for good.
 func (a *API) serveInvoiceDocument(w http.ResponseWriter, r *http.Request, accountID, invoiceID, kind string) error {
-	d, err := a.db.InvoiceDocument(r.Context(), accountID, invoiceID, kind, a.billing.service.Render)
+	d, err := a.billing.service.Document(r.Context(), accountID, invoiceID, kind)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func (a *API) serveInvoiceDocument(w http.ResponseWriter, r *http.Request, accou
 	if d.Invoice.FinalizedAt != nil {
 		doc.modified = *d.Invoice.FinalizedAt
 	}
-	if kind == store.InvoicePDF {
+	if kind == billing.DocumentPDF {
 		doc.contentType = "application/pdf"
 	} else {
 		doc.contentType, doc.attachment = "text/csv; charset=utf-8", true

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/billing"
-	"github.com/waybill/waybill/store"
 )
 
 // benchInvoice gives acme a DRAFT invoice of n fees, added through the store for speed, and
@@ -125,7 +124,7 @@ func BenchmarkInvoicePDF(b *testing.B) {
 		b.Fatal(err)
 	}
 	took := time.Since(start)
-	d, err := e.db.InvoiceDocument(context.Background(), e.accounts["acme"].ID, id, store.InvoicePDF, e.api.billing.service.Render)
+	d, err := e.api.billing.service.Document(context.Background(), e.accounts["acme"].ID, id, billing.DocumentPDF)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -50,62 +50,23 @@ func statement(ctx context.Context, q billingQuerier, accountID, invoiceID strin
 	return st, rows.Err()
 }
 
-// storeInvoiceDocuments renders a finalized invoice's documents with r from the statement the
-// transaction sees and stores them. Documents already stored are kept: they never change.
-func (db *DB) storeInvoiceDocuments(ctx context.Context, tx *sql.Tx, accountID, invoiceID string, r billing.Renderer) error {
-	st, err := statement(ctx, tx, accountID, invoiceID)
+// InvoiceDocument reads an invoice and its stored document of the kind (billing.Books).
+func (db *DB) InvoiceDocument(ctx context.Context, accountID, invoiceID, kind string) (billing.Document, bool, error) {
+	if kind != billing.DocumentPDF && kind != billing.DocumentCSV {
+		return billing.Document{}, false, fmt.Errorf("store: unknown invoice document %q", kind)
+	}
+	inv, err := invoice(ctx, db.r, accountID, invoiceID)
 	if err != nil {
-		return err
+		return billing.Document{}, false, err
 	}
-	docs, err := r.Render(st)
-	if err != nil {
-		return err
+	// kind is one of two constants, which are also the column names. The documents are written
+	// in the transaction that finalizes the invoice, so a finalized invoice read above has them
+	// (unless an older waybill finalized it).
+	d := billing.Document{Invoice: inv}
+	err = db.r.QueryRowContext(ctx, `SELECT `+kind+`, `+kind+`_sha256 FROM invoice_documents
+		WHERE account_id = $1 AND invoice_id = $2`, accountID, invoiceID).Scan(&d.Body, &d.SHA256)
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, false, nil
 	}
-	return ledger{db, tx}.StoreDocuments(ctx, accountID, invoiceID, docs)
-}
-
-// Invoice document kinds.
-const (
-	InvoicePDF = "pdf"
-	InvoiceCSV = "csv"
-)
-
-// Document is one stored invoice document.
-type Document struct {
-	Invoice billing.Invoice
-	Body    []byte
-	SHA256  string // hex digest of Body
-}
-
-// InvoiceDocument returns a finalized invoice's stored PDF or CSV (kind InvoicePDF or
-// InvoiceCSV). A DRAFT invoice has no documents yet (ErrInvalidState). An invoice finalized by
-// a waybill that did not store documents gets them rendered with r and stored now, once.
-func (db *DB) InvoiceDocument(ctx context.Context, accountID, invoiceID, kind string, r billing.Renderer) (Document, error) {
-	if kind != InvoicePDF && kind != InvoiceCSV {
-		return Document{}, fmt.Errorf("store: unknown invoice document %q", kind)
-	}
-	// kind is one of two constants, which are also the column names.
-	columns := kind + ", " + kind + "_sha256"
-	for attempt := 0; ; attempt++ {
-		inv, err := invoice(ctx, db.r, accountID, invoiceID)
-		if err != nil {
-			return Document{}, err
-		}
-		if inv.Status == billing.Draft {
-			return Document{}, fmt.Errorf("%w: invoice %s is DRAFT; its documents exist once it is finalized", billing.ErrInvalidState, inv.Number)
-		}
-		d := Document{Invoice: inv}
-		// The documents were written in the transaction that finalized the invoice, so they are
-		// there once its status says so (unless an older waybill finalized it).
-		err = db.r.QueryRowContext(ctx, `SELECT `+columns+` FROM invoice_documents WHERE account_id = $1 AND invoice_id = $2`,
-			accountID, invoiceID).Scan(&d.Body, &d.SHA256)
-		if !errors.Is(err, sql.ErrNoRows) || attempt > 0 {
-			return d, err
-		}
-		if err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-			return db.storeInvoiceDocuments(ctx, tx, accountID, invoiceID, r)
-		}); err != nil {
-			return Document{}, err
-		}
-	}
+	return d, err == nil, err
 }

@@ -16,19 +16,26 @@ import (
 var testRenderer = billing.Renderer{Issuer: billing.Issuer{Name: "Waybill Test Issuer", Address: []string{"1 Test St", "Oakland, CA 94607"}},
 	ServiceName: func(carrier, service string) string { return carrier + " service " + service }}
 
+// document reads an invoice's document through the use case (billing.Service.Document), which
+// draws it with r if it was never stored.
+func (b *billingDB) document(ctx context.Context, accountID, invoiceID, kind string, r billing.Renderer) (billing.Document, error) {
+	s := &billing.Service{Books: b.DB, Now: b.DB.Now, Render: r}
+	return s.Document(ctx, accountID, invoiceID, kind)
+}
+
 // storedDocuments reads both stored documents of an invoice.
 func (b *billingDB) storedDocuments(accountID, invoiceID string, r billing.Renderer) billing.Documents {
 	b.t.Helper()
 	var docs billing.Documents
-	for _, kind := range []string{store.InvoicePDF, store.InvoiceCSV} {
-		d, err := b.InvoiceDocument(context.Background(), accountID, invoiceID, kind, r)
+	for _, kind := range []string{billing.DocumentPDF, billing.DocumentCSV} {
+		d, err := b.document(context.Background(), accountID, invoiceID, kind, r)
 		if err != nil {
 			b.t.Fatalf("InvoiceDocument(%s) = %v", kind, err)
 		}
 		if d.Invoice.ID != invoiceID || d.SHA256 == "" {
 			b.t.Fatalf("InvoiceDocument(%s) = invoice %s, sha256 %q", kind, d.Invoice.ID, d.SHA256)
 		}
-		if kind == store.InvoicePDF {
+		if kind == billing.DocumentPDF {
 			docs.PDF = d.Body
 		} else {
 			docs.CSV = d.Body
@@ -82,7 +89,7 @@ func testInvoiceDocumentsRenderedOnce(t *testing.T) {
 	if err := b.svc.DeleteLineItem(ctx, acct, b.items(acct, nov.ID)[3].ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.InvoiceDocument(ctx, acct, nov.ID, store.InvoicePDF, testRenderer); !errors.Is(err, billing.ErrInvalidState) {
+	if _, err := b.document(ctx, acct, nov.ID, billing.DocumentPDF, testRenderer); !errors.Is(err, billing.ErrInvalidState) {
 		t.Fatalf("InvoiceDocument of a DRAFT = %v; want ErrInvalidState", err)
 	}
 
@@ -170,7 +177,7 @@ func testInvoiceDocumentsRenderedOnce(t *testing.T) {
 		t.Fatalf("invoices = %+v; want the December one OPEN and November PAID", got)
 	}
 	// The documents are the account's own.
-	if _, err := b.InvoiceDocument(ctx, other, nov.ID, store.InvoicePDF, testRenderer); !errors.Is(err, store.ErrNotFound) {
+	if _, err := b.document(ctx, other, nov.ID, billing.DocumentPDF, testRenderer); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("another account's InvoiceDocument = %v; want ErrNotFound", err)
 	}
 }
