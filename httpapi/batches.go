@@ -62,16 +62,16 @@ func (a *API) createBatch(w http.ResponseWriter, r *http.Request) error {
 	now := a.db.Now().UTC()
 	b := &shipping.Batch{ID: a.db.NewID(), AccountID: accountID(r), Buy: buy, LabelFormat: req.LabelFormat,
 		Count: len(req.Shipments), CreatedAt: shipping.Timestamp{Time: now}}
-	items := make([]store.NewBatchItem, len(req.Shipments))
+	items := make([]shipping.NewBatchItem, len(req.Shipments))
 	for i, raw := range req.Shipments {
-		items[i] = store.NewBatchItem{ShipmentID: a.db.NewID(), Body: string(raw)}
+		items[i] = shipping.NewBatchItem{ShipmentID: a.db.NewID(), Body: string(raw)}
 		if err := checkBatchItem(raw, now); err != nil {
 			if items[i].Errors, err = itemErrors(err); err != nil {
 				return err
 			}
 		}
 	}
-	if err := a.db.CreateBatch(r.Context(), b, items, func(b *shipping.Batch) any { return a.batchView(b) }); err != nil {
+	if err := shipping.CreateBatch(r.Context(), a.db, b, items, func(b *shipping.Batch) any { return a.batchView(b) }); err != nil {
 		return err
 	}
 	select {

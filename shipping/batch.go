@@ -1,6 +1,7 @@
 package shipping
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 )
@@ -205,4 +206,47 @@ func (b *Batch) LabelShipments() []string {
 		}
 	}
 	return ids
+}
+
+// NewBatchItem is an item of a batch being created: the id of the shipment it will make (drawn
+// now, so a retried item makes the same one), its body, and the errors that refused it (nil for
+// an item the worker is to make).
+type NewBatchItem struct {
+	ShipmentID string
+	Body       string
+	Errors     json.RawMessage
+}
+
+// BatchCreator stores a new batch.
+type BatchCreator interface {
+	// CreateBatch stores the batch and its items, in b.Items' statuses with their errors, in one
+	// transaction, and emits BATCH_COMPLETED with completed unless it is nil.
+	CreateBatch(ctx context.Context, b *Batch, items []NewBatchItem, completed any) error
+}
+
+// CreateBatch stores a new batch: its refused items FAILED with their errors, the others QUEUED
+// for the worker. The batch is PROCESSING while an item is queued; one whose every item was
+// refused is COMPLETED at once, and BATCH_COMPLETED is emitted with view(b), as when its last
+// item finishes. b's ID, AccountID, Buy, LabelFormat, Count and CreatedAt must be set; its
+// Status, CompletedAt and Items are set as stored, tallied.
+func CreateBatch(ctx context.Context, st BatchCreator, b *Batch, items []NewBatchItem, view func(*Batch) any) error {
+	b.Status, b.CompletedAt, b.Items = BatchProcessing, nil, make([]BatchItem, len(items))
+	queued := 0
+	for i, it := range items {
+		b.Items[i] = BatchItem{Index: i, Status: ItemQueued}
+		if it.Errors == nil {
+			queued++
+		} else {
+			b.Items[i].Status, b.Items[i].Errors = ItemFailed, it.Errors
+		}
+	}
+	var completed any
+	if queued == 0 {
+		b.Status, b.CompletedAt = BatchCompleted, &b.CreatedAt
+	}
+	b.Tally()
+	if queued == 0 {
+		completed = view(b)
+	}
+	return st.CreateBatch(ctx, b, items, completed)
 }

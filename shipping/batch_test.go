@@ -1,10 +1,13 @@
 package shipping
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestValidateBatch(t *testing.T) {
@@ -171,4 +174,66 @@ func TestItemInterrupted(t *testing.T) {
 			t.Errorf("ItemInterrupted(%d) = %v; want %v", attempts, got, want)
 		}
 	}
+}
+
+// batchCreator records what CreateBatch hands the store.
+type batchCreator struct {
+	b         *Batch
+	completed any
+}
+
+func (c *batchCreator) CreateBatch(ctx context.Context, b *Batch, items []NewBatchItem, completed any) error {
+	c.b, c.completed = b, completed
+	return nil
+}
+
+// TestCreateBatch: refused items are FAILED with their errors and the others QUEUED; the batch
+// is PROCESSING while an item is queued, and COMPLETED at once, with BATCH_COMPLETED emitted,
+// when every item was refused.
+func TestCreateBatch(t *testing.T) {
+	refused := json.RawMessage(`{"code":"validation_error"}`)
+	tests := []struct {
+		name       string
+		items      []NewBatchItem
+		wantStatus string
+		wantItems  []string
+		emitted    bool
+	}{
+		{"all queued", []NewBatchItem{{}, {}}, BatchProcessing, []string{ItemQueued, ItemQueued}, false},
+		{"some refused", []NewBatchItem{{Errors: refused}, {}}, BatchProcessing, []string{ItemFailed, ItemQueued}, false},
+		{"all refused", []NewBatchItem{{Errors: refused}, {Errors: refused}}, BatchCompleted, []string{ItemFailed, ItemFailed}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &batchCreator{}
+			b := &Batch{ID: "b1", Count: len(tt.items), CreatedAt: Timestamp{Time: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)}}
+			if err := CreateBatch(context.Background(), st, b, tt.items, func(b *Batch) any { return "view of " + b.Status }); err != nil {
+				t.Fatal(err)
+			}
+			if st.b != b || b.Status != tt.wantStatus || (b.CompletedAt != nil) != tt.emitted {
+				t.Fatalf("batch %s completed_at %v; want %s", b.Status, b.CompletedAt, tt.wantStatus)
+			}
+			for i, it := range b.Items {
+				if it.Index != i || it.Status != tt.wantItems[i] || (it.Errors != nil) != (it.Status == ItemFailed) {
+					t.Errorf("item %d = %+v; want %s", i, it, tt.wantItems[i])
+				}
+			}
+			if want := "view of " + BatchCompleted; tt.emitted && st.completed != want || !tt.emitted && st.completed != nil {
+				t.Errorf("emitted %v; want BATCH_COMPLETED %v", st.completed, tt.emitted)
+			}
+			if b.Failed != len(tt.wantItems)-countQueued(tt.wantItems) {
+				t.Errorf("tally: %d failed", b.Failed)
+			}
+		})
+	}
+}
+
+func countQueued(statuses []string) int {
+	n := 0
+	for _, s := range statuses {
+		if s == ItemQueued {
+			n++
+		}
+	}
+	return n
 }

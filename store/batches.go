@@ -19,49 +19,30 @@ import (
 // buy's Idempotency-Key derived from the batch and position (BatchItemKey), so an item worked
 // again after a crash or an expired lease finds what the first run created and bought.
 
-// NewBatchItem is an item of a batch being stored: its shipment's id (decided now) and its body
-// as sent; Errors, in the API's error shape, for an item refused when the batch was posted,
-// which is stored FAILED at once (DESIGN §16).
-type NewBatchItem struct {
-	ShipmentID string
-	Body       string
-	Errors     json.RawMessage
-}
-
-// CreateBatch stores a batch and its items in one transaction: the items refused already
-// FAILED with their errors, the others QUEUED for the worker. The batch is PROCESSING while an
-// item is queued; one whose every item was refused is COMPLETED at once, and BATCH_COMPLETED is
-// emitted with payload(batch), as CompleteBatchItem does. The batch's ID, AccountID, Buy,
-// LabelFormat, Count and CreatedAt must be set; its Status, CompletedAt and Items are set as
-// stored, tallied.
-func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, items []NewBatchItem, payload func(*shipping.Batch) any) error {
+// CreateBatch stores a batch and its items in one transaction (shipping.BatchCreator).
+func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, items []shipping.NewBatchItem, completed any) error {
 	created := Micros(b.CreatedAt.Time)
-	b.Status, b.CompletedAt, b.Items = shipping.BatchProcessing, nil, make([]shipping.BatchItem, len(items))
-	statuses, errs := make([]string, len(items)), make([]sql.NullString, len(items))
+	var completedAt sql.NullInt64
+	if b.CompletedAt != nil {
+		completedAt = sql.NullInt64{Int64: Micros(b.CompletedAt.Time), Valid: true}
+	}
+	errs := make([]sql.NullString, len(items))
 	pending := 0
 	for i, it := range items {
-		b.Items[i] = shipping.BatchItem{Index: i, Status: shipping.ItemQueued}
-		if it.Errors == nil {
-			statuses[i] = shipping.ItemQueued
+		if b.Items[i].Status == shipping.ItemQueued {
 			pending++
 			continue
 		}
-		stored, err := itemErrors("", it.Errors)
-		if err != nil {
+		var err error
+		if errs[i], err = itemErrors("", it.Errors); err != nil {
 			return err
 		}
-		statuses[i], errs[i] = shipping.ItemFailed, stored
-		b.Items[i].Status, b.Items[i].Errors = shipping.ItemFailed, it.Errors
 	}
-	if pending == 0 {
-		b.Status, b.CompletedAt = shipping.BatchCompleted, &b.CreatedAt
-	}
-	b.Tally()
 	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO batches (id, account_id, status, buy, label_format, item_count, pending,
 			created_at, completed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, b.ID, b.AccountID, b.Status, b.Buy,
 			sql.NullString{String: b.LabelFormat, Valid: b.LabelFormat != ""}, len(items), pending, created,
-			sql.NullInt64{Int64: created, Valid: pending == 0})
+			completedAt)
 		if err != nil {
 			return err
 		}
@@ -72,7 +53,7 @@ func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, items []NewBat
 			for i := range size {
 				n := len(args)
 				rows[i] = fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, $%d, 0, 0, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
-				args = append(args, b.ID, next, b.AccountID, items[next].ShipmentID, items[next].Body, statuses[next], errs[next], created)
+				args = append(args, b.ID, next, b.AccountID, items[next].ShipmentID, items[next].Body, b.Items[next].Status, errs[next], created)
 				next++
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO batch_items (batch_id, position, account_id, shipment_id, body,
@@ -80,10 +61,10 @@ func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, items []NewBat
 				return err
 			}
 		}
-		if pending > 0 {
+		if completed == nil {
 			return nil
 		}
-		return db.emitEvent(ctx, tx, b.AccountID, "BATCH_COMPLETED", payload(b))
+		return db.emitEvent(ctx, tx, b.AccountID, "BATCH_COMPLETED", completed)
 	})
 }
 

@@ -29,11 +29,11 @@ func testClaimBatchItemsConcurrently(t *testing.T) {
 	for i, acct := range append(accounts, accounts[0]) {
 		b := &shipping.Batch{ID: db.NewID(), AccountID: acct.ID, Buy: shipping.BatchBuyNone, Count: perBatch,
 			CreatedAt: shipping.Timestamp{Time: time.Now()}}
-		items := make([]store.NewBatchItem, perBatch)
+		items := make([]shipping.NewBatchItem, perBatch)
 		for j := range perBatch {
-			items[j] = store.NewBatchItem{ShipmentID: db.NewID(), Body: fmt.Sprintf(`{"n": %d}`, j)}
+			items[j] = shipping.NewBatchItem{ShipmentID: db.NewID(), Body: fmt.Sprintf(`{"n": %d}`, j)}
 		}
-		if err := db.CreateBatch(ctx, b, items, nil); err != nil {
+		if err := shipping.CreateBatch(ctx, db, b, items, func(*shipping.Batch) any { return nil }); err != nil {
 			t.Fatalf("CreateBatch %d: %v", i, err)
 		}
 		batches = append(batches, b.ID)
