@@ -45,6 +45,14 @@ type Claim struct {
 	ReceivedAt time.Time
 }
 
+// Supersedes reports whether the order c's import carries replaces the one other's carries, for
+// the same order: c's import was received later (to the microsecond, as stored) or, received
+// at the same time, has the larger id.
+func (c Claim) Supersedes(other Claim) bool {
+	a, b := c.ReceivedAt.UnixMicro(), other.ReceivedAt.UnixMicro()
+	return a > b || a == b && c.ID > other.ID
+}
+
 // Worker processes the inbox: it claims imports with a lease, so an import whose worker died
 // is claimed again once the lease expires, and completes each with its order in one
 // transaction, so an order is never applied twice nor lost.

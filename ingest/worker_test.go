@@ -198,3 +198,24 @@ func (q *fakeQueue) completed() int {
 	defer q.mu.Unlock()
 	return len(q.done)
 }
+
+func TestClaimSupersedes(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		a, b Claim
+		want bool
+	}{
+		{"later", Claim{ID: "a", ReceivedAt: t0.Add(time.Microsecond)}, Claim{ID: "b", ReceivedAt: t0}, true},
+		{"earlier", Claim{ID: "b", ReceivedAt: t0}, Claim{ID: "a", ReceivedAt: t0.Add(time.Second)}, false},
+		{"same time, larger id", Claim{ID: "b", ReceivedAt: t0}, Claim{ID: "a", ReceivedAt: t0}, true},
+		{"same time, smaller id", Claim{ID: "a", ReceivedAt: t0}, Claim{ID: "b", ReceivedAt: t0}, false},
+		{"itself", Claim{ID: "a", ReceivedAt: t0}, Claim{ID: "a", ReceivedAt: t0}, false},
+		{"within a microsecond, as stored", Claim{ID: "a", ReceivedAt: t0.Add(999 * time.Nanosecond)}, Claim{ID: "b", ReceivedAt: t0}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.a.Supersedes(tt.b); got != tt.want {
+			t.Errorf("%s: Supersedes = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

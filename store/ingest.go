@@ -292,7 +292,7 @@ func (db *DB) upsertOrders(ctx context.Context, tx *sql.Tx, done []ingest.Comple
 		u := orderUpsert{db.NewID(), d}
 		if last := len(orders) - 1; last >= 0 && orders[last].d.Claim.AccountID == d.Claim.AccountID &&
 			orders[last].d.Order.OrderID == d.Order.OrderID {
-			if newerImport(d.Claim, orders[last].d.Claim) {
+			if d.Claim.Supersedes(orders[last].d.Claim) {
 				orders[last].d = d
 			}
 			continue
@@ -351,13 +351,6 @@ func (db *DB) insertOrders(ctx context.Context, tx *sql.Tx, orders []orderUpsert
 		WHERE orders.import_received_at < excluded.import_received_at
 			OR (orders.import_received_at = excluded.import_received_at AND orders.import_id < excluded.import_id)`, args...)
 	return err
-}
-
-// newerImport reports whether import a was received after b (by receipt time, then id): the
-// order it carries supersedes b's.
-func newerImport(a, b ingest.Claim) bool {
-	ra, rb := Micros(a.ReceivedAt), Micros(b.ReceivedAt)
-	return ra > rb || ra == rb && a.ID > b.ID
 }
 
 // Order returns one order of the account by waybill's id.
