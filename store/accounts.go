@@ -144,11 +144,6 @@ func (db *DB) AccountBrand(ctx context.Context, id string) (string, error) {
 	return brand, nil
 }
 
-// AccountByOrganization returns the account with the given organization id.
-func (db *DB) AccountByOrganization(ctx context.Context, orgID string) (Account, error) {
-	return db.accountWhere(ctx, "organization_id", orgID)
-}
-
 func (db *DB) accountWhere(ctx context.Context, column, value string) (Account, error) {
 	a, err := scanAccount(db.r.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE `+column+` = $1`, value))
 	if errors.Is(err, sql.ErrNoRows) {

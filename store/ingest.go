@@ -21,7 +21,7 @@ import (
 // OrganizationSecret returns the account of an organization id and its current ingest secret
 // (ingest.Inbox). The secret is read afresh on every request, so a rotation takes effect at once.
 func (db *DB) OrganizationSecret(ctx context.Context, organizationID string) (accountID, secret string, err error) {
-	a, err := db.AccountByOrganization(ctx, organizationID)
+	a, err := db.accountWhere(ctx, "organization_id", organizationID)
 	if errors.Is(err, ErrNotFound) {
 		return "", "", ingest.ErrUnknownOrganization
 	}
