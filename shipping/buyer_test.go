@@ -1,0 +1,101 @@
+package shipping
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+)
+
+// buyStore is a BuyStore whose one reservation records with recordErr, and whose void queue
+// fails with queueErr.
+type buyStore struct {
+	BuyStore
+	recordErr, queueErr error
+	queued              []SoldLabel
+	released            int
+}
+
+type buyReservation struct{ st *buyStore }
+
+func (st *buyStore) ReserveBuy(ctx context.Context, r BuyRequest) (Reservation, *Shipment, error) {
+	return buyReservation{st}, nil, nil
+}
+
+func (st *buyStore) QueueVoid(ctx context.Context, v SoldLabel) error {
+	if st.queueErr != nil {
+		return st.queueErr
+	}
+	st.queued = append(st.queued, v)
+	return nil
+}
+
+func (r buyReservation) Held() (*Shipment, Rate, string) {
+	return &Shipment{ID: "shp_1", ShipDate: "2026-11-26"}, Rate{ID: "rate_1", Carrier: "ACME", Service: "GROUND"}, "lbl_1"
+}
+
+func (r buyReservation) Record(ctx context.Context, code string) (*Shipment, string, error) {
+	if r.st.recordErr != nil {
+		return nil, "", r.st.recordErr
+	}
+	return &Shipment{ID: "shp_1", Status: StatusPurchased}, "{}", nil
+}
+
+func (r buyReservation) Release(context.Context) error { r.st.released++; return nil }
+
+// soldCarrier sells AC123456789 and records the labels voided at it.
+type soldCarrier struct {
+	Carrier
+	mu     sync.Mutex
+	voided []string
+}
+
+func (c *soldCarrier) Purchase(ctx context.Context, req PurchaseRequest) (string, error) {
+	return "AC123456789", nil
+}
+
+func (c *soldCarrier) Void(ctx context.Context, code string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.voided = append(c.voided, code)
+	return nil
+}
+
+// TestBuyerRecordFails: a label the carrier sold whose recording failed is never kept: it is
+// queued to be voided (the void worker retries it), or, when even the queue cannot be written,
+// voided at the carrier at once; the reservation is released either way. A number another
+// label holds is not voided (that would void the other label). A recorded buy voids nothing.
+func TestBuyerRecordFails(t *testing.T) {
+	lost, down := errors.New("the shipment changed"), errors.New("database is down")
+	tests := []struct {
+		name               string
+		recordErr, queue   error
+		wantQueued, voided int
+	}{
+		{"recorded", nil, nil, 0, 0},
+		{"record fails, void queued", lost, nil, 1, 0},
+		{"record and queue fail, voided at once", lost, down, 0, 1},
+		{"number taken, nothing voided", ErrTrackingNumberTaken, nil, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &buyStore{recordErr: tt.recordErr, queueErr: tt.queue}
+			c := &soldCarrier{}
+			b := &Buyer{Store: st, Carrier: func(context.Context, string) (Carrier, bool, error) { return c, true, nil }}
+			got, err := b.Buy(context.Background(), BuyRequest{AccountID: "a", ShipmentID: "shp_1", RateID: "rate_1"})
+			if !errors.Is(err, tt.recordErr) || tt.recordErr == nil && got.Shipment == nil {
+				t.Fatalf("Buy = %+v, %v; want %v", got, err, tt.recordErr)
+			}
+			if len(st.queued) != tt.wantQueued || len(c.voided) != tt.voided {
+				t.Errorf("queued %v, voided at the carrier %v; want %d and %d", st.queued, c.voided, tt.wantQueued, tt.voided)
+			}
+			if len(st.queued) == 1 && st.queued[0] != (SoldLabel{AccountID: "a", ShipmentID: "shp_1", LabelID: "lbl_1",
+				Carrier: "ACME", TrackingCode: "AC123456789"}) {
+				t.Errorf("queued %+v", st.queued[0])
+			}
+			if wantReleased := map[bool]int{true: 1, false: 0}[tt.recordErr != nil]; st.released != wantReleased {
+				t.Errorf("released %d times, want %d", st.released, wantReleased)
+			}
+		})
+	}
+}
