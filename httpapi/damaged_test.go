@@ -9,8 +9,8 @@ import (
 )
 
 // TestDamagedRecordIsNotServed: a stored shipment or label whose packed value has one byte
-// changed (a disk or a hand gone wrong) is answered 500 and logged, never served as a 200 with
-// broken or wrong data.
+// changed (a disk or a hand gone wrong) is answered 500 and logged with the record named, never
+// served as a 200 with broken or wrong data, alone or in a list.
 func TestDamagedRecordIsNotServed(t *testing.T) {
 	e := newEnv(t)
 	var logs bytes.Buffer
@@ -43,5 +43,14 @@ func TestDamagedRecordIsNotServed(t *testing.T) {
 		if !strings.Contains(logs.String(), "packed value") || !strings.Contains(logs.String(), c.id) {
 			t.Errorf("GET %s of a damaged record logged %q; want the damage and the record named", c.path, logs.String())
 		}
+	}
+	// A list holding the damaged shipment fails whole, and its log line names the shipment, which
+	// its path does not.
+	logs.Reset()
+	if w := e.do("GET", "/shipments?first=50", "all", nil); w.Code != http.StatusInternalServerError {
+		t.Errorf("GET /shipments holding a damaged record: %d %s; want 500", w.Code, w.Body)
+	}
+	if !strings.Contains(logs.String(), "packed value") || !strings.Contains(logs.String(), s.Data.ID) {
+		t.Errorf("GET /shipments holding a damaged record logged %q; want the damage and the shipment named", logs.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,8 +167,10 @@ func (db *DB) storedJSON(ctx context.Context, query, accountID, id string, parts
 	if err != nil {
 		return "", err
 	}
-	if b, ok, err := r.json(parts); ok || err != nil {
-		return b, err
+	if b, ok, err := r.json(parts); err != nil {
+		return "", fmt.Errorf("%s: %w", id, err) // the log line names the row
+	} else if ok {
+		return b, nil
 	}
 	b, err := render()
 	return string(b), err
@@ -234,7 +237,7 @@ func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f Shipmen
 	for i, r := range l.Items {
 		b, ok, err := r.body.json(3)
 		if err != nil {
-			return out, err
+			return out, fmt.Errorf("shipment %s: %w", r.id, err)
 		}
 		if ok {
 			out.Items[i] = b
