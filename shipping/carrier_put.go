@@ -81,9 +81,9 @@ func PutPriceGrid(ctx context.Context, st CarrierWriter, code, service, effectiv
 var errDryRun = errors.New("dry run")
 
 // putVersion stores the card that next makes of the version in force on effectiveFrom (nil for
-// a new or deleted carrier: live is false), once its tracking
-// range overlaps no other carrier's in force today or later. Only the version compared with is
-// read whole, so a put costs the same at the 1st version and the 100th.
+// a new or deleted carrier, which is not live), once its tracking range overlaps no other
+// carrier's in force today or later. Only the version compared with is read whole, so a put
+// costs the same at the 1st version and the 100th.
 func putVersion(ctx context.Context, st CarrierWriter, code, effectiveFrom string, dryRun bool, now time.Time,
 	next func(live bool, inForce *Card) (*Card, error)) (CarrierPut, error) {
 	var put CarrierPut
