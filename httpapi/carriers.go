@@ -63,13 +63,7 @@ func (a *API) putCarrier(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(body, &card); err != nil {
 		return err
 	}
-	code := r.PathValue("code")
-	if slices.ContainsFunc(a.cfg.Carriers, func(c shipping.Carrier) bool { return c.Name() == code }) {
-		var v shipping.ValidationError
-		v.Add("code", "taken", "is the name of a carrier the host application provides in Go")
-		return v.Err()
-	}
-	put, err := shipping.PutCarrier(r.Context(), a.db, code, &card, dryRun, a.db.Now())
+	put, err := a.ship.carriers.Put(r.Context(), r.PathValue("code"), &card, dryRun)
 	if err != nil {
 		return err
 	}
@@ -95,8 +89,7 @@ func (a *API) putPriceGrid(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	put, err := shipping.PutPriceGrid(r.Context(), a.db, r.PathValue("code"), r.PathValue("service"), from, breaks, prices, dryRun,
-		a.db.Now())
+	put, err := a.ship.carriers.PutPriceGrid(r.Context(), r.PathValue("code"), r.PathValue("service"), from, breaks, prices, dryRun)
 	if err != nil {
 		return err
 	}
@@ -113,7 +106,6 @@ func (a *API) writeCarrierPut(w http.ResponseWriter, put shipping.CarrierPut, dr
 		writeData(w, http.StatusOK, v)
 		return nil
 	}
-	a.ship.carriers.Refresh()
 	status := http.StatusOK
 	if put.Created {
 		status = http.StatusCreated

@@ -77,6 +77,35 @@ func PutPriceGrid(ctx context.Context, st CarrierWriter, code, service, effectiv
 	})
 }
 
+// Put stores card as carrier code's next version (PutCarrier), unless code names one of the
+// host's Go carriers (refused: a stored carrier never shadows them), and has the registry load
+// it at once.
+func (r *Registry) Put(ctx context.Context, code string, card *Card, dryRun bool) (CarrierPut, error) {
+	for _, c := range r.Host {
+		if c.Name() == code {
+			var v ValidationError
+			v.Add("code", "taken", "is the name of a carrier the host application provides in Go")
+			return CarrierPut{}, v.Err()
+		}
+	}
+	return r.stored(PutCarrier(ctx, r.Store, code, card, dryRun, r.Now()))
+}
+
+// PutPriceGrid stores a version of carrier code with service's grid replaced (PutPriceGrid),
+// and has the registry load it at once.
+func (r *Registry) PutPriceGrid(ctx context.Context, code, service, effectiveFrom string, breaks []int64, prices [][]int64,
+	dryRun bool) (CarrierPut, error) {
+	return r.stored(PutPriceGrid(ctx, r.Store, code, service, effectiveFrom, breaks, prices, dryRun, r.Now()))
+}
+
+// stored has the registry load the carriers again after a put that stored a version.
+func (r *Registry) stored(put CarrierPut, err error) (CarrierPut, error) {
+	if err == nil {
+		r.Refresh()
+	}
+	return put, err
+}
+
 // errDryRun rolls back a dry run's transaction.
 var errDryRun = errors.New("dry run")
 

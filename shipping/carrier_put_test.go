@@ -1,6 +1,8 @@
 package shipping
 
 import (
+	"context"
+	"errors"
 	"strconv"
 	"testing"
 	"time"
@@ -64,5 +66,22 @@ func TestWithVersion(t *testing.T) {
 	}
 	if !stored.Deleted || len(stored.Versions) != 2 || stored.Versions[:3][2] != nil {
 		t.Errorf("withVersion changed the stored carrier: %+v", stored)
+	}
+}
+
+// TestRegistryPutHostName: a card may not take the name of one of the host's Go carriers; the
+// store is not asked.
+func TestRegistryPutHostName(t *testing.T) {
+	card := SampleCards()[0]
+	r := &Registry{Store: noStoredCarriers{}, Now: time.Now,
+		Host: []Carrier{NewTableCarrier("HOSTED", []*CarrierVersion{{Version: 1, Card: &card}})}}
+	var v *ValidationError
+	if _, err := r.Put(context.Background(), "HOSTED", &card, false); !errors.As(err, &v) || v.Fields[0].Code != "taken" {
+		t.Errorf("Put of a host carrier's name = %v; want code taken", err)
+	}
+	other := SampleCards()[0]
+	other.Code = "OTHER"
+	if _, err := r.Put(context.Background(), "OTHER", &other, false); errors.As(err, &v) || !errors.Is(err, ErrNotFound) {
+		t.Errorf("Put of another name = %v; want it handed to the store (which answers ErrNotFound here)", err)
 	}
 }

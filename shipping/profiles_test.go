@@ -51,6 +51,9 @@ func (noStoredCarriers) Carriers(context.Context) ([]*StoredCarrier, int64, erro
 func (noStoredCarriers) CarrierCard(context.Context, string, int64) (*Card, error) {
 	return nil, ErrNotFound
 }
+func (noStoredCarriers) PutCarrierVersion(context.Context, string, func(CarrierVersionTx) error) error {
+	return ErrNotFound
+}
 
 // TestProfiles: the cache of compiled profiles is never stale through its own process (a Put
 // drops the copy at once, and a read that began before the Put does not cache what it read) and

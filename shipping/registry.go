@@ -21,8 +21,9 @@ type StoredCarrier struct {
 	Versions   []*CarrierVersion
 }
 
-// CarrierStore is what the registry reads.
+// CarrierStore is what the registry reads, and writes a version through (CarrierWriter).
 type CarrierStore interface {
+	CarrierWriter
 	// CarrierChanges is the count of changes of the stored carriers.
 	CarrierChanges(ctx context.Context) (int64, error)
 	// Carriers reads every stored carrier, deleted ones too, with the count of changes read.
