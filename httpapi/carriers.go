@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"math"
 	"net/http"
 	"slices"
@@ -20,19 +19,7 @@ func (a *API) setupCarriers(ctx context.Context) error {
 	if err := a.db.SeedCarriers(ctx, shipping.SampleCards()); err != nil {
 		return err
 	}
-	stored, _, err := a.db.Carriers(ctx)
-	if err != nil {
-		return err
-	}
-	for _, sc := range stored {
-		for _, c := range a.cfg.Carriers {
-			if c.Name() == sc.Code {
-				return fmt.Errorf("httpapi: carrier %s is both a Go carrier (Config.Carriers) and a stored carrier", sc.Code)
-			}
-		}
-	}
-	_, err = a.carriers(ctx) // loaded before the first request
-	return err
+	return a.ship.carriers.Open(ctx)
 }
 
 // carriers returns the current carriers.

@@ -2,6 +2,7 @@ package shipping
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -58,6 +59,24 @@ type Registry struct {
 }
 
 const carrierRecheck = time.Millisecond
+
+// Open checks that no stored carrier has the name of one of the host's (an error: each name is
+// one carrier), and loads the carriers before the first request needs them.
+func (r *Registry) Open(ctx context.Context) error {
+	stored, _, err := r.Store.Carriers(ctx)
+	if err != nil {
+		return err
+	}
+	for _, sc := range stored {
+		for _, c := range r.Host {
+			if c.Name() == sc.Code {
+				return fmt.Errorf("carrier %s is both a Go carrier (Config.Carriers) and a stored carrier", sc.Code)
+			}
+		}
+	}
+	_, err = r.Current(ctx)
+	return err
+}
 
 func (r *Registry) today() string { return r.Now().UTC().Format(time.DateOnly) }
 
