@@ -89,28 +89,70 @@ func (e *CarrierError) Unwrap() error { return e.Err }
 // errCarrierTimeout is a carrier call that did not return within Buyer.Timeout.
 var errCarrierTimeout = errors.New("the carrier did not answer in time")
 
-// A Reservation is a shipment (and its Idempotency-Key, when given) held for one purchase: the
+// A Reservation is a shipment (and its Idempotency-Key, when given) held for one purchase: what
+// was read when it was reserved decides whether the purchase may go on (BuyRequest.Check); the
 // carrier is called while no transaction is open, then the label is recorded, or the
 // reservation released.
 type Reservation interface {
-	// Held is what was reserved: the OPEN shipment as it stands, the rate to buy and the new
-	// label's ID.
-	Held() (s *Shipment, rate Rate, labelID string)
+	// Key is the purchase's Idempotency-Key as recorded before it; false when it was not.
+	Key() (StoredKey, bool)
+	// Held is what was reserved: the shipment as it stands and the rate to buy (nil when the
+	// shipment has none of its id).
+	Held() (s *Shipment, rate *Rate)
+	// LabelID is the new label's ID.
+	LabelID() string
+	// OrderShipments are the shipments made for the shipment's order, nil when it has none or is
+	// an additional parcel.
+	OrderShipments() []OrderShipment
 	// Record writes the purchase under trackingCode in one transaction: the label, the bought
 	// shipment, the LABEL_PURCHASED event and the Idempotency-Key with its answer
-	// (ErrIdempotencyKeyTaken when another purchase recorded under the key first).
+	// (ErrIdempotencyKeyTaken when another purchase recorded under the key first). It checks
+	// again, in that transaction, that the shipment is still OPEN as held
+	// (ErrReservationLost) and its order not shipped.
 	Record(ctx context.Context, trackingCode string) (s *Shipment, rendered string, err error)
 	// Release gives the shipment and the key up, writing nothing else.
 	Release(ctx context.Context) error
 }
 
+// StoredKey is an Idempotency-Key as recorded: what it was used for and the answer recorded
+// with it (nil for a key claimed by a purchase that recorded no answer, which older versions
+// did).
+type StoredKey struct {
+	Fingerprint string
+	Answer      *Shipment
+}
+
+// Check decides what a reservation allows r: the answer recorded under its Idempotency-Key (a
+// replay), ErrIdempotencyKeyReused when the key was used for another request, else the
+// purchase, if the shipment has the rate (ErrNotFound), is OPEN (CanBuy) and its order is not
+// shipped by another label (ShipOrder).
+func (r BuyRequest) Check(res Reservation) (replay *Shipment, err error) {
+	if k, ok := res.Key(); ok {
+		if k.Fingerprint != r.Fingerprint {
+			return nil, ErrIdempotencyKeyReused
+		}
+		if k.Answer != nil {
+			return k.Answer, nil
+		}
+	}
+	s, rate := res.Held()
+	if rate == nil {
+		return nil, ErrNotFound
+	}
+	if err := CanBuy(s.Status); err != nil {
+		return nil, err
+	}
+	if s.OrderID != "" && !s.Additional {
+		return nil, ShipOrder(res.OrderShipments(), false)
+	}
+	return nil, nil
+}
+
 // BuyStore is what buying and voiding labels need persisted.
 type BuyStore interface {
-	// ReserveBuy holds the OPEN shipment with the rate, its order and the Idempotency-Key (when
-	// given) from other purchases. When the key was used before it answers the stored answer
-	// (replay), or ErrIdempotencyKeyReused for another request. Record checks again that the
-	// shipment can be bought.
-	ReserveBuy(ctx context.Context, r BuyRequest) (res Reservation, replay *Shipment, err error)
+	// ReserveBuy holds the shipment, its order and the Idempotency-Key (when given) from other
+	// purchases, and reads them; ErrNotFound when the account has no such shipment.
+	ReserveBuy(ctx context.Context, r BuyRequest) (Reservation, error)
 	// QueueVoid records a sold label that must be voided at its carrier (VoidWorker).
 	QueueVoid(ctx context.Context, v SoldLabel) error
 	// ShipmentToCancel reads the shipment with its label, and whether the label was billed.
@@ -166,12 +208,13 @@ func (b *Buyer) log() *slog.Logger {
 // shipment, its order or the key is waited for. Once the carrier is called the purchase goes on
 // even if ctx ends (the client left): what the carrier sold is recorded, or voided.
 func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
-	res, replay, err := b.Store.ReserveBuy(ctx, r)
+	res, replay, err := b.Reserve(ctx, r)
 	if err != nil || replay != nil {
 		return Bought{Shipment: replay, Replayed: replay != nil}, err
 	}
 	ctx = context.WithoutCancel(ctx)
-	s, rate, labelID := res.Held()
+	s, rate := res.Held()
+	labelID := res.LabelID()
 	release := func() {
 		if err := res.Release(ctx); err != nil {
 			b.log().Error("buy: release the shipment", "shipment", s.ID, "err", err)
@@ -206,11 +249,28 @@ func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
 	return Bought{Shipment: bought, Rendered: rendered}, nil
 }
 
+// Reserve reserves r's shipment and checks what the reservation allows (BuyRequest.Check): a
+// reservation to buy, or a replay or a refusal, the reservation then released.
+func (b *Buyer) Reserve(ctx context.Context, r BuyRequest) (Reservation, *Shipment, error) {
+	res, err := b.Store.ReserveBuy(ctx, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	replay, err := r.Check(res)
+	if err != nil || replay != nil {
+		if rerr := res.Release(ctx); rerr != nil {
+			b.log().Error("buy: release the shipment", "shipment", r.ShipmentID, "err", rerr)
+		}
+		return nil, replay, err
+	}
+	return res, nil, nil
+}
+
 // replay answers r as the purchase that recorded under its Idempotency-Key first: its stored
 // answer, or ErrIdempotencyKeyReused if it asked for another purchase. lost is the error of the
 // purchase that lost, the answer if the key shows nothing.
 func (b *Buyer) replay(ctx context.Context, r BuyRequest, lost error) (Bought, error) {
-	res, replay, err := b.Store.ReserveBuy(ctx, r)
+	res, replay, err := b.Reserve(ctx, r)
 	if res != nil {
 		res.Release(ctx)
 		err = lost

@@ -18,9 +18,12 @@ type buyStore struct {
 
 type buyReservation struct{ st *buyStore }
 
-func (st *buyStore) ReserveBuy(ctx context.Context, r BuyRequest) (Reservation, *Shipment, error) {
-	return buyReservation{st}, nil, nil
+func (st *buyStore) ReserveBuy(ctx context.Context, r BuyRequest) (Reservation, error) {
+	return buyReservation{st}, nil
 }
+
+func (r buyReservation) Key() (StoredKey, bool)          { return StoredKey{}, false }
+func (r buyReservation) OrderShipments() []OrderShipment { return nil }
 
 func (st *buyStore) QueueVoid(ctx context.Context, v SoldLabel) error {
 	if st.queueErr != nil {
@@ -30,9 +33,11 @@ func (st *buyStore) QueueVoid(ctx context.Context, v SoldLabel) error {
 	return nil
 }
 
-func (r buyReservation) Held() (*Shipment, Rate, string) {
-	return &Shipment{ID: "shp_1", ShipDate: "2026-11-26"}, Rate{ID: "rate_1", Carrier: "ACME", Service: "GROUND"}, "lbl_1"
+func (r buyReservation) Held() (*Shipment, *Rate) {
+	return &Shipment{ID: "shp_1", Status: StatusOpen, ShipDate: "2026-11-26"}, &Rate{ID: "rate_1", Carrier: "ACME", Service: "GROUND"}
 }
+
+func (r buyReservation) LabelID() string { return "lbl_1" }
 
 func (r buyReservation) Record(ctx context.Context, code string) (*Shipment, string, error) {
 	if r.st.recordErr != nil {
@@ -95,6 +100,60 @@ func TestBuyerRecordFails(t *testing.T) {
 			}
 			if wantReleased := map[bool]int{true: 1, false: 0}[tt.recordErr != nil]; st.released != wantReleased {
 				t.Errorf("released %d times, want %d", st.released, wantReleased)
+			}
+		})
+	}
+}
+
+// checkReservation is a Reservation as read, for BuyRequest.Check.
+type checkReservation struct {
+	Reservation
+	key    *StoredKey
+	s      *Shipment
+	rate   *Rate
+	orders []OrderShipment
+}
+
+func (c checkReservation) Key() (StoredKey, bool) {
+	if c.key == nil {
+		return StoredKey{}, false
+	}
+	return *c.key, true
+}
+func (c checkReservation) Held() (*Shipment, *Rate)        { return c.s, c.rate }
+func (c checkReservation) OrderShipments() []OrderShipment { return c.orders }
+
+// TestBuyRequestCheck: a key used for another request is refused before anything else; a key
+// with its answer replays it; otherwise the shipment must have the rate, be OPEN, and its order
+// must not be shipped by a label not voided (an additional parcel may).
+func TestBuyRequestCheck(t *testing.T) {
+	r := BuyRequest{AccountID: "a", ShipmentID: "shp_1", RateID: "rate_1", Key: "k", Fingerprint: "f"}
+	open, bought := &Shipment{ID: "shp_1", Status: StatusOpen}, &Shipment{ID: "shp_1", Status: StatusPurchased}
+	forOrder := &Shipment{ID: "shp_1", Status: StatusOpen, OrderID: "o1"}
+	additional := &Shipment{ID: "shp_1", Status: StatusOpen, OrderID: "o1", Additional: true}
+	rate := &Rate{ID: "rate_1"}
+	shipped := []OrderShipment{{ID: "shp_0", LabelStatus: LabelPreTransit}}
+	tests := []struct {
+		name       string
+		res        checkReservation
+		wantReplay bool
+		wantErr    error
+	}{
+		{"open, no key", checkReservation{s: open, rate: rate}, false, nil},
+		{"key used for another request", checkReservation{key: &StoredKey{Fingerprint: "g", Answer: bought}, s: bought, rate: rate}, false, ErrIdempotencyKeyReused},
+		{"key with its answer", checkReservation{key: &StoredKey{Fingerprint: "f", Answer: bought}, s: bought, rate: rate}, true, nil},
+		{"key claimed without an answer", checkReservation{key: &StoredKey{Fingerprint: "f"}, s: open, rate: rate}, false, nil},
+		{"no such rate", checkReservation{s: open}, false, ErrNotFound},
+		{"bought already", checkReservation{s: bought, rate: rate}, false, ErrInvalidState},
+		{"order shipped", checkReservation{s: forOrder, rate: rate, orders: shipped}, false, ErrOrderAlreadyShipped},
+		{"order not shipped", checkReservation{s: forOrder, rate: rate}, false, nil},
+		{"additional parcel of a shipped order", checkReservation{s: additional, rate: rate, orders: shipped}, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			replay, err := r.Check(tt.res)
+			if (replay != nil) != tt.wantReplay || !errors.Is(err, tt.wantErr) || tt.wantErr == nil && err != nil {
+				t.Errorf("Check = %v, %v; want replay %v, error %v", replay, err, tt.wantReplay, tt.wantErr)
 			}
 		})
 	}

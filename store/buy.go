@@ -27,15 +27,15 @@ import (
 // The shipment is read, and rendered bought, before the carrier is called; Record then only
 // checks that it is still as read (by its packed value, which every change rewrites) and splices
 // in the tracking code. If it changed meanwhile, it is read again and rendered when recorded.
-func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest) (shipping.Reservation, *shipping.Shipment, error) {
+func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest) (shipping.Reservation, error) {
 	if err := db.checkFile(); err != nil { // a label bought now could not be recorded
-		return nil, nil, err
+		return nil, err
 	}
 	b := &labelBuy{db: db, r: r, now: db.now()}
 	b.insurance = shipping.InsuranceCents(r.InsuredCents)
 	if r.Key != "" {
 		if err := b.hold(ctx, "key "+r.AccountID+"/"+r.Key); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	err := b.hold(ctx, "shipment "+r.AccountID+"/"+r.ShipmentID)
@@ -50,13 +50,9 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest) (shipping.R
 	}
 	if err != nil {
 		b.unhold()
-		return nil, nil, err
+		return nil, err
 	}
-	if b.replayed {
-		b.unhold()
-		return nil, b.s, nil
-	}
-	return b, nil, nil
+	return b, nil
 }
 
 // labelBuy is one purchase: what it asks for, what was prepared before its reservation, and
@@ -72,9 +68,10 @@ type labelBuy struct {
 	pre     *prebought         // read bought with the mark; nil unless read was OPEN with the rate
 	labelID string
 
-	s        *shipping.Shipment // the shipment to buy (or the replayed answer)
-	asRead   bool               // s is read, and pre its purchase
-	replayed bool
+	key      *shipping.StoredKey // the Idempotency-Key as recorded before; nil if it was not
+	s        *shipping.Shipment  // the shipment to buy
+	orders   []shipping.OrderShipment
+	asRead   bool   // s is read, and pre its purchase
 	rendered string // the bought shipment's rendering, when rendered in Record
 	codeJSON []byte // the tracking code, when the purchase was made as prebought
 }
@@ -122,26 +119,46 @@ func (b *labelBuy) rateOf(s *shipping.Shipment) *shipping.Rate {
 	return nil
 }
 
-// reserve looks the idempotency key up, if there is one: a key used before answers its stored
-// answer (or ErrIdempotencyKeyReused for another request); and checks that the shipment can be
-// bought. It only reads: the key is written with its answer when the purchase is recorded.
+// reserve reads what decides whether the purchase may go on (shipping.BuyRequest.Check): the
+// idempotency key as recorded, if there is one (it is written with its answer when the purchase
+// is recorded); the shipment (the one read before, when it was OPEN with the rate); and the
+// shipments of its order.
 func (b *labelBuy) reserve(ctx context.Context) error {
 	if b.r.Key != "" {
 		var fingerprint, answer string
 		err := b.db.r.QueryRowContext(ctx, `SELECT fingerprint, response FROM idempotency_keys
 			WHERE account_id = $1 AND idempotency_key = $2`, b.r.AccountID, b.r.Key).Scan(&fingerprint, &answer)
 		switch {
-		case err == nil && fingerprint != b.r.Fingerprint:
-			return shipping.ErrIdempotencyKeyReused
-		case err == nil && answer != "": // '' only in keys claimed before migration 030
-			b.s, err = storedAnswer(answer, b.r)
-			b.replayed = err == nil
-			return err
-		case err != nil && !errors.Is(err, sql.ErrNoRows):
+		case err == nil:
+			b.key = &shipping.StoredKey{Fingerprint: fingerprint}
+			if answer != "" { // '' only in keys claimed before migration 030
+				if b.key.Answer, err = storedAnswer(answer, b.r); err != nil {
+					return err
+				}
+			}
+		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
 	}
-	return b.check(ctx, b.db.r)
+	b.s, b.asRead = b.read, b.pre != nil
+	if b.pre == nil {
+		s, err := b.db.shipmentIn(ctx, b.db.r, b.r.AccountID, b.r.ShipmentID)
+		if err != nil {
+			return err
+		}
+		if b.s = s; b.read != nil { // a shipment's order never changes
+			s.OrderID, s.Additional = b.read.OrderID, b.read.Additional
+		} else if err := b.db.r.QueryRowContext(ctx, `SELECT COALESCE(order_id, ''), order_additional FROM shipments
+			WHERE account_id = $1 AND id = $2`, b.r.AccountID, b.r.ShipmentID).Scan(&s.OrderID, &s.Additional); err != nil {
+			return err
+		}
+	}
+	if b.s.OrderID == "" || b.s.Additional {
+		return nil
+	}
+	shipments, err := orderShipments(ctx, b.db.r, b.r.AccountID, []string{b.s.OrderID})
+	b.orders = shipments[b.s.OrderID]
+	return err
 }
 
 // storedAnswer reads the answer stored under r's idempotency key.
@@ -157,46 +174,27 @@ func storedAnswer(answer string, r shipping.BuyRequest) (*shipping.Shipment, err
 	return &s, nil
 }
 
-// check sets b.s to the shipment to buy, if it can be bought: OPEN with the rate, its order not
-// shipped by another shipment's label (read through q; Record checks again with the order
-// locked). The shipment read before is used when it was OPEN with the rate; otherwise it is read
-// through q for the refusal.
-func (b *labelBuy) check(ctx context.Context, q querier) error {
-	b.s, b.asRead = b.read, b.pre != nil
-	if b.pre == nil {
-		s, err := b.db.shipmentIn(ctx, q, b.r.AccountID, b.r.ShipmentID)
-		if err != nil {
-			return err
-		}
-		if b.rateOf(s) == nil {
-			return ErrNotFound
-		}
-		if err := shipping.CanBuy(s.Status); err != nil {
-			return err
-		}
-		if b.labelID == "" {
-			b.labelID = b.db.NewID()
-		}
-		if b.s = s; b.read != nil { // a shipment's order never changes
-			s.OrderID, s.Additional = b.read.OrderID, b.read.Additional
-		} else if err := q.QueryRowContext(ctx, `SELECT COALESCE(order_id, ''), order_additional FROM shipments
-			WHERE account_id = $1 AND id = $2`, b.r.AccountID, b.r.ShipmentID).Scan(&s.OrderID, &s.Additional); err != nil {
-			return err
-		}
+// Key is the idempotency key as recorded before the purchase (shipping.Reservation).
+func (b *labelBuy) Key() (shipping.StoredKey, bool) {
+	if b.key == nil {
+		return shipping.StoredKey{}, false
 	}
-	if b.s.OrderID == "" || b.s.Additional {
-		return nil
-	}
-	shipments, err := orderShipments(ctx, q, b.r.AccountID, []string{b.s.OrderID})
-	if err != nil {
-		return err
-	}
-	return shipping.ShipOrder(shipments[b.s.OrderID], false)
+	return *b.key, true
 }
 
-// Held is the shipment to buy, the rate and the new label's ID (shipping.Reservation).
-func (b *labelBuy) Held() (*shipping.Shipment, shipping.Rate, string) {
-	return b.s, *b.rateOf(b.s), b.labelID
+// OrderShipments are the shipments of the shipment's order (shipping.Reservation).
+func (b *labelBuy) OrderShipments() []shipping.OrderShipment { return b.orders }
+
+// Held is the shipment to buy and the rate (shipping.Reservation).
+func (b *labelBuy) Held() (*shipping.Shipment, *shipping.Rate) { return b.s, b.rateOf(b.s) }
+
+// LabelID is the new label's ID (shipping.Reservation): drawn when the shipment was read OPEN
+// with the rate and rendered bought, else now.
+func (b *labelBuy) LabelID() string {
+	if b.labelID == "" {
+		b.labelID = b.db.NewID()
+	}
+	return b.labelID
 }
 
 // Release gives the shipment up (shipping.Reservation); nothing was written.

@@ -155,13 +155,14 @@ func testPurchaseHold(t *testing.T) {
 	ctx := context.Background()
 	acct, s := openShipment(t, db)
 	req := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: s.ID, RateID: s.ShippingRates[0].ID}
-	first, _, err := db.ReserveBuy(ctx, req)
+	buyer := &shipping.Buyer{Store: db}
+	first, _, err := buyer.Reserve(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	second := make(chan error, 1)
 	go func() {
-		_, _, err := db.ReserveBuy(ctx, req)
+		_, _, err := buyer.Reserve(ctx, req)
 		second <- err
 	}()
 	select {
@@ -195,7 +196,7 @@ func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 	}
 	reserve := func(db *store.DB, r shipping.BuyRequest) shipping.Reservation {
 		t.Helper()
-		res, replay, err := db.ReserveBuy(ctx, r)
+		res, replay, err := (&shipping.Buyer{Store: db}).Reserve(ctx, r)
 		if err != nil || replay != nil {
 			t.Fatalf("reserve = %v, %v; want a reservation", replay, err)
 		}
@@ -226,7 +227,7 @@ func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 		t.Errorf("recording under a key recorded elsewhere = %v; want it refused", err)
 	}
 	mine.Release(ctx)
-	if _, replay, err := here.ReserveBuy(ctx, keyed); err != nil || replay == nil || replay.ShippingLabel.TrackingCode != "TRK-KEY" {
+	if _, replay, err := (&shipping.Buyer{Store: here}).Reserve(ctx, keyed); err != nil || replay == nil || replay.ShippingLabel.TrackingCode != "TRK-KEY" {
 		t.Errorf("reserve under a key recorded elsewhere = %v, %v; want its answer replayed", replay, err)
 	}
 
