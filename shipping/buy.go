@@ -106,10 +106,12 @@ type Reservation interface {
 	OrderShipments() []OrderShipment
 	// Record writes the purchase under trackingCode in one transaction: the label, the bought
 	// shipment, the LABEL_PURCHASED event and the Idempotency-Key with its answer
-	// (ErrIdempotencyKeyTaken when another purchase recorded under the key first). It checks
-	// again, in that transaction, that the shipment is still OPEN as held
-	// (ErrReservationLost) and its order not shipped.
-	Record(ctx context.Context, trackingCode string) (s *Shipment, rendered string, err error)
+	// (ErrIdempotencyKeyTaken when another purchase recorded under the key first). In that
+	// transaction the shipment is written only if it is still OPEN as held (else
+	// ErrReservationLost), and check decides again with the order's shipments read anew, the
+	// order locked (BuyRequest.Recheck): of two buys for one order that race, the second sees
+	// the first's label.
+	Record(ctx context.Context, trackingCode string, check func(Reservation) error) (s *Shipment, rendered string, err error)
 	// Release gives the shipment and the key up, writing nothing else.
 	Release(ctx context.Context) error
 }
@@ -227,7 +229,7 @@ func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
 		release()
 		return Bought{}, err
 	}
-	bought, rendered, err := res.Record(ctx, sold.TrackingCode)
+	bought, rendered, err := res.Record(ctx, sold.TrackingCode, r.Recheck)
 	switch {
 	case errors.Is(err, ErrTrackingNumberTaken):
 		// Another label holds the number: voiding it would void that label. A stored carrier's
@@ -247,6 +249,12 @@ func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
 		return Bought{}, err
 	}
 	return Bought{Shipment: bought, Rendered: rendered}, nil
+}
+
+// Recheck is Check inside the transaction that records the purchase.
+func (r BuyRequest) Recheck(res Reservation) error {
+	_, err := r.Check(res)
+	return err
 }
 
 // Reserve reserves r's shipment and checks what the reservation allows (BuyRequest.Check): a

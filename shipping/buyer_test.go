@@ -39,7 +39,7 @@ func (r buyReservation) Held() (*Shipment, *Rate) {
 
 func (r buyReservation) LabelID() string { return "lbl_1" }
 
-func (r buyReservation) Record(ctx context.Context, code string) (*Shipment, string, error) {
+func (r buyReservation) Record(ctx context.Context, code string, check func(Reservation) error) (*Shipment, string, error) {
 	if r.st.recordErr != nil {
 		return nil, "", r.st.recordErr
 	}

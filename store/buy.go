@@ -205,9 +205,9 @@ func (b *labelBuy) Release(context.Context) error {
 
 // Record writes the purchase under code (shipping.Reservation), and returns the bought shipment
 // with its stored rendering.
-func (b *labelBuy) Record(ctx context.Context, code string) (*shipping.Shipment, string, error) {
+func (b *labelBuy) Record(ctx context.Context, code string, check func(shipping.Reservation) error) (*shipping.Shipment, string, error) {
 	defer b.unhold()
-	if err := b.db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return b.record(ctx, tx, code) }); err != nil {
+	if err := b.db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return b.record(ctx, tx, code, check) }); err != nil {
 		return nil, "", err
 	}
 	if b.codeJSON != nil {
@@ -219,12 +219,16 @@ func (b *labelBuy) Record(ctx context.Context, code string) (*shipping.Shipment,
 // record writes the purchase under code: the shipment bought, if it is still held for this
 // purchase, the bought rate, the label, the LABEL_PURCHASED event and the idempotency key's
 // answer.
-func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string) error {
+func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string, check func(shipping.Reservation) error) error {
 	b.rendered, b.codeJSON = "", nil
 	if b.s.OrderID != "" && !b.s.Additional {
-		if err := b.db.checkOrderShips(ctx, tx, b.r.AccountID, b.s.OrderID); err != nil {
+		var err error
+		if b.orders, err = b.db.lockOrderShipments(ctx, tx, b.r.AccountID, b.s.OrderID); err != nil {
 			return err
 		}
+	}
+	if err := check(b); err != nil {
+		return err
 	}
 	packedLabel, err := b.markBought(ctx, tx, code)
 	if err != nil {
@@ -355,20 +359,17 @@ func trackingCodeTaken(err error) bool {
 		strings.Contains(msg, "23505") && strings.Contains(msg, `"shipping_labels_tracking_code_key"`)
 }
 
-// checkOrderShips applies shipping.ShipOrder to the buy of a shipment made for an order, in the
-// transaction that records it, so that of two buys for one order that race (in two processes)
-// the second sees the first's label: on PostgreSQL the order's row is locked first (the second
-// waits for the first to commit, and its next statement reads the committed label); SQLite runs
-// one writer at a time.
-func (db *DB) checkOrderShips(ctx context.Context, tx *sql.Tx, accountID, orderID string) error {
+// lockOrderShipments reads the shipments of an order in the transaction that records a buy of
+// one of them, so that of two buys for one order that race (in two processes) the second sees
+// the first's label: on PostgreSQL the order's row is locked first (the second waits for the
+// first to commit, and its next statement reads the committed label); SQLite runs one writer at
+// a time.
+func (db *DB) lockOrderShipments(ctx context.Context, tx *sql.Tx, accountID, orderID string) ([]shipping.OrderShipment, error) {
 	if err := db.lock(ctx, tx, `SELECT id FROM orders WHERE account_id = $1 AND id = $2`, accountID, orderID); err != nil {
-		return err
+		return nil, err
 	}
 	shipments, err := orderShipments(ctx, tx, accountID, []string{orderID})
-	if err != nil {
-		return err
-	}
-	return shipping.ShipOrder(shipments[orderID], false)
+	return shipments[orderID], err
 }
 
 // shipmentToBuy reads a shipment with its rates, without its label, its packed value and its

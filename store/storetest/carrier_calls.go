@@ -170,7 +170,7 @@ func testPurchaseHold(t *testing.T) {
 		t.Fatalf("a second reserve while the first holds = %v; want it to wait", err)
 	case <-time.After(50 * time.Millisecond):
 	}
-	if _, _, err := first.Record(ctx, "TRK-HOLD"); err != nil {
+	if _, _, err := first.Record(ctx, "TRK-HOLD", req.Recheck); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-second; !errors.Is(err, shipping.ErrInvalidState) {
@@ -182,7 +182,8 @@ func testPurchaseHold(t *testing.T) {
 // database) hold nothing from each other. Of two purchases of one shipment, or under one
 // Idempotency-Key, the first to record wins: the other's Record is ErrReservationLost or
 // ErrIdempotencyKeyTaken (its label is then voided by the buyer), and a reserve under the key
-// replays the winner's answer. A purchase whose process died before recording leaves nothing.
+// replays the winner's answer; of two buys of one order, the second to record is refused. A
+// purchase whose process died before recording leaves nothing.
 func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 	ctx := context.Background()
 	acct := newAccount(t, here)
@@ -206,10 +207,10 @@ func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 	// One shipment, no key: the first to record keeps its label.
 	plain := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[0].ID, RateID: ss[0].ShippingRates[0].ID}
 	mine, theirs := reserve(here, plain), reserve(there, plain)
-	if _, _, err := theirs.Record(ctx, "TRK-THERE"); err != nil {
+	if _, _, err := theirs.Record(ctx, "TRK-THERE", plain.Recheck); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := mine.Record(ctx, "TRK-HERE"); !errors.Is(err, shipping.ErrReservationLost) {
+	if _, _, err := mine.Record(ctx, "TRK-HERE", plain.Recheck); !errors.Is(err, shipping.ErrReservationLost) {
 		t.Errorf("recording a shipment bought elsewhere meanwhile = %v; want ErrReservationLost", err)
 	}
 	mine.Release(ctx)
@@ -220,10 +221,10 @@ func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 	// One key: the first to record answers for it.
 	keyed := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[1].ID, RateID: ss[1].ShippingRates[0].ID, Key: "k1", Fingerprint: "f1"}
 	mine, theirs = reserve(here, keyed), reserve(there, keyed)
-	if _, _, err := theirs.Record(ctx, "TRK-KEY"); err != nil {
+	if _, _, err := theirs.Record(ctx, "TRK-KEY", keyed.Recheck); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := mine.Record(ctx, "TRK-LOST"); !errors.Is(err, shipping.ErrReservationLost) && !errors.Is(err, shipping.ErrIdempotencyKeyTaken) {
+	if _, _, err := mine.Record(ctx, "TRK-LOST", keyed.Recheck); !errors.Is(err, shipping.ErrReservationLost) && !errors.Is(err, shipping.ErrIdempotencyKeyTaken) {
 		t.Errorf("recording under a key recorded elsewhere = %v; want it refused", err)
 	}
 	mine.Release(ctx)
@@ -246,7 +247,7 @@ func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 	b := &shipping.Buyer{Store: there, Serials: there.Serials(),
 		Carrier: func(context.Context, string) (shipping.Carrier, bool, error) { return c, true, nil }}
 	c.sell = func(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
-		if _, _, err := reserve(here, first).Record(ctx, "TRK-FIRST"); err != nil { // meanwhile, here
+		if _, _, err := reserve(here, first).Record(ctx, "TRK-FIRST", first.Recheck); err != nil { // meanwhile, here
 			t.Errorf("the first purchase under the key: %v", err)
 		}
 		return "TRK-SECOND", nil
@@ -265,11 +266,37 @@ func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 		t.Errorf("voided %q; want the losing purchase's label", v)
 	}
 
+	// Two shipments of one order, bought in two processes at once: the order is checked again
+	// when each is recorded, so the second to record is refused and keeps no label.
+	orderID := importedOrder(t, here, acct.ID, "O-ACROSS")
+	var parcels []shipping.BuyRequest
+	for range 2 {
+		s := testShipment(here, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
+		s.OrderID = orderID
+		if _, err := here.CreateShipment(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		parcels = append(parcels, shipping.BuyRequest{AccountID: acct.ID, ShipmentID: s.ID, RateID: s.ShippingRates[0].ID})
+	}
+	mine, theirs = reserve(here, parcels[0]), reserve(there, parcels[1])
+	if _, _, err := theirs.Record(ctx, "TRK-ORDER-1", parcels[1].Recheck); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := mine.Record(ctx, "TRK-ORDER-2", parcels[0].Recheck); !errors.Is(err, shipping.ErrOrderAlreadyShipped) {
+		t.Errorf("recording a buy of an order shipped elsewhere meanwhile = %v; want ErrOrderAlreadyShipped", err)
+	}
+	mine.Release(ctx)
+	if got, err := here.Shipment(ctx, acct.ID, parcels[0].ShipmentID); err != nil {
+		t.Fatal(err)
+	} else if got.Status != shipping.StatusOpen {
+		t.Errorf("the refused buy's shipment is %s; want it OPEN", got.Status)
+	}
+
 	// A process that dies after reserving leaves nothing: the other buys at once.
 	dead := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[2].ID, RateID: ss[2].ShippingRates[0].ID, Key: "k2", Fingerprint: "f2"}
 	abandoned := reserve(here, dead)
 	defer abandoned.Release(ctx)
-	if _, _, err := reserve(there, dead).Record(ctx, "TRK-ALIVE"); err != nil {
+	if _, _, err := reserve(there, dead).Record(ctx, "TRK-ALIVE", dead.Recheck); err != nil {
 		t.Fatalf("buy beside a reservation whose process died = %v", err)
 	}
 }
