@@ -71,7 +71,7 @@ func (a *API) createBatch(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	if err := shipping.CreateBatch(r.Context(), a.db, b, items, func(b *shipping.Batch) any { return a.batchView(b) }); err != nil {
+	if err := shipping.CreateBatch(r.Context(), a.db, b, items, a.batchLabelsURL(b.ID)); err != nil {
 		return err
 	}
 	select {
@@ -102,13 +102,12 @@ func itemErrors(err error) (json.RawMessage, error) {
 	return json.Marshal(errorShape(errorFor(err)))
 }
 
-// batchView is a batch as the API shows it: with label_url once it is COMPLETED with a label.
-func (a *API) batchView(b *shipping.Batch) *shipping.Batch {
-	if b.Status == shipping.BatchCompleted && b.Purchased > 0 {
-		u := a.baseURL + "/documents/batches/" + b.ID + "/" + a.docs.sign(docBatchLabels, b.ID)
-		b.LabelURL = &u
-	}
-	return b
+// batchView is a batch as the API shows it (shipping.Batch.Linked).
+func (a *API) batchView(b *shipping.Batch) *shipping.Batch { return b.Linked(a.batchLabelsURL(b.ID)) }
+
+// batchLabelsURL is the capability URL of a batch's label document.
+func (a *API) batchLabelsURL(batchID string) string {
+	return a.baseURL + "/documents/batches/" + batchID + "/" + a.docs.sign(docBatchLabels, batchID)
 }
 
 // getBatch: GET /batches/{id}, with every item in order.
@@ -182,7 +181,7 @@ func (b batchItems) Errors(err error) (json.RawMessage, error) {
 	return itemErrors(err)
 }
 
-func (b batchItems) View(batch *shipping.Batch) any { return b.a.batchView(batch) }
+func (b batchItems) Link(batchID string) string { return b.a.batchLabelsURL(batchID) }
 
 func (b batchItems) Buy(ctx context.Context, c shipping.BatchClaim, s *shipping.Shipment, rate shipping.Rate) error {
 	_, _, _, err := b.a.buy(ctx, c.AccountID, s.ID, rate.ID, 0, false, shipping.BatchItemKey(c.BatchID, c.Index))

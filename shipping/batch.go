@@ -192,6 +192,15 @@ func BatchLabels(shipments []*Shipment, carrier func(name string) (Carrier, bool
 	return body, format, ContentTypePDF, err
 }
 
+// Linked is the batch as the API shows it: with url, its label document's, as label_url once
+// it is COMPLETED with a label purchased.
+func (b *Batch) Linked(url string) *Batch {
+	if b.Status == BatchCompleted && b.Purchased > 0 {
+		b.LabelURL = &url
+	}
+	return b
+}
+
 // LabelShipments is the ids of the batch's purchased shipments, in the batch's order, once it
 // is COMPLETED: the shipments of its label document. None while it is PROCESSING, nor when
 // nothing was purchased: it has no document then.
@@ -226,10 +235,10 @@ type BatchCreator interface {
 
 // CreateBatch stores a new batch: its refused items FAILED with their errors, the others QUEUED
 // for the worker. The batch is PROCESSING while an item is queued; one whose every item was
-// refused is COMPLETED at once, and BATCH_COMPLETED is emitted with view(b), as when its last
-// item finishes. b's ID, AccountID, Buy, LabelFormat, Count and CreatedAt must be set; its
-// Status, CompletedAt and Items are set as stored, tallied.
-func CreateBatch(ctx context.Context, st BatchCreator, b *Batch, items []NewBatchItem, view func(*Batch) any) error {
+// refused is COMPLETED at once, and BATCH_COMPLETED is emitted with it as the API shows it
+// (Linked to link), as when its last item finishes. b's ID, AccountID, Buy, LabelFormat, Count
+// and CreatedAt must be set; its Status, CompletedAt and Items are set as stored, tallied.
+func CreateBatch(ctx context.Context, st BatchCreator, b *Batch, items []NewBatchItem, link string) error {
 	b.Status, b.CompletedAt, b.Items = BatchProcessing, nil, make([]BatchItem, len(items))
 	queued := 0
 	for i, it := range items {
@@ -246,7 +255,7 @@ func CreateBatch(ctx context.Context, st BatchCreator, b *Batch, items []NewBatc
 	}
 	b.Tally()
 	if queued == 0 {
-		completed = view(b)
+		completed = b.Linked(link)
 	}
 	return st.CreateBatch(ctx, b, items, completed)
 }

@@ -130,6 +130,23 @@ func TestBatchLabelShipments(t *testing.T) {
 	}
 }
 
+// TestBatchLinked: a batch shows its label document's URL once it is COMPLETED with a label
+// purchased, never before.
+func TestBatchLinked(t *testing.T) {
+	for _, tt := range []struct {
+		status    string
+		purchased int
+		want      bool
+	}{
+		{BatchProcessing, 0, false}, {BatchProcessing, 3, false}, {BatchCompleted, 0, false}, {BatchCompleted, 1, true},
+	} {
+		b := (&Batch{Status: tt.status, Purchased: tt.purchased}).Linked("https://example.com/labels")
+		if (b.LabelURL != nil) != tt.want {
+			t.Errorf("%s with %d purchased: label_url %v, want shown %v", tt.status, tt.purchased, b.LabelURL, tt.want)
+		}
+	}
+}
+
 // TestRetryItem: a batch item whose work failed is tried again only for an error of the
 // machinery, and only MaxItemAttempts times in all; a refusal fails it at once.
 func TestRetryItem(t *testing.T) {
@@ -207,7 +224,7 @@ func TestCreateBatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &batchCreator{}
 			b := &Batch{ID: "b1", Count: len(tt.items), CreatedAt: Timestamp{Time: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)}}
-			if err := CreateBatch(context.Background(), st, b, tt.items, func(b *Batch) any { return "view of " + b.Status }); err != nil {
+			if err := CreateBatch(context.Background(), st, b, tt.items, "https://example.com/labels"); err != nil {
 				t.Fatal(err)
 			}
 			if st.b != b || b.Status != tt.wantStatus || (b.CompletedAt != nil) != tt.emitted {
@@ -218,8 +235,11 @@ func TestCreateBatch(t *testing.T) {
 					t.Errorf("item %d = %+v; want %s", i, it, tt.wantItems[i])
 				}
 			}
-			if want := "view of " + BatchCompleted; tt.emitted && st.completed != want || !tt.emitted && st.completed != nil {
+			if tt.emitted && st.completed != any(b) || !tt.emitted && st.completed != nil {
 				t.Errorf("emitted %v; want BATCH_COMPLETED %v", st.completed, tt.emitted)
+			}
+			if b.LabelURL != nil {
+				t.Errorf("label_url %s on a batch without a purchased label", *b.LabelURL)
 			}
 			if b.Failed != len(tt.wantItems)-countQueued(tt.wantItems) {
 				t.Errorf("tally: %d failed", b.Failed)

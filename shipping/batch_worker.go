@@ -76,8 +76,8 @@ type BatchItems interface {
 	Buy(ctx context.Context, c BatchClaim, s *Shipment, rate Rate) error
 	// Errors is an item's error in the API's error shape.
 	Errors(err error) (json.RawMessage, error)
-	// View is the batch as BATCH_COMPLETED shows it.
-	View(b *Batch) any
+	// Link is the URL of a batch's label document (Batch.Linked).
+	Link(batchID string) string
 }
 
 // BatchWorker works batch items: it claims them fairly between accounts (each account with a
@@ -197,11 +197,13 @@ func (w *BatchWorker) finish(ctx context.Context, c BatchClaim) error {
 			return err
 		}
 	}
+	link := w.Items.Link(c.BatchID) // before the transaction, which runs nothing of the API's
 	err = w.Store.CompleteBatchItem(ctx, c, o, func(f FinishedItem) error {
 		if f.Pending() > 0 {
 			return nil
 		}
-		return f.Complete(ctx, w.Items.View) // its last item: the batch is done
+		// Its last item: the batch is done.
+		return f.Complete(ctx, func(b *Batch) any { return b.Linked(link) })
 	})
 	if errors.Is(err, ErrStaleClaim) {
 		return nil // claimed again after its lease expired: that claim completes it

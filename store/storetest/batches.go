@@ -33,7 +33,7 @@ func testClaimBatchItemsConcurrently(t *testing.T) {
 		for j := range perBatch {
 			items[j] = shipping.NewBatchItem{ShipmentID: db.NewID(), Body: fmt.Sprintf(`{"n": %d}`, j)}
 		}
-		if err := shipping.CreateBatch(ctx, db, b, items, func(*shipping.Batch) any { return nil }); err != nil {
+		if err := shipping.CreateBatch(ctx, db, b, items, "https://example.com/batch-labels"); err != nil {
 			t.Fatalf("CreateBatch %d: %v", i, err)
 		}
 		batches = append(batches, b.ID)
