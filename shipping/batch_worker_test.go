@@ -56,7 +56,9 @@ func (it *workerItems) Errors(err error) (json.RawMessage, error) {
 	return json.Marshal(err.Error())
 }
 
-func (it *workerItems) Link(batchID string) string { return "https://example.com/documents/batches/" + batchID }
+func (it *workerItems) Link(batchID string) string {
+	return "https://example.com/documents/batches/" + batchID
+}
 
 // TestBatchWorkerFinish: an item is created and bought (or only created without a buy), a
 // shipment an earlier run bought is not bought again, a refused buy fails the item with its
