@@ -397,21 +397,3 @@ func parseDecimal(s string, places int) (int64, bool) {
 	}
 	return n, true
 }
-
-// formatDecimal writes n scaled by 10^places as a plain decimal without trailing zeros.
-func formatDecimal(n int64, places int) string {
-	sign := ""
-	if n < 0 {
-		sign, n = "-", -n
-	}
-	scale := int64(1)
-	for i := 0; i < places; i++ {
-		scale *= 10
-	}
-	s := sign + strconv.FormatInt(n/scale, 10)
-	if f := n % scale; f != 0 {
-		frac := strconv.FormatInt(f+scale, 10)[1:]
-		s += "." + strings.TrimRight(frac, "0")
-	}
-	return s
-}
