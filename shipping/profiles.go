@@ -12,8 +12,10 @@ type ProfileStore interface {
 	Profile(ctx context.Context, key string) (*Profile, error)
 	// ProfileVersion is when the profile last changed; ErrNotFound when there is none.
 	ProfileVersion(ctx context.Context, key string) (time.Time, error)
-	// PutProfile stores p, replacing the profile with its key; created when there was none.
-	PutProfile(ctx context.Context, p *Profile) (created bool, err error)
+	// PutProfile stores p, replacing the profile with its key (created when there was none),
+	// and in the same transaction emits ZIP_COVERAGE_UPDATED when coverageChanged says p's
+	// zip_coverage differs from the replaced profile's (nil when there was none).
+	PutProfile(ctx context.Context, p *Profile, coverageChanged func(prev *ProfileInput) bool) (created bool, err error)
 }
 
 // profileRecheck is how long a cached profile is used without checking its stored version: a
@@ -71,6 +73,12 @@ func (ps *Profiles) Get(ctx context.Context, key string) (*Profile, error) {
 	return c.p, nil
 }
 
+// CoverageChanged reports whether p changes the zip_coverage of the profile it replaces, prev
+// (nil: a new profile, whose coverage is news).
+func (p *Profile) CoverageChanged(prev *ProfileInput) bool {
+	return prev == nil || !SameCoverage(prev.ZipCoverage, p.Input().ZipCoverage)
+}
+
 // Put validates the profile in against the carriers as they are now (a carrier just stored
 // through another process included) and stores it under key, replacing any; created when there
 // was none.
@@ -84,7 +92,7 @@ func (ps *Profiles) Put(ctx context.Context, key string, in ProfileInput) (*Prof
 	if err != nil {
 		return nil, false, err
 	}
-	created, err := ps.Store.PutProfile(ctx, p)
+	created, err := ps.Store.PutProfile(ctx, p, p.CoverageChanged)
 	if err != nil {
 		return nil, false, err
 	}

@@ -35,7 +35,7 @@ func (s *profileStore) ProfileVersion(ctx context.Context, key string) (time.Tim
 	return time.Time{}, ErrNotFound
 }
 
-func (s *profileStore) PutProfile(ctx context.Context, p *Profile) (bool, error) {
+func (s *profileStore) PutProfile(ctx context.Context, p *Profile, coverageChanged func(*ProfileInput) bool) (bool, error) {
 	created := s.profiles[p.Key] == nil
 	s.profiles[p.Key] = p
 	return created, nil
@@ -127,4 +127,29 @@ func TestProfiles(t *testing.T) {
 		t.Fatal("a profile naming an unknown carrier was accepted")
 	}
 	get("fourth")
+}
+
+// TestCoverageChanged: a new profile's coverage is news; a replacement's is when any carrier's
+// ranges differ, or a carrier is added or dropped; the rest of a profile does not count.
+func TestCoverageChanged(t *testing.T) {
+	cover := map[string][]string{"POSTLINE": {"000-499"}}
+	tests := []struct {
+		name string
+		prev *ProfileInput
+		next map[string][]string
+		want bool
+	}{
+		{"new profile", nil, cover, true},
+		{"same coverage, another name", &ProfileInput{Name: "old", ZipCoverage: map[string][]string{"POSTLINE": {"000-499"}}}, cover, false},
+		{"ranges changed", &ProfileInput{ZipCoverage: map[string][]string{"POSTLINE": {"000-999"}}}, cover, true},
+		{"carrier added", &ProfileInput{ZipCoverage: map[string][]string{}}, cover, true},
+		{"carrier dropped", &ProfileInput{ZipCoverage: map[string][]string{"POSTLINE": {"000-499"}, "PARCELCO": {"100-199"}}}, cover, true},
+		{"none before or after", &ProfileInput{}, nil, false},
+	}
+	for _, tt := range tests {
+		p := LoadProfile("k", ProfileInput{Name: "new", Carriers: []string{"POSTLINE"}, ZipCoverage: tt.next}, time.Time{})
+		if got := p.CoverageChanged(tt.prev); got != tt.want {
+			t.Errorf("%s: CoverageChanged = %v, want %v", tt.name, got, tt.want)
+		}
+	}
 }

@@ -72,9 +72,10 @@ func (db *DB) ListProfiles(ctx context.Context, p Page) (List[*shipping.Profile]
 }
 
 // PutProfile creates or replaces the profile, setting its UpdatedAt, and reports whether it
-// created it. A change of zip_coverage (a new profile counts) emits ZIP_COVERAGE_UPDATED to
+// created it (shipping.ProfileStore). When coverageChanged says the profile's zip_coverage
+// changed from the one it replaces (nil for a new profile), ZIP_COVERAGE_UPDATED is emitted to
 // every subscribed account, in the same transaction.
-func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile) (created bool, err error) {
+func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile, coverageChanged func(prev *shipping.ProfileInput) bool) (created bool, err error) {
 	in := p.Input()
 	body, err := json.Marshal(in)
 	if err != nil {
@@ -95,7 +96,7 @@ func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile) (created bool
 			return err
 		}
 		created = n == 1
-		coverageChanged := created
+		var prev *shipping.ProfileInput
 		if !created {
 			var old string
 			var oldUpdated int64
@@ -106,18 +107,17 @@ func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile) (created bool
 			// updated_at is the version cached copies are checked against: it must move
 			// forward even when the clock has not.
 			now = max(now, oldUpdated+1)
-			var prev shipping.ProfileInput
-			if err := json.Unmarshal([]byte(old), &prev); err != nil {
+			prev = new(shipping.ProfileInput)
+			if err := json.Unmarshal([]byte(old), prev); err != nil {
 				return err
 			}
-			coverageChanged = !shipping.SameCoverage(prev.ZipCoverage, in.ZipCoverage)
 			if _, err := tx.ExecContext(ctx, `UPDATE rate_shopping_profiles SET name = $1, body = $2, updated_at = $3
 				WHERE profile_key = $4`, p.Name, string(body), now, p.Key); err != nil {
 				return err
 			}
 		}
 		p.UpdatedAt = stamp(now)
-		if !coverageChanged {
+		if !coverageChanged(prev) {
 			return nil
 		}
 		return db.emitEventToAll(ctx, tx, "ZIP_COVERAGE_UPDATED", map[string]any{

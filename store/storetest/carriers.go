@@ -108,14 +108,14 @@ func testCarrierVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.PutProfile(ctx, p); err != nil {
+	if _, err := db.PutProfile(ctx, p, p.CoverageChanged); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.DeleteCarrier(ctx, "ACME"); !errors.Is(err, store.ErrCarrierInUse) {
 		t.Errorf("delete of a named carrier = %v; want ErrCarrierInUse", err)
 	}
 	p.Carriers = []string{"PARCELCO"}
-	if _, err := db.PutProfile(ctx, p); err != nil {
+	if _, err := db.PutProfile(ctx, p, p.CoverageChanged); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.DeleteCarrier(ctx, "ACME"); err != nil {

@@ -224,7 +224,7 @@ func testPutProfileConcurrently(t *testing.T) {
 					[]string{"POSTLINE"}, time.Now())
 				if err == nil {
 					var c bool
-					if c, err = db.PutProfile(ctx, p); c {
+					if c, err = db.PutProfile(ctx, p, p.CoverageChanged); c {
 						created.Add(1)
 					}
 				}
