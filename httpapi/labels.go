@@ -11,16 +11,12 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
-	"github.com/waybill/waybill/shipping/work"
 	"github.com/waybill/waybill/store"
 )
 
 // labelState is the labels side of the API. Labels need no state of their own beyond the
 // store and the carriers (shippingState); the documents are drawn on demand.
 type labelState struct {
-	// keyRetention is how long an Idempotency-Key replays its answer at least; the pruner
-	// runs every pruneEvery.
-	keyRetention, pruneEvery time.Duration
 	// buyer buys and voids labels, calling carriers outside any transaction; voids voids the
 	// labels carriers sold that could not be recorded.
 	buyer *shipping.Buyer
@@ -28,26 +24,18 @@ type labelState struct {
 }
 
 func (a *API) setupLabels() error {
-	a.labels = &labelState{keyRetention: 24 * time.Hour, pruneEvery: time.Hour}
+	a.labels = &labelState{}
 	a.labels.buyer = &shipping.Buyer{Store: a.db, Carrier: a.ship.carriers.Find, Serials: a.db.Serials(),
 		Timeout: a.cfg.CarrierTimeout, Log: a.log}
 	a.labels.voids = &shipping.VoidWorker{Queue: a.db, Buyer: a.labels.buyer, Now: a.now, Log: a.workerLog("label_voider")}
-	a.workers = append(a.workers, worker{name: "idempotency_key_pruner", run: a.runKeyPruner, drain: a.pruneKeys},
+	// An Idempotency-Key replays its answer for at least a day.
+	keys := &shipping.KeyPruner{Store: a.db, Retention: 24 * time.Hour, Every: time.Hour, Now: a.now,
+		Log: a.workerLog("idempotency_key_pruner")}
+	a.workers = append(a.workers,
+		worker{name: "idempotency_key_pruner", run: func(ctx context.Context) error { keys.Run(ctx); return nil }, drain: keys.Drain},
 		worker{name: "label_voider", run: func(ctx context.Context) error { a.labels.voids.Run(ctx); return nil },
 			drain: a.labels.voids.Drain})
 	return nil
-}
-
-// runKeyPruner forgets expired idempotency keys every pruneEvery until ctx ends.
-func (a *API) runKeyPruner(ctx context.Context) error {
-	work.Loop{Every: a.labels.pruneEvery, Log: a.workerLog("idempotency_key_pruner"), Name: "idempotency-key pruner"}.Run(ctx, a.pruneKeys)
-	return nil
-}
-
-// pruneKeys forgets the idempotency keys older than keyRetention, once.
-func (a *API) pruneKeys(ctx context.Context) error {
-	_, err := a.db.PruneIdempotencyKeys(ctx, a.db.Now().Add(-a.labels.keyRetention))
-	return err
 }
 
 // buyRate: POST /shipments/{id}/rates/{rate_id}, body optional {"inline_label": bool,

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/waybill/waybill/shipping/work"
 )
 
 // BuyRequest is one purchase of a shipment's rate.
@@ -441,3 +443,26 @@ func ValidTrackingCode(code string) bool {
 
 // ErrIdempotencyKeyReused reports an Idempotency-Key already used for a different request.
 var ErrIdempotencyKeyReused = errors.New("idempotency key reused for a different request")
+
+// KeyPruner forgets the Idempotency-Keys older than Retention, every Every: a retry under a
+// forgotten key is executed again, which cannot buy twice (its shipment is no longer OPEN).
+type KeyPruner struct {
+	Store interface {
+		// PruneIdempotencyKeys forgets the keys recorded before cutoff, of every account.
+		PruneIdempotencyKeys(ctx context.Context, cutoff time.Time) (int64, error)
+	}
+	Retention, Every time.Duration
+	Now              func() time.Time
+	Log              *slog.Logger
+}
+
+// Run prunes every Every until ctx ends.
+func (p *KeyPruner) Run(ctx context.Context) {
+	work.Loop{Every: p.Every, Log: p.Log, Name: "idempotency-key pruner"}.Run(ctx, p.Drain)
+}
+
+// Drain prunes once.
+func (p *KeyPruner) Drain(ctx context.Context) error {
+	_, err := p.Store.PruneIdempotencyKeys(ctx, p.Now().Add(-p.Retention))
+	return err
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 )
 
 // buyStore is a BuyStore whose one reservation records with recordErr, and whose void queue
@@ -156,5 +157,23 @@ func TestBuyRequestCheck(t *testing.T) {
 				t.Errorf("Check = %v, %v; want replay %v, error %v", replay, err, tt.wantReplay, tt.wantErr)
 			}
 		})
+	}
+}
+
+// pruneStore records the cutoff it was asked to prune before.
+type pruneStore struct{ cutoff time.Time }
+
+func (s *pruneStore) PruneIdempotencyKeys(ctx context.Context, cutoff time.Time) (int64, error) {
+	s.cutoff = cutoff
+	return 0, nil
+}
+
+// TestKeyPruner: keys are forgotten once they are older than the retention, by the clock.
+func TestKeyPruner(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	st := &pruneStore{}
+	p := &KeyPruner{Store: st, Retention: 24 * time.Hour, Now: func() time.Time { return now }}
+	if err := p.Drain(context.Background()); err != nil || !st.cutoff.Equal(now.Add(-24*time.Hour)) {
+		t.Errorf("Drain = %v, cutoff %v; want keys before %v forgotten", err, st.cutoff, now.Add(-24*time.Hour))
 	}
 }

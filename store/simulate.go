@@ -10,19 +10,11 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// SimulatedLabel is what the tracking simulator needs of a label to post its next event.
-type SimulatedLabel struct {
-	ID, TrackingCode, Status string
-	Substatus                *string
-	// LastEventAt is the occurred_at of the event the status follows, or the purchase time.
-	LastEventAt time.Time
-}
-
 // DueSimulatedLabels returns at most limit labels, of every account, the tracking simulator
 // moves on from (in shipping.SimulatedStatuses, or the simulator's own missed delivery) whose last event (or purchase) is at or
 // before cutoff, the longest waiting first. The simulator keeps no state of its own: what is
 // due follows from the labels' stored status and last event time, so it survives restarts.
-func (db *DB) DueSimulatedLabels(ctx context.Context, cutoff time.Time, limit int) ([]SimulatedLabel, error) {
+func (db *DB) DueSimulatedLabels(ctx context.Context, cutoff time.Time, limit int) ([]shipping.SimulatedLabel, error) {
 	// Placeholders are numbered in the order they appear (SQLite binds them by appearance).
 	var args []any
 	marks := make([]string, len(shipping.SimulatedStatuses))
@@ -41,9 +33,9 @@ func (db *DB) DueSimulatedLabels(ctx context.Context, cutoff time.Time, limit in
 		return nil, err
 	}
 	defer rows.Close()
-	var out []SimulatedLabel
+	var out []shipping.SimulatedLabel
 	for rows.Next() {
-		var l SimulatedLabel
+		var l shipping.SimulatedLabel
 		var sub sql.NullString
 		var last int64
 		if err := rows.Scan(&l.ID, &l.TrackingCode, &l.Status, &sub, &last); err != nil {
