@@ -19,24 +19,10 @@ func TestClaimFindsRowsByID(t *testing.T) {
 	}
 	defer db.Close()
 	for where, args := range map[string][]any{claimExpired: {"PROCESSING", 1, 32, "PROCESSING", 2}, claimQueued: {"QUEUED", 32, "PROCESSING", 2}} {
-		rows, err := db.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+db.claimSQL(where, len(args)-3), args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
+		joined := queryPlan(t, db, db.claimSQL(where, len(args)-3), args...)
 		// The CTE reads the index; then each picked row is found by id.
-		joined := strings.Join(plan, "\n")
 		if !strings.Contains(joined, "SCAN picked\nSEARCH order_imports USING INDEX sqlite_autoindex_order_imports_1 (id=?)") {
-			t.Errorf("claim %q: the outer statement does not find its rows by id:\n%s", where, strings.Join(plan, "\n"))
+			t.Errorf("claim %q: the outer statement does not find its rows by id:\n%s", where, joined)
 		}
 	}
 }

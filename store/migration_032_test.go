@@ -45,27 +45,16 @@ func TestDropLabelsShipmentIndex(t *testing.T) {
 			'2026-11-25T00:00:00Z', '{}', 0, 0)`, rateID, acct.ID, s.ID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
+		_, err := tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
 			service, tracking_code, status, label_format, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, 'POSTLINE', 'X', 'TRK1', 'PRE_TRANSIT', 'PDF', 0, 0)`, labelID, acct.ID, s.ID, rateID); err != nil {
-			return err
-		}
-		// The database as migration 031 left it.
-		if _, err := tx.ExecContext(ctx, `CREATE INDEX shipping_labels_account_shipment ON shipping_labels (account_id, shipment_id)`); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version = 32`)
+			VALUES ($1, $2, $3, $4, 'POSTLINE', 'X', 'TRK1', 'PRE_TRANSIT', 'PDF', 0, 0)`, labelID, acct.ID, s.ID, rateID)
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
-
-	if db, err = OpenSQLite(ctx, path); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	// The database as migration 031 left it.
+	db = reopenBefore(t, db, path, 32, `CREATE INDEX shipping_labels_account_shipment ON shipping_labels (account_id, shipment_id)`)
 	var n int
 	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'shipping_labels_account_shipment'`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("after migration 032: %d indexes shipping_labels_account_shipment (%v); want 0", n, err)
@@ -84,22 +73,9 @@ func TestDropLabelsShipmentIndex(t *testing.T) {
 			t.Errorf("attachLabels(account %s) found the label: %v; want %v", c.account, found, c.want)
 		}
 	}
-	rows, err := db.r.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT `+labelColumns+` FROM shipping_labels
-		WHERE account_id = $1 AND shipment_id IN ($2, $3)`, acct.ID, s.ID, "x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	if p := strings.Join(plan, "; "); !strings.Contains(p, "(shipment_id=?)") {
-		t.Errorf("labels by shipment: plan %q; want a search of the index on shipment_id", p)
+	plan := queryPlan(t, db, `SELECT `+labelColumns+` FROM shipping_labels WHERE account_id = $1 AND shipment_id IN ($2, $3)`,
+		acct.ID, s.ID, "x")
+	if !strings.Contains(plan, "(shipment_id=?)") {
+		t.Errorf("labels by shipment: plan %q; want a search of the index on shipment_id", plan)
 	}
 }

@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
@@ -25,4 +28,53 @@ func TestOpenTest(t *testing.T) {
 	if err := openTest(t).Ping(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// reopenBefore turns db, the database at path, into the one a migration's test starts from:
+// stmts (what the database held before the migration) and the migration marked not applied, in
+// one transaction. It then closes db and opens path again, which applies the migration; the
+// DB it returns is closed when the test ends.
+func reopenBefore(t *testing.T, db *DB, path string, version int, stmts ...string) *DB {
+	t.Helper()
+	ctx := context.Background()
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		for _, stmt := range append(stmts, `DELETE FROM schema_migrations WHERE version = `+strconv.Itoa(version)) {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if db, err = OpenSQLite(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// queryPlan is SQLite's plan of query, a line per step.
+func queryPlan(t *testing.T, db *DB, query string, args ...any) string {
+	t.Helper()
+	rows, err := db.r.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
 }
