@@ -520,3 +520,25 @@ func TestBuyCarrierTimeout(t *testing.T) {
 		t.Errorf("the label sold late was voided %d times; want once", n)
 	}
 }
+
+// TestIdempotencyKeyDecidesFirst: a key already used answers for itself before the shipment it
+// is sent with is looked at: reused for another request (even one naming no shipment of the
+// account) is 422 idempotency_key_reused, and the same request replays.
+func TestIdempotencyKeyDecidesFirst(t *testing.T) {
+	e := newEnv(t)
+	s := e.createShipment(t, "ALL", "PDF")
+	path := "/shipments/" + s.Data.ID + "/rates/" + s.Data.ShippingRates[0].ID
+	if code, _, body := e.buyRequest(path, "key-first"); code != http.StatusOK {
+		t.Fatalf("buy: %d %s", code, body)
+	}
+	if code, h, body := e.buyRequest(path, "key-first"); code != http.StatusOK || h.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the same buy again: %d %s; want its answer replayed", code, body)
+	}
+	for _, other := range []string{"/shipments/" + s.Data.ID + "/rates/" + s.Data.ShippingRates[1].ID,
+		"/shipments/00000000-0000-7000-8000-00000000ffff/rates/" + s.Data.ShippingRates[0].ID} {
+		if code, _, body := e.buyRequest(other, "key-first"); code != http.StatusUnprocessableEntity ||
+			!strings.Contains(string(body), `"idempotency_key_reused"`) {
+			t.Errorf("POST %s under the used key: %d %s; want 422 idempotency_key_reused", other, code, body)
+		}
+	}
+}

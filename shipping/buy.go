@@ -98,8 +98,8 @@ var errCarrierTimeout = errors.New("the carrier did not answer in time")
 type Reservation interface {
 	// Key is the purchase's Idempotency-Key as recorded before it; false when it was not.
 	Key() (StoredKey, bool)
-	// Held is what was reserved: the shipment as it stands and the rate to buy (nil when the
-	// shipment has none of its id).
+	// Held is what was reserved: the shipment as it stands (nil when the account has none of
+	// its id) and the rate to buy (nil when the shipment has none of its id).
 	Held() (s *Shipment, rate *Rate)
 	// LabelID is the new label's ID.
 	LabelID() string
@@ -127,9 +127,9 @@ type StoredKey struct {
 }
 
 // Check decides what a reservation allows r: the answer recorded under its Idempotency-Key (a
-// replay), ErrIdempotencyKeyReused when the key was used for another request, else the
-// purchase, if the shipment has the rate (ErrNotFound), is OPEN (CanBuy) and its order is not
-// shipped by another label (ShipOrder).
+// replay), ErrIdempotencyKeyReused when the key was used for another request, whatever the
+// request names; else the purchase, if the shipment exists with the rate (ErrNotFound), is OPEN
+// (CanBuy) and its order is not shipped by another label (ShipOrder).
 func (r BuyRequest) Check(res Reservation) (replay *Shipment, err error) {
 	if k, ok := res.Key(); ok {
 		if k.Fingerprint != r.Fingerprint {
@@ -155,7 +155,7 @@ func (r BuyRequest) Check(res Reservation) (replay *Shipment, err error) {
 // BuyStore is what buying and voiding labels need persisted.
 type BuyStore interface {
 	// ReserveBuy holds the shipment, its order and the Idempotency-Key (when given) from other
-	// purchases, and reads them; ErrNotFound when the account has no such shipment.
+	// purchases, and reads them.
 	ReserveBuy(ctx context.Context, r BuyRequest) (Reservation, error)
 	// QueueVoid records a sold label that must be voided at its carrier (VoidWorker).
 	QueueVoid(ctx context.Context, v SoldLabel) error

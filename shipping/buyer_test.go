@@ -145,6 +145,8 @@ func TestBuyRequestCheck(t *testing.T) {
 		{"key with its answer", checkReservation{key: &StoredKey{Fingerprint: "f", Answer: bought}, s: bought, rate: rate}, true, nil},
 		{"key claimed without an answer", checkReservation{key: &StoredKey{Fingerprint: "f"}, s: open, rate: rate}, false, nil},
 		{"no such rate", checkReservation{s: open}, false, ErrNotFound},
+		{"no such shipment", checkReservation{}, false, ErrNotFound},
+		{"no such shipment, key used for another request", checkReservation{key: &StoredKey{Fingerprint: "g", Answer: bought}}, false, ErrIdempotencyKeyReused},
 		{"bought already", checkReservation{s: bought, rate: rate}, false, ErrInvalidState},
 		{"order shipped", checkReservation{s: forOrder, rate: rate, orders: shipped}, false, ErrOrderAlreadyShipped},
 		{"order not shipped", checkReservation{s: forOrder, rate: rate}, false, nil},

@@ -111,6 +111,9 @@ func (b *labelBuy) prepare(ctx context.Context) error {
 
 // rateOf returns the rate bought in s, nil if s has none of that ID.
 func (b *labelBuy) rateOf(s *shipping.Shipment) *shipping.Rate {
+	if s == nil {
+		return nil
+	}
 	for i := range s.ShippingRates {
 		if s.ShippingRates[i].ID == b.r.RateID {
 			return &s.ShippingRates[i]
@@ -143,6 +146,10 @@ func (b *labelBuy) reserve(ctx context.Context) error {
 	b.s, b.asRead = b.read, b.pre != nil
 	if b.pre == nil {
 		s, err := b.db.shipmentIn(ctx, b.db.r, b.r.AccountID, b.r.ShipmentID)
+		if errors.Is(err, ErrNotFound) {
+			b.s = nil // the account has no such shipment: Check says so, after the key
+			return nil
+		}
 		if err != nil {
 			return err
 		}
