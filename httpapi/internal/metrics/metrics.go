@@ -55,7 +55,9 @@ func (m *Registry) Workers(names ...string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, n := range names {
-		m.workerErrors[n] += 0
+		if _, ok := m.workerErrors[n]; !ok {
+			m.workerErrors[n] = 0
+		}
 	}
 }
 
