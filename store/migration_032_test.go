@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,11 +15,7 @@ import (
 // UNIQUE index on shipment_id, for its own account only.
 func TestDropLabelsShipmentIndex(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := OpenSQLite(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, path := openAt(t)
 	acct, err := db.CreateAccount(ctx, "acme", "")
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,11 +11,7 @@ import (
 // answer the same: the store suite's ListByBrand, on both databases.)
 func TestBrandIndexPartial(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := OpenSQLite(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, path := openAt(t)
 	// The index as migration 002 made it.
 	db = reopenBefore(t, db, path, 33, `DROP INDEX shipments_account_brand`,
 		`CREATE INDEX shipments_account_brand ON shipments (account_id, brand, created_at, id)`)

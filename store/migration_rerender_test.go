@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,11 +16,7 @@ import (
 // commercial_invoice_url answers with it again after migration 029, exactly as rendered fresh.
 func TestRerenderLabelled(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "w.db")
-	db, err := OpenSQLite(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, path := openAt(t)
 	acct, err := db.CreateAccount(ctx, "acme", "")
 	if err != nil {
 		t.Fatal(err)

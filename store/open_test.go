@@ -15,12 +15,21 @@ import (
 // the store's behaviour belong in store/storetest, which runs them on PostgreSQL too.
 func openTest(t testing.TB) *DB {
 	t.Helper()
-	db, err := OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "test.db"))
+	db, _ := openAt(t)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// openAt opens a fresh SQLite database and answers its path too, for a test that opens it
+// again (reopenBefore); the caller closes it.
+func openAt(t testing.TB) (*DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "test.db")
+	db, err := OpenSQLite(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return db, path
 }
 
 // TestOpenTest keeps openTest compiled and used.
