@@ -67,10 +67,8 @@ type Label struct {
 	TrackingCode string
 	Status       string
 	PurchasedAt  time.Time
-	// Rate is the rate bought, without the label's insurance; its RateMetadata is read only
-	// when InsuranceCents is positive. RateMetadata is the rate's stored rate_metadata.
+	// Rate is the rate bought, without the label's insurance.
 	Rate           shipping.Rate
-	RateMetadata   json.RawMessage
 	InsuranceCents int64
 	// Request is the shipment's request parameters.
 	Request json.RawMessage
@@ -100,15 +98,11 @@ func Deferred(labels []Label) int64 {
 // PostageItem is the POSTAGE line item billing a finished label. It records the label's
 // status, so the label must have its finishing status.
 func PostageItem(l Label) (LineItem, error) {
-	rate, meta := l.Rate, l.RateMetadata
-	if l.InsuranceCents > 0 {
-		// The postage is billed as bought: the rate with its insurance surcharge.
-		rate = l.Charge()
-		b, err := json.Marshal(rate.RateMetadata)
-		if err != nil {
-			return LineItem{}, err
-		}
-		meta = b
+	// The postage is billed as bought: the rate with its insurance surcharge.
+	rate := l.Charge()
+	meta, err := json.Marshal(rate.RateMetadata)
+	if err != nil {
+		return LineItem{}, err
 	}
 	purchased := shipping.Timestamp{Time: l.PurchasedAt}
 	return LineItem{Type: Postage, Carrier: &l.Carrier, Service: &l.Service, TrackingCode: &l.TrackingCode,

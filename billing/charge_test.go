@@ -132,11 +132,15 @@ func TestDeferred(t *testing.T) {
 }
 
 func TestPostageItem(t *testing.T) {
-	meta := `{"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":{"amount":0.45,"currency":"USD"}}]}`
 	base := Label{ID: "l1", Carrier: "ACME", Service: "REGEA", TrackingCode: "TRK1", Status: shipping.LabelDelivered,
-		PurchasedAt: time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC), RateMetadata: []byte(meta), Request: []byte(`{"a":1}`),
+		PurchasedAt: time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC), Request: []byte(`{"a":1}`),
 		Rate: shipping.Rate{PostageCents: 700, SurchargesCents: 45, TotalCents: 745, RetailCents: 990, RateMetadata: shipping.RateMetadata{
+			USPSZone: 5, BillableWeight: 12, WeightMetadata: shipping.WeightMetadata{ActualOzWeight: 12, BillableOzWeight: 12,
+				DimFactor: 166, DimThreshold: 1728, Volume: 48},
 			SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.USD(45)}}}}}
+	meta := `{"usps_zone":5,"billable_weight":12,"weight_metadata":{"actual_oz_weight":12,"billable_oz_weight":12,` +
+		`"dim_factor":166,"dim_threshold":1728,"volume":48},"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":` +
+		`{"amount":0.45,"currency":"USD"}}`
 	insured := base
 	insured.InsuranceCents = 170
 	tests := []struct {
@@ -145,8 +149,9 @@ func TestPostageItem(t *testing.T) {
 		postage, surcharges, total, retail int64
 		wantMeta                           string
 	}{
-		{"uninsured: the stored metadata as is", base, 700, 45, 745, 990, meta},
-		{"insured: with its INSURANCE surcharge", insured, 700, 215, 915, 1160, ""},
+		{"uninsured: the rate's metadata", base, 700, 45, 745, 990, meta + `]}`},
+		{"insured: with its INSURANCE surcharge", insured, 700, 215, 915, 1160,
+			meta + `,{"surcharge_type":"INSURANCE","surcharge":{"amount":1.7,"currency":"USD"}}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,7 +165,7 @@ func TestPostageItem(t *testing.T) {
 				t.Errorf("PostageItem(%s) = %+v; want postage %d, surcharges %d, total %d, retail %d", tt.name, it,
 					tt.postage, tt.surcharges, tt.total, tt.retail)
 			}
-			if tt.wantMeta != "" && string(it.ShippingRateMetadata) != tt.wantMeta {
+			if string(it.ShippingRateMetadata) != tt.wantMeta {
 				t.Errorf("PostageItem(%s) metadata = %s; want %s", tt.name, it.ShippingRateMetadata, tt.wantMeta)
 			}
 			if tt.label.InsuranceCents > 0 {

@@ -224,7 +224,7 @@ func (b *labelBuy) Record(ctx context.Context, code string, check func(shipping.
 }
 
 // record writes the purchase under code: the shipment bought, if it is still held for this
-// purchase, the bought rate, the label, the LABEL_PURCHASED event and the idempotency key's
+// purchase, the label, the LABEL_PURCHASED event and the idempotency key's
 // answer.
 func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string, check func(shipping.Reservation) error) error {
 	b.rendered, b.codeJSON = "", nil
@@ -242,15 +242,6 @@ func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string, check fu
 		return err
 	}
 	s, rate := b.s, b.rateOf(b.s)
-	var row boughtRate
-	if b.asRead {
-		row = b.pre.rate
-	} else if row, err = boughtRateOf(s, rate.ID); err != nil {
-		return err
-	}
-	if err := row.insert(ctx, tx); err != nil {
-		return err
-	}
 	insured := sql.NullInt64{Int64: b.r.InsuredCents, Valid: b.r.InsuredCents > 0}
 	_, err = tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
 		service, tracking_code, status, substatus, label_format, created_at, updated_at, insured_cents, insurance_cents,
@@ -417,7 +408,6 @@ type marked struct{ before, after []byte }
 type prebought struct {
 	shipment                    marked
 	packedShipment, packedLabel holed
-	rate                        boughtRate
 }
 
 // prebuy makes the prebought of s, bought with trackingCodeMark for its tracking code, from
@@ -439,11 +429,7 @@ func prebuy(s *shipping.Shipment, open []byte, then shipping.Timestamp) (*prebou
 	if !ok1 || !ok2 {
 		return nil, nil
 	}
-	rate, err := boughtRateOf(s, s.ShippingLabel.ShippingRateID)
-	if err != nil {
-		return nil, err
-	}
-	return &prebought{ms, packHole(len(ms.before), ms.join()), packHole(len(ml.before), ml.join()), rate}, nil
+	return &prebought{ms, packHole(len(ms.before), ms.join()), packHole(len(ml.before), ml.join())}, nil
 }
 
 // join is the rendering without the mark.

@@ -108,38 +108,39 @@ func (db *DB) attachLabelsWith(ctx context.Context, q querier, accountID string,
 		return err
 	}
 	rows.Close()
-	return attachRates(ctx, q, accountID, missing)
+	return attachRates(ctx, q, missing)
 }
 
-// attachRates sets the ShippingRate of labels, in one query: the rate as bought, its
-// insurance included.
-func attachRates(ctx context.Context, q querier, accountID string, labels []*shipping.Label) error {
+// attachRates sets the ShippingRate of labels, in one query: the quote of its shipment it
+// bought, with its insurance included.
+func attachRates(ctx context.Context, q querier, labels []*shipping.Label) error {
 	if len(labels) == 0 {
 		return nil
 	}
 	byRate := make(map[string][]*shipping.Label, len(labels))
-	var ids []string
+	var shipments, rates []string
 	for _, l := range labels {
-		if _, seen := byRate[l.ShippingRateID]; !seen {
-			ids = append(ids, l.ShippingRateID)
-		}
+		shipments, rates = append(shipments, l.ShipmentID), append(rates, l.ShippingRateID)
 		byRate[l.ShippingRateID] = append(byRate[l.ShippingRateID], l)
 	}
-	args := []any{accountID}
-	rows, err := q.QueryContext(ctx, `SELECT `+rateColumns+` FROM shipping_rates
-		WHERE account_id = $1 AND id IN (`+placeholders(&args, ids)+`)`, args...)
+	var args []any
+	in := placeholders(&args, shipments)
+	rows, err := q.QueryContext(ctx, `SELECT `+quoteColumns+` FROM shipment_quotes
+		WHERE shipment_id IN (`+in+`) AND id IN (`+placeholders(&args, rates)+`)`, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		r, err := ScanRate(rows)
+		r, err := scanQuote(rows)
 		if err != nil {
 			return err
 		}
 		for _, l := range byRate[r.ID] {
-			rc := r.Insured(l.InsuranceCents)
-			l.ShippingRate = &rc
+			if l.ShipmentID == r.ShipmentID {
+				rc := r.Insured(l.InsuranceCents)
+				l.ShippingRate = &rc
+			}
 		}
 	}
 	return rows.Err()
@@ -177,7 +178,7 @@ func (db *DB) Label(ctx context.Context, accountID, id string) (*shipping.Label,
 	if err != nil {
 		return nil, err
 	}
-	return l, attachRates(ctx, db.r, accountID, []*shipping.Label{l})
+	return l, attachRates(ctx, db.r, []*shipping.Label{l})
 }
 
 // LabelFilter narrows a label list; empty fields do not filter.
@@ -206,7 +207,7 @@ func (db *DB) ListLabels(ctx context.Context, accountID string, f LabelFilter, p
 	if err != nil {
 		return l, err
 	}
-	return l, attachRates(ctx, db.r, accountID, l.Items)
+	return l, attachRates(ctx, db.r, l.Items)
 }
 
 // LabelDocument returns what the label's document is drawn from: the label and its shipment.

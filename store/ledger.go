@@ -171,34 +171,31 @@ func nullTimeMicros(t *time.Time) sql.NullInt64 {
 	return sql.NullInt64{Int64: Micros(*t), Valid: true}
 }
 
-// Label reads the label with its rate and its shipment's request. The rate's metadata is
-// decoded only when the label is insured: billing reads it only then.
+// Label reads the label with its rate (the quote of its shipment it bought) and its shipment's
+// request.
 func (l ledger) Label(ctx context.Context, labelID string) (billing.Label, error) {
 	var b billing.Label
-	var request, meta string
+	var shipmentID, rateID, request string
 	var purchased int64
-	r := &b.Rate
-	err := l.tx.QueryRowContext(ctx, `SELECT l.account_id, l.carrier, l.service, l.tracking_code, l.status, l.created_at,
-			l.insurance_cents, q.request, r.postage_cents, r.surcharges_cents, r.total_cents, r.retail_cents, r.rate_metadata,
+	err := l.tx.QueryRowContext(ctx, `SELECT l.account_id, l.shipment_id, l.shipping_rate_id, l.carrier, l.service,
+			l.tracking_code, l.status, l.created_at, l.insurance_cents, q.request,
 			EXISTS (SELECT 1 FROM billing_line_items b WHERE b.account_id = l.account_id AND b.label_id = l.id)
 		FROM shipping_labels l
 		JOIN shipment_requests q ON q.shipment_id = l.shipment_id
-		JOIN shipping_rates r ON r.id = l.shipping_rate_id AND r.account_id = l.account_id
 		WHERE l.id = $1`, labelID).
-		Scan(&b.AccountID, &b.Carrier, &b.Service, &b.TrackingCode, &b.Status, &purchased, &b.InsuranceCents, &request,
-			&r.PostageCents, &r.SurchargesCents, &r.TotalCents, &r.RetailCents, &meta, &b.Billed)
+		Scan(&b.AccountID, &shipmentID, &rateID, &b.Carrier, &b.Service, &b.TrackingCode, &b.Status, &purchased,
+			&b.InsuranceCents, &request, &b.Billed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, ErrNotFound
 	}
 	if err != nil {
 		return b, err
 	}
-	b.ID, b.PurchasedAt = labelID, Time(purchased)
-	b.Request, b.RateMetadata = json.RawMessage(request), json.RawMessage(meta)
-	if b.InsuranceCents > 0 {
-		if err := decodeRateMetadata(meta, &r.RateMetadata); err != nil {
-			return b, fmt.Errorf("label %s: rate_metadata: %w", labelID, err)
-		}
+	b.ID, b.PurchasedAt, b.Request = labelID, Time(purchased), json.RawMessage(request)
+	b.Rate, err = scanQuote(l.tx.QueryRowContext(ctx, `SELECT `+quoteColumns+` FROM shipment_quotes
+		WHERE shipment_id = $1 AND id = $2`, shipmentID, rateID))
+	if err != nil {
+		return b, fmt.Errorf("label %s: its rate %s: %w", labelID, rateID, err)
 	}
 	return b, nil
 }
@@ -215,7 +212,7 @@ func (l ledger) UnbilledLabels(ctx context.Context, accountID string, before tim
 		not = ` AND l.status NOT IN (` + strings.Join(in, ", ") + `)`
 	}
 	rows, err := l.tx.QueryContext(ctx, `SELECT l.id, l.status, l.insurance_cents, r.total_cents FROM shipping_labels l
-		JOIN shipping_rates r ON r.id = l.shipping_rate_id AND r.account_id = l.account_id
+		JOIN shipment_quotes r ON r.shipment_id = l.shipment_id AND r.id = l.shipping_rate_id
 		WHERE l.account_id = $1 AND l.created_at < $2`+not+`
 		AND NOT EXISTS (SELECT 1 FROM billing_line_items b WHERE b.account_id = l.account_id AND b.label_id = l.id)`, args...)
 	if err != nil {

@@ -29,10 +29,7 @@ func TestMarkCommercialInvoices(t *testing.T) {
 	label := func(tx *sql.Tx, shipmentID string, international bool) error {
 		id, rate := db.NewID(), db.NewID()
 		want[id] = international
-		if _, err := tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service, currency,
-			postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days, estimated_delivery_date,
-			rate_metadata, position, created_at) VALUES ($1, $2, $3, 'POSTLINE', 'X', 'USD', 100, 0, 100, 100, 3,
-			'2026-11-25T00:00:00Z', '{}', 0, 0)`, rate, acct.ID, shipmentID); err != nil {
+		if err := insertQuote(ctx, tx, shipmentID, rate); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,

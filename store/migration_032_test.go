@@ -34,10 +34,7 @@ func TestDropLabelsShipmentIndex(t *testing.T) {
 	}
 	labelID, rateID := db.NewID(), db.NewID()
 	err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service, currency,
-			postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days, estimated_delivery_date,
-			rate_metadata, position, created_at) VALUES ($1, $2, $3, 'POSTLINE', 'X', 'USD', 100, 0, 100, 100, 3,
-			'2026-11-25T00:00:00Z', '{}', 0, 0)`, rateID, acct.ID, s.ID); err != nil {
+		if err := insertQuote(ctx, tx, s.ID, rateID); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/waybill/waybill/shipping"
@@ -15,6 +16,7 @@ var migrationSteps = map[int]func(ctx context.Context, db *DB, tx *sql.Tx) error
 	27: sqlOnly(markCommercialInvoices),
 	28: sqlOnly(legibleRecords),
 	29: rerenderLabelled,
+	34: boughtRatesAreQuotes,
 }
 
 // sqlOnly is a step that needs nothing of the store but its transaction.
@@ -243,3 +245,73 @@ func (r legacyRow) makeLegible(ctx context.Context, tx *sql.Tx) error {
 	}
 	return quotes.insert(ctx, tx)
 }
+
+// boughtRatesAreQuotes makes each label's rate its shipment's quote (migration 034): it checks
+// that every label's shipping_rate_id names a quote of its shipment, at the carrier, service,
+// currency and cents of the bought rate's row, then drops shipping_labels' foreign key to
+// shipping_rates (on SQLite by rebuilding the table, as SQLite documents for a change ALTER
+// TABLE cannot make; migrate runs with foreign keys off and checks them before committing) and
+// shipping_rates.
+func boughtRatesAreQuotes(ctx context.Context, db *DB, tx *sql.Tx) error {
+	var label string
+	err := tx.QueryRowContext(ctx, `SELECT l.id FROM shipping_labels l
+		LEFT JOIN shipment_quotes q ON q.shipment_id = l.shipment_id AND q.id = l.shipping_rate_id
+		LEFT JOIN shipping_rates r ON r.id = l.shipping_rate_id
+		WHERE q.id IS NULL OR (r.id IS NOT NULL AND (r.carrier, r.service, r.currency, r.postage_cents, r.surcharges_cents,
+			r.total_cents, r.retail_cents) <> (q.carrier, q.service, q.currency, q.postage_cents, q.surcharges_cents,
+			q.total_cents, q.retail_cents))
+		ORDER BY l.id LIMIT 1`).Scan(&label)
+	if err == nil {
+		return fmt.Errorf("migration 034: label %s: its rate is not a quote of its shipment at the price bought", label)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	stmts := []string{`ALTER TABLE shipping_labels DROP CONSTRAINT IF EXISTS shipping_labels_shipping_rate_id_fkey`}
+	if db.dialect == SQLite {
+		stmts = []string{`CREATE TABLE shipping_labels_034 (
+    id                    TEXT PRIMARY KEY,
+    account_id            TEXT NOT NULL REFERENCES accounts (id),
+    shipment_id           TEXT NOT NULL UNIQUE REFERENCES shipments (id),
+    shipping_rate_id      TEXT NOT NULL,  -- the id of the bought quote (shipment_quotes) of the shipment
+    carrier               TEXT NOT NULL,
+    service               TEXT NOT NULL,
+    tracking_code         TEXT NOT NULL UNIQUE,  -- also backs the tracking_code filter and the event feed
+    status                TEXT NOT NULL,
+    substatus             TEXT,
+    label_format          TEXT NOT NULL,
+    last_event_at         BIGINT,   -- occurred_at of the event the status follows
+    first_carrier_scan_at BIGINT,
+    delivered_at          BIGINT,
+    finished_at           BIGINT,   -- when it became DELIVERED or RETURN_TO_SENDER
+    created_at            BIGINT NOT NULL,
+    updated_at            BIGINT NOT NULL,
+    insured_cents         BIGINT,
+    insurance_cents       BIGINT NOT NULL DEFAULT 0,
+    rendered              TEXT,
+    manifest_id           TEXT REFERENCES manifests (id),
+    poll_at               BIGINT,
+    poll_failures         BIGINT NOT NULL DEFAULT 0,
+    packed                BYTEA,
+    commercial_invoice    BOOLEAN NOT NULL DEFAULT FALSE
+)`,
+			`INSERT INTO shipping_labels_034 SELECT ` + labelTableColumns + ` FROM shipping_labels`,
+			`DROP TABLE shipping_labels`,
+			`ALTER TABLE shipping_labels_034 RENAME TO shipping_labels`,
+			`CREATE INDEX shipping_labels_account_created ON shipping_labels (account_id, created_at, id)`,
+			`CREATE INDEX shipping_labels_account_status ON shipping_labels (account_id, status, created_at, id)`,
+			`CREATE INDEX shipping_labels_account_carrier_status ON shipping_labels (account_id, carrier, status)`,
+			`CREATE INDEX shipping_labels_carrier_poll ON shipping_labels (carrier, status, poll_at)`}
+	}
+	for _, stmt := range append(stmts, `DROP TABLE shipping_rates`) {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("migration 034: %w\n%s", err, stmt)
+		}
+	}
+	return nil
+}
+
+// labelTableColumns are shipping_labels' columns in their table's order (migrations 003 to 027).
+const labelTableColumns = `id, account_id, shipment_id, shipping_rate_id, carrier, service, tracking_code, status,
+	substatus, label_format, last_event_at, first_carrier_scan_at, delivered_at, finished_at, created_at, updated_at,
+	insured_cents, insurance_cents, rendered, manifest_id, poll_at, poll_failures, packed, commercial_invoice`

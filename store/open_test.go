@@ -87,3 +87,14 @@ func queryPlan(t *testing.T, db *DB, query string, args ...any) string {
 	}
 	return strings.Join(plan, "\n")
 }
+
+// insertQuote inserts, through tx, a quote of shipmentID (position 0) for a label a test
+// inserts to refer to: POSTLINE X at 100 cents.
+func insertQuote(ctx context.Context, tx *sql.Tx, shipmentID, rateID string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO shipment_quotes (shipment_id, position, id, carrier, service, currency,
+		postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_at, estimated_delivery_days,
+		usps_zone, country_zone, billable_weight, actual_oz_weight, billable_oz_weight, dim_factor, dim_threshold, volume,
+		surcharges, carrier_version) VALUES ($1, 0, $2, 'POSTLINE', 'X', 'USD', 100, 0, 100, 100, 0, 3, 5, 0, 1, 1, 1, 166,
+		1728, 1, '{}', 0)`, shipmentID, rateID)
+	return err
+}

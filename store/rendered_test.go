@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -84,15 +83,6 @@ func TestBuyAfterConcurrentPatchStoresFreshRendering(t *testing.T) {
 	}
 	if fresh.CustomReference1 == nil || *fresh.CustomReference1 != ref || fresh.Status != shipping.StatusPurchased {
 		t.Errorf("shipment = %+v; want purchased with reference %s", fresh, ref)
-	}
-}
-
-// boughtRateOf refuses a rate that is not the shipment's (the buy checks first, so this is
-// the store's own guard).
-func TestBoughtRateRefusesAnotherShipmentsRate(t *testing.T) {
-	s := &shipping.Shipment{ID: "s1", AccountID: "a1", ShippingRates: []shipping.Rate{{ID: "r1"}}}
-	if row, err := boughtRateOf(s, "r2"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("boughtRateOf another rate = %v, %v; want ErrNotFound", row, err)
 	}
 }
 

@@ -163,10 +163,10 @@ func rowRates(ctx context.Context, q querier, accountID string, shipments []*shi
 	}, ScanRate)
 }
 
-// storedRate is one rate as stored in a row of shipping_rates (the rates bought, which labels
-// and invoice lines refer to, and every quote of a shipment created before migration 017), and
-// as an element of shipments.rates (every quote of a shipment created between migrations 017
-// and 024, until migration 028).
+// storedRate is one rate as stored, until migration 028 made them rows of shipment_quotes, in a
+// row of shipping_rates (every quote of a shipment created before migration 017; until
+// migration 034, also a copy of each rate bought) and as an element of shipments.rates (every
+// quote of a shipment created between migrations 017 and 024).
 type storedRate struct {
 	ID                    string                `json:"id"`
 	Carrier               string                `json:"carrier"`
@@ -179,14 +179,6 @@ type storedRate struct {
 	EstimatedDeliveryDays int                   `json:"estimated_delivery_days"`
 	EstimatedDeliveryDate string                `json:"estimated_delivery_date"` // RFC 3339
 	RateMetadata          shipping.RateMetadata `json:"rate_metadata"`
-}
-
-// storeRate is r as stored.
-func storeRate(r shipping.Rate) storedRate {
-	return storedRate{ID: r.ID, Carrier: r.Carrier, Service: r.Service, Currency: r.Price.Currency,
-		PostageCents: r.PostageCents, SurchargesCents: r.SurchargesCents, TotalCents: r.TotalCents,
-		RetailCents: r.RetailCents, EstimatedDeliveryDays: r.EstimatedDeliveryDays,
-		EstimatedDeliveryDate: r.EstimatedDeliveryDate.Format(time.RFC3339), RateMetadata: r.RateMetadata}
 }
 
 // rate is the shipment's rate sr stores.
@@ -215,36 +207,6 @@ func decodeRates(s, shipmentID string) ([]shipping.Rate, error) {
 		}
 	}
 	return rates, nil
-}
-
-// boughtRate is the shipping_rates row of a shipment's bought rate, which its label refers to (a
-// shipment created before migration 017 has the row already), made before the transaction
-// that inserts it.
-type boughtRate []any
-
-func boughtRateOf(s *shipping.Shipment, rateID string) (boughtRate, error) {
-	for i, r := range s.ShippingRates {
-		if r.ID != rateID {
-			continue
-		}
-		sr := storeRate(r)
-		meta, err := json.Marshal(sr.RateMetadata)
-		if err != nil {
-			return nil, err
-		}
-		return boughtRate{sr.ID, s.AccountID, s.ID, sr.Carrier, sr.Service, sr.Currency, sr.PostageCents, sr.SurchargesCents,
-			sr.TotalCents, sr.RetailCents, sr.EstimatedDeliveryDays, sr.EstimatedDeliveryDate, string(meta), i,
-			Micros(s.CreatedAt.Time)}, nil
-	}
-	return nil, ErrNotFound
-}
-
-func (r boughtRate) insert(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service,
-		currency, postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days,
-		estimated_delivery_date, rate_metadata, position, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (id) DO NOTHING`, r...)
-	return err
 }
 
 // rateColumns are the shipping_rates columns ScanRate reads, in its order.

@@ -340,6 +340,19 @@ func (db *DB) migrate(ctx context.Context) (err error) {
 			}
 		}()
 	}
+	if db.dialect == SQLite {
+		// SQLite's way to change a table ALTER TABLE cannot: foreign keys off (outside any
+		// transaction), the table rebuilt, then checked (applyMigration) before the commit.
+		if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		defer func() {
+			_, ferr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`)
+			if err == nil && ferr != nil {
+				err = fmt.Errorf("migrate: %w", ferr)
+			}
+		}()
+	}
 	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -388,6 +401,19 @@ func (db *DB) applyMigration(ctx context.Context, conn *sql.Conn, version int, b
 	}
 	if step := migrationSteps[version]; step != nil {
 		if err := step(ctx, db, tx); err != nil {
+			return err
+		}
+	}
+	if db.dialect == SQLite {
+		var table string
+		var rowid sql.NullInt64
+		var parent string
+		var fk int
+		err := tx.QueryRowContext(ctx, `PRAGMA foreign_key_check`).Scan(&table, &rowid, &parent, &fk)
+		if err == nil {
+			return fmt.Errorf("a row of %s (rowid %d) refers to no row of %s", table, rowid.Int64, parent)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 	}

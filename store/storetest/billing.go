@@ -64,13 +64,11 @@ type label struct {
 	status                             string
 	purchased                          time.Time
 	postage, surcharges, total, retail int64
-	// meta is the rate's stored rate_metadata; "" for seedMeta.
-	meta string
 	// insured is the declared value insured with the label, in cents.
 	insured int64
 }
 
-// seedMeta is a rate_metadata as CreateShipment writes it.
+// seedMeta is the rate_metadata of every seeded label's rate, as billing copies it.
 const seedMeta = `{"usps_zone":5,"billable_weight":12,"weight_metadata":{"actual_oz_weight":12,"billable_oz_weight":12,` +
 	`"dim_factor":166,"dim_threshold":1728,"volume":48},"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":{"amount":0.45,"currency":"USD"}}]}`
 
@@ -79,9 +77,6 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 	ctx := context.Background()
 	shipment, rate, id := b.NewID(), b.NewID(), b.NewID()
 	at := store.Micros(l.purchased)
-	if l.meta == "" {
-		l.meta = seedMeta
-	}
 	err := inTx(ctx, b.DB, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 			rate_shopping_profile, rate_shopping_strategy, label_format, request, created_at, updated_at)
@@ -93,11 +88,13 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 			`{"origin":{"zip":"10001"},"destination":{"zip":"94103"},"parcel":{"weight":12,"weight_unit":"OZ"}}`); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service, currency,
-			postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days, estimated_delivery_date,
-			rate_metadata, position, created_at) VALUES ($1, $2, $3, 'ACME', 'REGEA', 'USD', $4, $5, $6, $7, 3,
-			'2026-11-04T00:00:00Z', $8, 0, $9)`,
-			rate, accountID, shipment, l.postage, l.surcharges, l.total, l.retail, l.meta, at); err != nil {
+		// The bought quote, its metadata seedMeta.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO shipment_quotes (shipment_id, position, id, carrier, service, currency,
+			postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_at, estimated_delivery_days,
+			usps_zone, country_zone, billable_weight, actual_oz_weight, billable_oz_weight, dim_factor, dim_threshold, volume,
+			surcharges, carrier_version) VALUES ($1, 0, $2, 'ACME', 'REGEA', 'USD', $3, $4, $5, $6, $7, 3,
+			5, 0, 12, 12, 12, 166, 1728, 48, '{"FUEL":45}', 0)`,
+			shipment, rate, l.postage, l.surcharges, l.total, l.retail, at); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
@@ -245,32 +242,6 @@ func testBillInsuredLabel(t *testing.T) {
 	}
 	if err := json.Unmarshal(it.ShippingRateMetadata, &m); err != nil || len(m.SurchargesMetadata) != 2 || m.SurchargesMetadata[1].SurchargeType != "INSURANCE" {
 		t.Errorf("shipping_rate_metadata = %s; want its surcharges_metadata to end with INSURANCE", it.ShippingRateMetadata)
-	}
-}
-
-// testBillLegacyRateMetadata: a rate stored before the real product's field names were adopted
-// is billed, and its line item shown, in today's shape.
-func testBillLegacyRateMetadata(t *testing.T) {
-	b := newBillingDB(t, nov22)
-	acct := b.account("acme")
-	id := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: nov22.Add(-time.Hour), postage: 700, surcharges: 440, total: 1140, retail: 1400,
-		meta: `{"zone":5,"billable_weight_oz":12,"surcharges":[{"type":"FUEL","amount":0.45},{"type":"DAS","amount":3.95}]}`})
-	if err := b.finish(id, "DELIVERED", nov22); err != nil {
-		t.Fatal(err)
-	}
-	items := b.items(acct, b.invoices(acct)[0].ID)
-	if len(items) != 1 {
-		t.Fatalf("%d line items; want 1", len(items))
-	}
-	got, _ := json.Marshal(items[0].Surcharges)
-	if want := `[{"type":"FUEL","amount_cents":45},{"type":"DAS","amount_cents":395}]`; string(got) != want {
-		t.Errorf("surcharges = %s; want %s", got, want)
-	}
-	want := `{"usps_zone":5,"billable_weight":12,"weight_metadata":{"actual_oz_weight":0,"billable_oz_weight":12,"dim_factor":166,` +
-		`"dim_threshold":1728,"volume":0},"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":{"amount":0.45,"currency":"USD"}},` +
-		`{"surcharge_type":"DAS","surcharge":{"amount":3.95,"currency":"USD"}}]}`
-	if got := string(items[0].ShippingRateMetadata); got != want {
-		t.Errorf("shipping_rate_metadata = %s; want %s", got, want)
 	}
 }
 

@@ -144,6 +144,15 @@ func covers(t *testing.T, got, want string) bool {
 	return sub(decode(got), decode(want))
 }
 
+// legacyMeta is a rate_metadata as stored before the real product's field names were adopted;
+// legacyMetaRead is how it reads.
+const legacyMeta = `{"zone":5,"billable_weight_oz":12,"surcharges":[{"type":"FUEL","amount":0.45},{"type":"DAS","amount":3.95}]}`
+
+var legacyMetaRead = shipping.RateMetadata{USPSZone: 5, BillableWeight: 12,
+	WeightMetadata: shipping.WeightMetadata{BillableOzWeight: 12, DimFactor: 166, DimThreshold: 1728},
+	SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.USD(45)},
+		{SurchargeType: "DAS", Surcharge: shipping.USD(395)}}}
+
 // LegibleRecords: migration 028 makes every shipment stored before it legible, whichever form
 // it was stored in — packed as the code of migrations 024 to 025 wrote it (OPEN, and bought with
 // a label; the fixtures), with its quotes in shipments.rates (migrations 017 to 024), or in rows
@@ -159,8 +168,15 @@ func LegibleRecords(t *testing.T, reopen func() (*store.DB, *sql.DB)) {
 	mid, old := testShipment(db, acct.ID, now), testShipment(db, acct.ID, now)
 	const openID, boughtID, labelID = "shp_1a1b2c3d4e5f60718293a4b5", "shp_0a1b2c3d4e5f60718293a4b5", "lbl_0a1b2c3d4e5f60718293a4b5"
 	err := inTx(ctx, db, func(ctx context.Context, tx *sql.Tx) error {
-		for _, stmt := range []string{`DROP TABLE shipment_quotes`, `DROP TABLE shipment_requests`,
-			`DELETE FROM schema_migrations WHERE version = 28`} {
+		// Back to before migration 028, and so before 034 (shipping_rates as 017 left it).
+		for _, stmt := range []string{`DROP TABLE shipment_quotes`, `DROP TABLE shipment_requests`, `CREATE TABLE shipping_rates (
+			id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts (id),
+			shipment_id TEXT NOT NULL REFERENCES shipments (id), carrier TEXT NOT NULL, service TEXT NOT NULL,
+			currency TEXT NOT NULL, postage_cents BIGINT NOT NULL, surcharges_cents BIGINT NOT NULL,
+			total_cents BIGINT NOT NULL, retail_cents BIGINT NOT NULL, estimated_delivery_days BIGINT NOT NULL,
+			estimated_delivery_date TEXT NOT NULL, rate_metadata TEXT NOT NULL, position BIGINT NOT NULL,
+			created_at BIGINT NOT NULL)`,
+			`DELETE FROM schema_migrations WHERE version IN (28, 34)`} {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return err
 			}
@@ -221,12 +237,15 @@ func LegibleRecords(t *testing.T, reopen func() (*store.DB, *sql.DB)) {
 			return err
 		}
 		for _, i := range []int{2, 0, 1} {
-			r := old.ShippingRates[i]
+			r, meta := old.ShippingRates[i], string(metaJSON)
+			if i == 1 {
+				meta = legacyMeta // as rates were stored before the real product's field names
+			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO shipping_rates (id, account_id, shipment_id, carrier, service, currency,
 				postage_cents, surcharges_cents, total_cents, retail_cents, estimated_delivery_days, estimated_delivery_date,
 				rate_metadata, position, created_at) VALUES ($1, $2, $3, $4, $5, 'USD', $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 				r.ID, acct.ID, old.ID, r.Carrier, r.Service, r.PostageCents, r.SurchargesCents, r.TotalCents, r.RetailCents,
-				r.EstimatedDeliveryDays, r.EstimatedDeliveryDate.Format(time.RFC3339), string(metaJSON), i, store.Micros(now)); err != nil {
+				r.EstimatedDeliveryDays, r.EstimatedDeliveryDate.Format(time.RFC3339), meta, i, store.Micros(now)); err != nil {
 				return err
 			}
 		}
@@ -291,6 +310,11 @@ func LegibleRecords(t *testing.T, reopen func() (*store.DB, *sql.DB)) {
 	}
 	if got, err := db.ShipmentJSON(ctx, acct.ID, boughtID); err == nil {
 		t.Errorf("ShipmentJSON of a damaged copy = %.60s…; want an error", got)
+	}
+	// The legacy metadata is read in today's shape, which the quote's columns hold (and billing
+	// copies).
+	if s, err := db.Shipment(ctx, acct.ID, old.ID); err != nil || !reflect.DeepEqual(s.ShippingRates[1].RateMetadata, legacyMetaRead) {
+		t.Errorf("a quote stored with legacy metadata reads %+v (%v); want %+v", s.ShippingRates[1].RateMetadata, err, legacyMetaRead)
 	}
 	var rates sql.NullString
 	var request string

@@ -34,8 +34,8 @@ func testShipment(db *store.DB, accountID string, now time.Time) *shipping.Shipm
 }
 
 // A shipment's quotes are stored with it (rows of shipment_quotes, which sqlite3 and psql read)
-// and read back as given; buying one makes it, and only it, a shipping_rates row. (Shipments
-// stored before migration 028: LegibleRecords.)
+// and read back as given; buying one makes its label refer to that quote, and writes no row of
+// rates. (Shipments stored before migration 028: LegibleRecords.)
 func testShipmentRates(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
@@ -45,9 +45,11 @@ func testShipmentRates(t *testing.T) {
 		t.Fatal(err)
 	}
 	newShipment := func() *shipping.Shipment { return testShipment(db, acct.ID, now) }
+	// rateRows are the quote ids its label and the quotes' rows name.
 	rateRows := func(shipmentID string) []string {
 		t.Helper()
-		rows, err := sqlOf(db).QueryContext(ctx, `SELECT id FROM shipping_rates WHERE shipment_id = $1 ORDER BY id`, shipmentID)
+		rows, err := sqlOf(db).QueryContext(ctx, `SELECT shipping_rate_id FROM shipping_labels WHERE shipment_id = $1
+			UNION ALL SELECT 'quotes: ' || COUNT(*) FROM shipment_quotes WHERE shipment_id = $1`, shipmentID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,12 +96,16 @@ func testShipmentRates(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(s)
-	if ids := rateRows(s.ID); len(ids) != 0 {
-		t.Errorf("rows of an unbought shipment's quotes: %v; want none", ids)
+	if ids := rateRows(s.ID); !reflect.DeepEqual(ids, []string{"quotes: 3"}) {
+		t.Errorf("an unbought shipment: %v; want no label, 3 quotes", ids)
 	}
 	buy(s, s.ShippingRates[1])
-	if ids := rateRows(s.ID); !reflect.DeepEqual(ids, []string{s.ShippingRates[1].ID}) {
-		t.Errorf("rows after the buy: %v; want the bought rate's only", ids)
+	if ids := rateRows(s.ID); !reflect.DeepEqual(ids, []string{s.ShippingRates[1].ID, "quotes: 3"}) {
+		t.Errorf("after the buy: %v; want the label naming the quote bought, the same 3 quotes", ids)
+	}
+	var n int
+	if err := sqlOf(db).QueryRowContext(ctx, `SELECT COUNT(*) FROM shipping_rates`).Scan(&n); err == nil {
+		t.Errorf("a table shipping_rates of %d rows; want none since migration 034", n)
 	}
 
 	if city, quotes := legible(t, db, s.ID); city != s.Destination.City || !reflect.DeepEqual(quotes, quotesOf(s.ShippingRates)) {

@@ -75,7 +75,6 @@ var tests = []struct {
 	{"BillFinishedLabel", testBillFinishedLabel},
 	{"BillFinishedLabelVoidedAndUnknown", testBillFinishedLabelVoidedAndUnknown},
 	{"BillInsuredLabel", testBillInsuredLabel},
-	{"BillLegacyRateMetadata", testBillLegacyRateMetadata},
 	{"BillAfterFinalize", testBillAfterFinalize},
 	{"WeeklyPeriods", testWeeklyPeriods},
 	{"DeferredCents", testDeferredCents},

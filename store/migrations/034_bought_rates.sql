@@ -1,0 +1,7 @@
+-- A label's bought rate is one of its shipment's quotes (shipment_quotes, migration 028): the
+-- label's shipping_rate_id is that quote's id. shipping_rates, which held a copy of each bought
+-- rate (and every quote of shipments stored before migration 017, which migration 028 made
+-- rows of shipment_quotes), goes, with the foreign key of shipping_labels to it. Its Go step
+-- (store/migration_steps.go, boughtRatesAreQuotes) first checks that every label's rate is a
+-- quote of its shipment at the same prices, naming the first label that is not; on SQLite it
+-- rebuilds shipping_labels without the foreign key (SQLite cannot drop one in place).
