@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/waybill/waybill/shipping"
 )
@@ -315,3 +317,78 @@ func boughtRatesAreQuotes(ctx context.Context, db *DB, tx *sql.Tx) error {
 const labelTableColumns = `id, account_id, shipment_id, shipping_rate_id, carrier, service, tracking_code, status,
 	substatus, label_format, last_event_at, first_carrier_scan_at, delivered_at, finished_at, created_at, updated_at,
 	insured_cents, insurance_cents, rendered, manifest_id, poll_at, poll_failures, packed, commercial_invoice`
+
+// rowRates reads, in one query, the quotes of shipments created before migration 017 (nil
+// ShippingRates): rows of shipping_rates, in their order. Only migration 028 reads them, to
+// store them as rows of shipment_quotes.
+func rowRates(ctx context.Context, q querier, accountID string, shipments []*shipping.Shipment) error {
+	return fillRates(ctx, q, shipments, []any{accountID}, func(in string) string {
+		return `SELECT ` + rateColumns + ` FROM shipping_rates WHERE account_id = $1 AND shipment_id IN (` + in + `)
+		ORDER BY shipment_id, position`
+	}, scanRate)
+}
+
+// storedRate is one rate as stored, until migration 028 made them rows of shipment_quotes, in a
+// row of shipping_rates (every quote of a shipment created before migration 017; until
+// migration 034, also a copy of each rate bought) and as an element of shipments.rates (every
+// quote of a shipment created between migrations 017 and 024).
+type storedRate struct {
+	ID                    string                `json:"id"`
+	Carrier               string                `json:"carrier"`
+	Service               string                `json:"service"`
+	Currency              string                `json:"currency"`
+	PostageCents          int64                 `json:"postage_cents"`
+	SurchargesCents       int64                 `json:"surcharges_cents"`
+	TotalCents            int64                 `json:"total_cents"`
+	RetailCents           int64                 `json:"retail_cents"`
+	EstimatedDeliveryDays int                   `json:"estimated_delivery_days"`
+	EstimatedDeliveryDate string                `json:"estimated_delivery_date"` // RFC 3339
+	RateMetadata          shipping.RateMetadata `json:"rate_metadata"`
+}
+
+// rate is the shipment's rate sr stores.
+func (sr storedRate) rate(shipmentID string) (shipping.Rate, error) {
+	r := shipping.Rate{ID: sr.ID, ShipmentID: shipmentID, Carrier: sr.Carrier, Service: sr.Service,
+		Price: shipping.USD(sr.TotalCents), EstimatedDeliveryDays: sr.EstimatedDeliveryDays, PostageCents: sr.PostageCents,
+		SurchargesCents: sr.SurchargesCents, TotalCents: sr.TotalCents, RetailCents: sr.RetailCents,
+		RateMetadata: sr.RateMetadata}
+	r.Price.Currency = sr.Currency
+	var err error
+	r.EstimatedDeliveryDate.Time, err = time.Parse(time.RFC3339, sr.EstimatedDeliveryDate)
+	return r, err
+}
+
+// decodeRates reads a shipments.rates value (migration 028 does).
+func decodeRates(s, shipmentID string) ([]shipping.Rate, error) {
+	var stored []storedRate
+	if err := json.Unmarshal([]byte(s), &stored); err != nil {
+		return nil, err
+	}
+	rates := make([]shipping.Rate, len(stored))
+	for i, sr := range stored {
+		var err error
+		if rates[i], err = sr.rate(shipmentID); err != nil {
+			return nil, err
+		}
+	}
+	return rates, nil
+}
+
+// rateColumns are the shipping_rates columns scanRate reads, in its order.
+const rateColumns = `id, shipment_id, carrier, service, currency, postage_cents, surcharges_cents, total_cents,
+	retail_cents, estimated_delivery_days, estimated_delivery_date, rate_metadata`
+
+// scanRate reads one shipping_rates row selected as rateColumns.
+func scanRate(row rowScanner) (shipping.Rate, error) {
+	var sr storedRate
+	var shipmentID, meta string
+	err := row.Scan(&sr.ID, &shipmentID, &sr.Carrier, &sr.Service, &sr.Currency, &sr.PostageCents, &sr.SurchargesCents,
+		&sr.TotalCents, &sr.RetailCents, &sr.EstimatedDeliveryDays, &sr.EstimatedDeliveryDate, &meta)
+	if err != nil {
+		return shipping.Rate{}, err
+	}
+	if err := decodeRateMetadata(meta, &sr.RateMetadata); err != nil {
+		return shipping.Rate{}, err
+	}
+	return sr.rate(shipmentID)
+}
