@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/waybill/waybill/shipping"
 )
@@ -16,20 +15,9 @@ import (
 func TestDropLabelsShipmentIndex(t *testing.T) {
 	ctx := context.Background()
 	db, path := openAt(t)
-	acct, err := db.CreateAccount(ctx, "acme", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openShipmentAt(t, db, "acme")
 	other, err := db.CreateAccount(ctx, "other", "")
 	if err != nil {
-		t.Fatal(err)
-	}
-	la := shipping.Address{Name: "A", Street1: "1 Main St", City: "Los Angeles", State: "CA", Zip: "90058", Country: "US"}
-	s := &shipping.Shipment{ID: db.NewID(), AccountID: acct.ID, Status: shipping.StatusOpen, ShipDate: "2026-11-22",
-		Origin: la, Destination: la, ReturnAddress: la, RateShoppingProfile: "default", RateShoppingStrategy: "ALL",
-		LabelFormat: "PDF", ShippingRates: []shipping.Rate{},
-		CreatedAt: shipping.Timestamp{Time: time.Now()}, UpdatedAt: shipping.Timestamp{Time: time.Now()}}
-	if _, err := db.CreateShipment(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	labelID, rateID := db.NewID(), db.NewID()
@@ -39,7 +27,7 @@ func TestDropLabelsShipmentIndex(t *testing.T) {
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipping_labels (id, account_id, shipment_id, shipping_rate_id, carrier,
 			service, tracking_code, status, label_format, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, 'POSTLINE', 'X', 'TRK1', 'PRE_TRANSIT', 'PDF', 0, 0)`, labelID, acct.ID, s.ID, rateID)
+			VALUES ($1, $2, $3, $4, 'POSTLINE', 'X', 'TRK1', 'PRE_TRANSIT', 'PDF', 0, 0)`, labelID, s.AccountID, s.ID, rateID)
 		return err
 	})
 	if err != nil {
@@ -56,7 +44,7 @@ func TestDropLabelsShipmentIndex(t *testing.T) {
 	for _, c := range []struct {
 		account string
 		want    bool
-	}{{acct.ID, true}, {other.ID, false}} {
+	}{{s.AccountID, true}, {other.ID, false}} {
 		got := &shipping.Shipment{ID: s.ID, AccountID: c.account}
 		if err := db.attachLabels(ctx, c.account, []*shipping.Shipment{got}); err != nil {
 			t.Fatal(err)
@@ -66,7 +54,7 @@ func TestDropLabelsShipmentIndex(t *testing.T) {
 		}
 	}
 	plan := queryPlan(t, db, `SELECT `+labelColumns+` FROM shipping_labels WHERE account_id = $1 AND shipment_id IN ($2, $3)`,
-		acct.ID, s.ID, "x")
+		s.AccountID, s.ID, "x")
 	if !strings.Contains(plan, "(shipment_id=?)") {
 		t.Errorf("labels by shipment: plan %q; want a search of the index on shipment_id", plan)
 	}

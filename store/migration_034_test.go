@@ -6,9 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/waybill/waybill/shipping"
 )
 
 // shippingRatesTable is shipping_rates as migrations 003 to 031 left it.
@@ -35,20 +32,9 @@ func TestBoughtRatesAreQuotes(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			db, path := openAt(t)
-			acct, err := db.CreateAccount(ctx, "acme", "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			la := shipping.Address{Name: "A", Street1: "1 Main St", City: "Los Angeles", State: "CA", Zip: "90058", Country: "US"}
-			s := &shipping.Shipment{ID: db.NewID(), AccountID: acct.ID, Status: shipping.StatusOpen, ShipDate: "2026-11-22",
-				Origin: la, Destination: la, ReturnAddress: la, RateShoppingProfile: "default", RateShoppingStrategy: "ALL",
-				LabelFormat: "PDF", ShippingRates: []shipping.Rate{},
-				CreatedAt: shipping.Timestamp{Time: time.Now()}, UpdatedAt: shipping.Timestamp{Time: time.Now()}}
-			if _, err := db.CreateShipment(ctx, s); err != nil {
-				t.Fatal(err)
-			}
+			s := openShipmentAt(t, db, "acme")
 			labelID, rateID := db.NewID(), db.NewID()
-			err = db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 				if err := insertQuote(ctx, tx, s.ID, rateID); err != nil {
 					return err
 				}
@@ -56,13 +42,13 @@ func TestBoughtRatesAreQuotes(t *testing.T) {
 					service, tracking_code, status, substatus, label_format, last_event_at, first_carrier_scan_at, delivered_at,
 					finished_at, created_at, updated_at, insured_cents, insurance_cents, poll_at, poll_failures, packed,
 					commercial_invoice) VALUES ($1, $2, $3, $4, 'POSTLINE', 'X', 'TRK1', 'DELIVERED', 'HANDED', 'PDF', 7, 8, 9,
-					10, 11, 12, 5000, 25, 13, 2, $5, TRUE)`, labelID, acct.ID, s.ID, rateID, []byte{5, 1, 2, 3})
+					10, 11, 12, 5000, 25, 13, 2, $5, TRUE)`, labelID, s.AccountID, s.ID, rateID, []byte{5, 1, 2, 3})
 				if err != nil {
 					return err
 				}
 				_, err = tx.ExecContext(ctx, `INSERT INTO tracking_events (id, account_id, label_id, status, message,
 					occurred_at, source, created_at) VALUES ($1, $2, $3, 'DELIVERED', 'Delivered', 7, 'carrier', 7)`,
-					db.NewID(), acct.ID, labelID)
+					db.NewID(), s.AccountID, labelID)
 				return err
 			})
 			if err != nil {
@@ -91,7 +77,7 @@ func TestBoughtRatesAreQuotes(t *testing.T) {
 				}
 			}
 			if _, err := raw.Exec(`INSERT INTO shipping_rates VALUES ($1, $2, $3, 'POSTLINE', 'X', 'USD', 100, 0, $4, 100, 3,
-				'2026-11-25T00:00:00Z', '{}', 0, 0)`, rateID, acct.ID, s.ID, tt.rateTotal); err != nil {
+				'2026-11-25T00:00:00Z', '{}', 0, 0)`, rateID, s.AccountID, s.ID, tt.rateTotal); err != nil {
 				t.Fatal(err)
 			}
 			raw.Close()
@@ -125,11 +111,11 @@ func TestBoughtRatesAreQuotes(t *testing.T) {
 			}
 			for _, index := range []string{"shipping_labels_account_created", "shipping_labels_account_status",
 				"shipping_labels_account_carrier_status", "shipping_labels_carrier_poll"} {
-				if plan := queryPlan(t, db, `SELECT id FROM shipping_labels INDEXED BY `+index+` WHERE account_id = $1`, acct.ID); plan == "" {
+				if plan := queryPlan(t, db, `SELECT id FROM shipping_labels INDEXED BY `+index+` WHERE account_id = $1`, s.AccountID); plan == "" {
 					t.Errorf("index %s: no plan", index)
 				}
 			}
-			l, err := db.Label(ctx, acct.ID, labelID)
+			l, err := db.Label(ctx, s.AccountID, labelID)
 			if err != nil || l.ShippingRate == nil || l.ShippingRate.ID != rateID || l.ShippingRate.TotalCents != 100+25 {
 				t.Errorf("the label read after migration 034: %+v, %v; want its quote %s, insured (100 + 25 cents)", l, err, rateID)
 			}
@@ -197,3 +183,8 @@ func foreignKeys(t *testing.T, path, table string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// labelTableColumns are shipping_labels' columns in their table's order (migrations 003 to 027).
+const labelTableColumns = `id, account_id, shipment_id, shipping_rate_id, carrier, service, tracking_code, status,
+	substatus, label_format, last_event_at, first_carrier_scan_at, delivered_at, finished_at, created_at, updated_at,
+	insured_cents, insurance_cents, rendered, manifest_id, poll_at, poll_failures, packed, commercial_invoice`

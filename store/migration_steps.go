@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
@@ -271,39 +272,29 @@ func boughtRatesAreQuotes(ctx context.Context, db *DB, tx *sql.Tx) error {
 	}
 	stmts := []string{`ALTER TABLE shipping_labels DROP CONSTRAINT IF EXISTS shipping_labels_shipping_rate_id_fkey`}
 	if db.dialect == SQLite {
-		stmts = []string{`CREATE TABLE shipping_labels_034 (
-    id                    TEXT PRIMARY KEY,
-    account_id            TEXT NOT NULL REFERENCES accounts (id),
-    shipment_id           TEXT NOT NULL UNIQUE REFERENCES shipments (id),
-    shipping_rate_id      TEXT NOT NULL,  -- the id of the bought quote (shipment_quotes) of the shipment
-    carrier               TEXT NOT NULL,
-    service               TEXT NOT NULL,
-    tracking_code         TEXT NOT NULL UNIQUE,  -- also backs the tracking_code filter and the event feed
-    status                TEXT NOT NULL,
-    substatus             TEXT,
-    label_format          TEXT NOT NULL,
-    last_event_at         BIGINT,   -- occurred_at of the event the status follows
-    first_carrier_scan_at BIGINT,
-    delivered_at          BIGINT,
-    finished_at           BIGINT,   -- when it became DELIVERED or RETURN_TO_SENDER
-    created_at            BIGINT NOT NULL,
-    updated_at            BIGINT NOT NULL,
-    insured_cents         BIGINT,
-    insurance_cents       BIGINT NOT NULL DEFAULT 0,
-    rendered              TEXT,
-    manifest_id           TEXT REFERENCES manifests (id),
-    poll_at               BIGINT,
-    poll_failures         BIGINT NOT NULL DEFAULT 0,
-    packed                BYTEA,
-    commercial_invoice    BOOLEAN NOT NULL DEFAULT FALSE
-)`,
-			`INSERT INTO shipping_labels_034 SELECT ` + labelTableColumns + ` FROM shipping_labels`,
-			`DROP TABLE shipping_labels`,
-			`ALTER TABLE shipping_labels_034 RENAME TO shipping_labels`,
-			`CREATE INDEX shipping_labels_account_created ON shipping_labels (account_id, created_at, id)`,
-			`CREATE INDEX shipping_labels_account_status ON shipping_labels (account_id, status, created_at, id)`,
-			`CREATE INDEX shipping_labels_account_carrier_status ON shipping_labels (account_id, carrier, status)`,
-			`CREATE INDEX shipping_labels_carrier_poll ON shipping_labels (carrier, status, poll_at)`}
+		// The table as it is, without the foreign key, under another name; filled, then renamed.
+		var table string
+		if err := tx.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'shipping_labels'`).
+			Scan(&table); err != nil {
+			return err
+		}
+		const fk = " REFERENCES shipping_rates (id)"
+		head, columns, _ := strings.Cut(table, "(")
+		switch {
+		case strings.ReplaceAll(head, `"`, "") != "CREATE TABLE shipping_labels " || strings.Count(columns, fk) > 1:
+			return fmt.Errorf("migration 034: shipping_labels is not as migration 033 left it: %s", table)
+		case !strings.Contains(columns, fk): // as IF EXISTS does on PostgreSQL
+			stmts = nil
+		default:
+			stmts = []string{"CREATE TABLE shipping_labels_034 (" + strings.Replace(columns, fk, "", 1),
+				`INSERT INTO shipping_labels_034 SELECT * FROM shipping_labels`,
+				`DROP TABLE shipping_labels`,
+				`ALTER TABLE shipping_labels_034 RENAME TO shipping_labels`,
+				`CREATE INDEX shipping_labels_account_created ON shipping_labels (account_id, created_at, id)`,
+				`CREATE INDEX shipping_labels_account_status ON shipping_labels (account_id, status, created_at, id)`,
+				`CREATE INDEX shipping_labels_account_carrier_status ON shipping_labels (account_id, carrier, status)`,
+				`CREATE INDEX shipping_labels_carrier_poll ON shipping_labels (carrier, status, poll_at)`}
+		}
 	}
 	for _, stmt := range append(stmts, `DROP TABLE shipping_rates`) {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
@@ -312,11 +303,6 @@ func boughtRatesAreQuotes(ctx context.Context, db *DB, tx *sql.Tx) error {
 	}
 	return nil
 }
-
-// labelTableColumns are shipping_labels' columns in their table's order (migrations 003 to 027).
-const labelTableColumns = `id, account_id, shipment_id, shipping_rate_id, carrier, service, tracking_code, status,
-	substatus, label_format, last_event_at, first_carrier_scan_at, delivered_at, finished_at, created_at, updated_at,
-	insured_cents, insurance_cents, rendered, manifest_id, poll_at, poll_failures, packed, commercial_invoice`
 
 // rowRates reads, in one query, the quotes of shipments created before migration 017 (nil
 // ShippingRates): rows of shipping_rates, in their order. Only migration 028 reads them, to

@@ -7,8 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/waybill/waybill/shipping"
 )
 
 // openTest opens a fresh SQLite database for a test of package store's internals. Tests of
@@ -97,4 +100,22 @@ func insertQuote(ctx context.Context, tx *sql.Tx, shipmentID, rateID string) err
 		surcharges, carrier_version) VALUES ($1, 0, $2, 'POSTLINE', 'X', 'USD', 100, 0, 100, 100, 0, 3, 5, 0, 1, 1, 1, 166,
 		1728, 1, '{}', 0)`, shipmentID, rateID)
 	return err
+}
+
+// openShipmentAt stores an OPEN shipment, without quotes, of a new account named name in db.
+func openShipmentAt(t *testing.T, db *DB, name string) *shipping.Shipment {
+	t.Helper()
+	acct, err := db.CreateAccount(context.Background(), name, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	la := shipping.Address{Name: "A", Street1: "1 Main St", City: "Los Angeles", State: "CA", Zip: "90058", Country: "US"}
+	s := &shipping.Shipment{ID: db.NewID(), AccountID: acct.ID, Status: shipping.StatusOpen, ShipDate: "2026-11-22",
+		Origin: la, Destination: la, ReturnAddress: la, RateShoppingProfile: "default", RateShoppingStrategy: "ALL",
+		LabelFormat: "PDF", ShippingRates: []shipping.Rate{},
+		CreatedAt: shipping.Timestamp{Time: time.Now()}, UpdatedAt: shipping.Timestamp{Time: time.Now()}}
+	if _, err := db.CreateShipment(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
