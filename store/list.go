@@ -152,7 +152,7 @@ func placeholders(args *[]any, values []string) string {
 }
 
 // collect runs stmt and scans every row it returns.
-func collect[T any](ctx context.Context, db *sql.DB, stmt string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
+func collect[T any](ctx context.Context, db querier, stmt string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
 	rows, err := db.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, err

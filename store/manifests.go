@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -8,7 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
@@ -120,38 +123,55 @@ func (d *closingDay) Store(ctx context.Context, m manifest.Manifest, collected [
 // manifestShipments locks, reads and returns the shipments, with their labels, that could have
 // a label to collect for carrier and shipDate: the carrier's, of the date, bought, and no
 // returns (manifest.Qualifies decides).
+// pendingShipments selects the shipments of an account's ($1) labels of a carrier ($2) still
+// PRE_TRANSIT ($3) and in no manifest.
+const pendingShipments = `SELECT shipment_id FROM shipping_labels WHERE account_id = $1 AND carrier = $2 AND status = $3
+	AND manifest_id IS NULL ORDER BY shipment_id`
+
+// dayWhere is the condition, and its arguments, of the shipments among ids a close-out of
+// the account's shipDate may collect.
+func dayWhere(accountID, shipDate string, ids []string) (string, []any) {
+	args := []any{accountID, shipDate, false}
+	return `account_id = $1 AND ship_date = $2 AND is_return = $3 AND id IN (` + placeholders(&args, ids) + `)`, args
+}
+
+// manifestShipments reads, locked, the shipments a close-out of the carrier and day collects,
+// oldest first, with their quotes and labels. It starts from the account's labels of the carrier
+// still PRE_TRANSIT and in no manifest (the index on (account_id, carrier, status)) and finds
+// their shipments by id, so a close-out reads the labels not yet handed over, not every
+// shipment the account ever sent with the carrier; manifest.Qualifies checks each.
 func (db *DB) manifestShipments(ctx context.Context, tx *sql.Tx, accountID, carrier, shipDate string) ([]*shipping.Shipment, error) {
-	// Locks in the order every change to a shipment and its label takes them: the
-	// shipments, then their labels (docs/decisions.md).
-	if err := db.lock(ctx, tx, `SELECT id FROM shipments WHERE account_id = $1 AND carrier = $2 AND ship_date = $3
-		AND status = $4 AND is_return = $5 ORDER BY id`, accountID, carrier, shipDate, shipping.StatusPurchased, false); err != nil {
-		return nil, err
-	}
-	if err := db.lock(ctx, tx, `SELECT id FROM shipping_labels WHERE account_id = $1 AND carrier = $2 AND status = $3
-		AND manifest_id IS NULL AND shipment_id IN (SELECT id FROM shipments WHERE account_id = $1 AND ship_date = $4
-		AND is_return = $5) ORDER BY id`, accountID, carrier, shipping.LabelPreTransit, shipDate, false); err != nil {
-		return nil, err
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+shipmentColumns+` FROM `+shipmentsFrom+` WHERE account_id = $1 AND carrier = $2
-		AND ship_date = $3 AND status = $4 AND is_return = $5 ORDER BY created_at, id`,
-		accountID, carrier, shipDate, shipping.StatusPurchased, false)
+	pending, err := collect(ctx, tx, pendingShipments, []any{accountID, carrier, shipping.LabelPreTransit}, scanString)
 	if err != nil {
 		return nil, err
 	}
+	// Locks in the order every change to a shipment and its label takes them: the
+	// shipments, then their labels (docs/decisions.md).
 	var shipments []*shipping.Shipment
-	for rows.Next() {
-		s, err := scanShipment(rows)
-		if err != nil {
-			rows.Close()
+	for batch := range slices.Chunk(pending, maxManifestBatch) {
+		where, args := dayWhere(accountID, shipDate, batch)
+		if err := db.lock(ctx, tx, `SELECT id FROM shipments WHERE `+where+` ORDER BY id`, args...); err != nil {
 			return nil, err
 		}
-		shipments = append(shipments, s)
+		day, err := collect(ctx, tx, `SELECT `+shipmentColumns+` FROM `+shipmentsFrom+` WHERE `+where, args,
+			func(rows *sql.Rows) (*shipping.Shipment, error) { return scanShipment(rows) })
+		if err != nil {
+			return nil, err
+		}
+		shipments = append(shipments, day...)
 	}
-	if err := rows.Close(); err != nil {
-		return nil, err
+	for batch := range slices.Chunk(shipments, maxManifestBatch) {
+		args := []any{accountID}
+		_, ids := indexShipments(batch)
+		if err := db.lock(ctx, tx, `SELECT id FROM shipping_labels WHERE account_id = $1 AND shipment_id IN (`+
+			placeholders(&args, ids)+`) ORDER BY id`, args...); err != nil {
+			return nil, err
+		}
 	}
-	for i := 0; i < len(shipments); i += maxManifestBatch {
-		batch := shipments[i:min(i+maxManifestBatch, len(shipments))]
+	slices.SortFunc(shipments, func(a, b *shipping.Shipment) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt.Time), strings.Compare(a.ID, b.ID))
+	})
+	for batch := range slices.Chunk(shipments, maxManifestBatch) {
 		if err := loadQuotes(ctx, tx, batch); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,30 @@
+package store
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCloseOutPlans: a close-out starts from the carrier's labels still PRE_TRANSIT (the index
+// on (account_id, carrier, status)) and finds their shipments by id, so its cost follows the
+// labels not yet handed over, not the account's history with the carrier.
+func TestCloseOutPlans(t *testing.T) {
+	db, _ := openAt(t)
+	where, args := dayWhere("a", "2026-11-26", []string{"s1", "s2"})
+	for _, tt := range []struct {
+		name, query string
+		args        []any
+		want        string
+	}{
+		{"pending labels", pendingShipments, []any{"a", "ACME", "PRE_TRANSIT"},
+			"USING INDEX shipping_labels_account_carrier_status (account_id=? AND carrier=? AND status=?)"},
+		{"lock the day's shipments", `SELECT id FROM shipments WHERE ` + where + ` ORDER BY id`, args,
+			"USING INDEX sqlite_autoindex_shipments_1 (id=?)"},
+		{"read the day's shipments", `SELECT ` + shipmentColumns + ` FROM ` + shipmentsFrom + ` WHERE ` + where, args,
+			"USING INDEX sqlite_autoindex_shipments_1 (id=?)"},
+	} {
+		if plan := queryPlan(t, db, tt.query, tt.args...); !strings.Contains(plan, tt.want) || strings.Contains(plan, "SCAN") {
+			t.Errorf("%s: plan\n%s\nwant %s and no scan", tt.name, plan, tt.want)
+		}
+	}
+}
