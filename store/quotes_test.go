@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/waybill/waybill/shipping"
@@ -105,5 +107,17 @@ func TestQuoteRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got.ShippingRates, s.ShippingRates) {
 		t.Errorf("quotes read back\n %+v\nwant\n %+v", got.ShippingRates, s.ShippingRates)
+	}
+}
+
+// quoteInsert's statement has n rows of placeholders, $1 to $n×quoteArgs, whether made or
+// taken from its cache (the store suite checks their order in every query it sends).
+func TestQuoteInsert(t *testing.T) {
+	for _, n := range []int{1, 2, 9, 1, 9} {
+		s := quoteInsert(n)
+		last := "$" + strconv.Itoa(n*quoteArgs) + ")"
+		if got := strings.Count(s, "$"); got != n*quoteArgs || !strings.HasSuffix(s, last) || strings.Count(s, "), (") != n-1 {
+			t.Errorf("quoteInsert(%d) = %q; want %d rows, %d placeholders, the last %s", n, s, n, n*quoteArgs, last)
+		}
 	}
 }
