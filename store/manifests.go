@@ -120,9 +120,6 @@ func (d *closingDay) Store(ctx context.Context, m manifest.Manifest, collected [
 	return d.db.emitEvent(ctx, d.tx, d.accountID, "MANIFEST_CREATED", emitted)
 }
 
-// manifestShipments locks, reads and returns the shipments, with their labels, that could have
-// a label to collect for carrier and shipDate: the carrier's, of the date, bought, and no
-// returns (manifest.Qualifies decides).
 // pendingShipments selects the shipments of an account's ($1) labels of a carrier ($2) still
 // PRE_TRANSIT ($3) and in no manifest.
 const pendingShipments = `SELECT shipment_id FROM shipping_labels WHERE account_id = $1 AND carrier = $2 AND status = $3
