@@ -80,6 +80,11 @@ type Label struct {
 // when they finish, voided ones never.
 var settled = []string{shipping.LabelDelivered, shipping.LabelReturnToSender, shipping.LabelVoided}
 
+// deferrable are the other label statuses: a label in one of them, unbilled, is deferred
+// postage. A close asks the ledger for these, not for all but the settled: the labels in
+// flight are few, every label ever bought is not.
+var deferrable = slices.DeleteFunc(slices.Clone(shipping.LabelStatuses), func(s string) bool { return slices.Contains(settled, s) })
+
 // Charge is what a label is billed: its rate as bought, with its insurance surcharge.
 func (l Label) Charge() shipping.Rate { return l.Rate.Insured(l.InsuranceCents) }
 
@@ -88,7 +93,7 @@ func (l Label) Charge() shipping.Rate { return l.Rate.Insured(l.InsuranceCents) 
 func Deferred(labels []Label) int64 {
 	var sum int64
 	for _, l := range labels {
-		if !slices.Contains(settled, l.Status) {
+		if slices.Contains(deferrable, l.Status) {
 			sum += l.Charge().TotalCents
 		}
 	}

@@ -2,6 +2,7 @@ package billing
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -174,5 +175,19 @@ func TestPostageItem(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Every label status is either settled or deferrable, never both: a status added to shipping
+// is deferred postage until billing says otherwise.
+func TestDeferrableAndSettled(t *testing.T) {
+	for _, s := range shipping.LabelStatuses {
+		if slices.Contains(settled, s) == slices.Contains(deferrable, s) {
+			t.Errorf("status %s: settled %v, deferrable %v; want exactly one", s, slices.Contains(settled, s), slices.Contains(deferrable, s))
+		}
+	}
+	if want := []string{shipping.LabelPreTransit, shipping.LabelInTransit, shipping.LabelOutForDelivery,
+		shipping.LabelDeliveryException}; !slices.Equal(deferrable, want) {
+		t.Errorf("deferrable = %v; want %v", deferrable, want)
 	}
 }

@@ -50,8 +50,8 @@ type Ledger interface {
 	// Label reads a label by its id alone (the caller's own row).
 	Label(ctx context.Context, labelID string) (Label, error)
 	// UnbilledLabels lists the account's labels purchased before t that have no line item and
-	// whose status is none of except.
-	UnbilledLabels(ctx context.Context, accountID string, before time.Time, except []string) ([]Label, error)
+	// whose status is one of statuses.
+	UnbilledLabels(ctx context.Context, accountID string, before time.Time, statuses []string) ([]Label, error)
 	// AddLineItem adds it to its invoice, billing the label labelID ("" for a fee); added is
 	// false when the label has a line item already (a label is billed at most once).
 	AddLineItem(ctx context.Context, accountID, labelID string, it LineItem) (id string, added bool, err error)
@@ -315,7 +315,7 @@ func (s *Service) moved(ctx context.Context, l Ledger, inv Invoice, action Actio
 			return inv, err
 		}
 		// Deferred: labels purchased on or before the period's last day.
-		unbilled, err := l.UnbilledLabels(ctx, inv.AccountID, end.AddDate(0, 0, 1), settled)
+		unbilled, err := l.UnbilledLabels(ctx, inv.AccountID, end.AddDate(0, 0, 1), deferrable)
 		if err != nil {
 			return inv, err
 		}

@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/waybill/waybill/billing"
@@ -200,21 +200,21 @@ func (l ledger) Label(ctx context.Context, labelID string) (billing.Label, error
 	return b, nil
 }
 
-func (l ledger) UnbilledLabels(ctx context.Context, accountID string, before time.Time, except []string) ([]billing.Label, error) {
-	args := []any{accountID, Micros(before)}
-	var in []string
-	for _, s := range except {
-		args = append(args, s)
-		in = append(in, fmt.Sprintf("$%d", len(args)))
-	}
-	not := ""
-	if len(in) > 0 {
-		not = ` AND l.status NOT IN (` + strings.Join(in, ", ") + `)`
-	}
-	rows, err := l.tx.QueryContext(ctx, `SELECT l.id, l.status, l.insurance_cents, r.total_cents FROM shipping_labels l
+// unbilledLabels is UnbilledLabels' query: the account's labels by status and purchase (the
+// index on (account_id, status, created_at, id)), so it reads the labels in those statuses only.
+func unbilledLabels(accountID string, before time.Time, statuses []string) (string, []any) {
+	args := []any{accountID}
+	in := placeholders(&args, statuses)
+	args = append(args, Micros(before))
+	return `SELECT l.id, l.status, l.insurance_cents, r.total_cents FROM shipping_labels l
 		JOIN shipment_quotes r ON r.shipment_id = l.shipment_id AND r.id = l.shipping_rate_id
-		WHERE l.account_id = $1 AND l.created_at < $2`+not+`
-		AND NOT EXISTS (SELECT 1 FROM billing_line_items b WHERE b.account_id = l.account_id AND b.label_id = l.id)`, args...)
+		WHERE l.account_id = $1 AND l.status IN (` + in + `) AND l.created_at < $` + strconv.Itoa(len(args)) + `
+		AND NOT EXISTS (SELECT 1 FROM billing_line_items b WHERE b.account_id = l.account_id AND b.label_id = l.id)`, args
+}
+
+func (l ledger) UnbilledLabels(ctx context.Context, accountID string, before time.Time, statuses []string) ([]billing.Label, error) {
+	query, args := unbilledLabels(accountID, before, statuses)
+	rows, err := l.tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCloseOutPlans: a close-out starts from the carrier's labels still PRE_TRANSIT (the index
@@ -26,5 +27,17 @@ func TestCloseOutPlans(t *testing.T) {
 		if plan := queryPlan(t, db, tt.query, tt.args...); !strings.Contains(plan, tt.want) || strings.Contains(plan, "SCAN") {
 			t.Errorf("%s: plan\n%s\nwant %s and no scan", tt.name, plan, tt.want)
 		}
+	}
+}
+
+// TestUnbilledLabelsPlan: closing an invoice reads the account's labels in the deferrable
+// statuses by the index on (account_id, status, created_at), not every label it ever bought.
+func TestUnbilledLabelsPlan(t *testing.T) {
+	db, _ := openAt(t)
+	query, args := unbilledLabels("a", time.Now(), []string{"PRE_TRANSIT", "IN_TRANSIT"})
+	plan := queryPlan(t, db, query, args...)
+	if !strings.Contains(plan, "shipping_labels_account_status (account_id=? AND status=? AND created_at<?)") ||
+		strings.Contains(plan, "SCAN") {
+		t.Errorf("unbilled labels: plan\n%s\nwant a search of (account_id, status, created_at) and no scan", plan)
 	}
 }
