@@ -16,6 +16,10 @@ func Polled(status string) bool { return !slices.Contains(Unpolled, status) }
 // VOIDED.
 var Unpolled = []string{LabelDelivered, LabelReturnToSender, LabelVoided}
 
+// PolledStatuses are the other label statuses, those of the labels still polled: a poll round
+// looks among these labels, which are in flight, rather than every label the carrier has had.
+var PolledStatuses = slices.DeleteFunc(slices.Clone(LabelStatuses), func(s string) bool { return !Polled(s) })
+
 // NextPoll is when a label is polled next, after a poll at now that was the failures-th failure
 // in a row (0: the poll succeeded). A success waits interval; each failure in a row doubles the
 // wait, up to MaxPollBackoff (or interval, if that is longer), so a carrier that is down is

@@ -1,6 +1,7 @@
 package shipping
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -34,6 +35,9 @@ func TestPolled(t *testing.T) {
 		want := s != LabelDelivered && s != LabelReturnToSender && s != LabelVoided
 		if got := Polled(s); got != want {
 			t.Errorf("Polled(%q) = %v; want %v", s, got, want)
+		}
+		if got := slices.Contains(PolledStatuses, s); got != want {
+			t.Errorf("PolledStatuses holds %q: %v; want %v", s, got, want)
 		}
 	}
 }

@@ -39,8 +39,9 @@ func (db *DB) CarrierEventSecret(ctx context.Context, carrier string) (string, e
 
 // pollDue is the condition of a label due for a poll at $2, its first poll being $1 after its
 // purchase; it comes first in its WHERE, as SQLite numbers parameters in the order they appear.
-// The statuses are shipping.Unpolled (constants, quoted as they are).
-var pollDue = `status NOT IN ('` + strings.Join(shipping.Unpolled, "', '") + `')
+// The statuses are shipping.PolledStatuses (constants, quoted as they are): the index on
+// (carrier, status, poll_at) then reads the labels still polled, not every label of the carrier.
+var pollDue = `status IN ('` + strings.Join(shipping.PolledStatuses, "', '") + `')
 	AND COALESCE(poll_at, created_at + $1) <= $2`
 
 // PollAccounts returns up to limit accounts with labels of carriers due for a poll at now, the
@@ -49,11 +50,17 @@ func (db *DB) PollAccounts(ctx context.Context, carriers []string, now time.Time
 	if len(carriers) == 0 {
 		return nil, nil
 	}
+	query, args := pollAccounts(carriers, now, first, limit)
+	return collect(ctx, db.r, query, args, scanString)
+}
+
+// pollAccounts is PollAccounts' query.
+func pollAccounts(carriers []string, now time.Time, first time.Duration, limit int) (string, []any) {
 	args := []any{first.Microseconds(), Micros(now)}
 	in := placeholders(&args, carriers)
 	args = append(args, limit)
-	return collect(ctx, db.r, `SELECT account_id FROM shipping_labels WHERE `+pollDue+` AND carrier IN (`+in+`)
-		GROUP BY account_id ORDER BY MIN(COALESCE(poll_at, created_at + $1)), account_id LIMIT $`+itoa(len(args)), args, scanString)
+	return `SELECT account_id FROM shipping_labels WHERE ` + pollDue + ` AND carrier IN (` + in + `)
+		GROUP BY account_id ORDER BY MIN(COALESCE(poll_at, created_at + $1)), account_id LIMIT $` + itoa(len(args)), args
 }
 
 // ClaimPolls claims up to limit of the account's labels of carriers due for a poll at now, the

@@ -41,3 +41,14 @@ func TestUnbilledLabelsPlan(t *testing.T) {
 		t.Errorf("unbilled labels: plan\n%s\nwant a search of (account_id, status, created_at) and no scan", plan)
 	}
 }
+
+// TestPollPlans: a poll round reads the carriers' labels still polled (the index on (carrier,
+// status, poll_at) searched by status), not every label the carriers have had.
+func TestPollPlans(t *testing.T) {
+	db, _ := openAt(t)
+	query, args := pollAccounts([]string{"ACME", "POSTLINE"}, time.Now(), time.Hour, 10)
+	plan := queryPlan(t, db, query, args...)
+	if !strings.Contains(plan, "shipping_labels_carrier_poll (carrier=? AND status=?)") || strings.Contains(plan, "SCAN shipping_labels") {
+		t.Errorf("accounts due for a poll: plan\n%s\nwant a search of (carrier, status)", plan)
+	}
+}
