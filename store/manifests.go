@@ -201,16 +201,20 @@ func claimManifestLabels(ctx context.Context, tx *sql.Tx, accountID string, m Ma
 	return nil
 }
 
+// pendingManifests selects the labels waiting for a manifest ($1 the account, $2 PRE_TRANSIT,
+// $3 PURCHASED, $4 false), grouped by carrier and ship date.
+const pendingManifests = `shipping_labels l JOIN shipments s ON s.account_id = l.account_id AND s.id = l.shipment_id
+	WHERE l.account_id = $1 AND l.status = $2 AND l.manifest_id IS NULL AND l.first_carrier_scan_at IS NULL
+	AND s.status = $3 AND s.is_return = $4 GROUP BY l.carrier, s.ship_date`
+
 // PendingManifests lists, per carrier and ship date, how many of the account's labels wait for
 // a manifest (manifest.Awaits: bought, PRE_TRANSIT, never scanned, in no manifest, no
 // returns), ordered by carrier, then ship date.
 func (db *DB) PendingManifests(ctx context.Context, accountID string, p Page) (List[manifest.Pending], error) {
 	return offsetList(ctx, db.r, listQuery[manifest.Pending]{
 		Columns: `l.carrier, s.ship_date, COUNT(*)`,
-		From: `shipping_labels l JOIN shipments s ON s.account_id = l.account_id AND s.id = l.shipment_id
-			WHERE l.account_id = $1 AND l.status = $2 AND l.manifest_id IS NULL AND l.first_carrier_scan_at IS NULL
-			AND s.status = $3 AND s.is_return = $4 GROUP BY l.carrier, s.ship_date`,
-		Args: []any{accountID, shipping.LabelPreTransit, shipping.StatusPurchased, false},
+		From:    pendingManifests,
+		Args:    []any{accountID, shipping.LabelPreTransit, shipping.StatusPurchased, false},
 		Scan: func(rows *sql.Rows) (manifest.Pending, error) {
 			var m manifest.Pending
 			return m, rows.Scan(&m.Carrier, &m.ShipDate, &m.LabelCount)

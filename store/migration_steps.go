@@ -20,6 +20,7 @@ var migrationSteps = map[int]func(ctx context.Context, db *DB, tx *sql.Tx) error
 	28: sqlOnly(legibleRecords),
 	29: rerenderLabelled,
 	34: boughtRatesAreQuotes,
+	35: plannerStats,
 }
 
 // sqlOnly is a step that needs nothing of the store but its transaction.
@@ -377,4 +378,43 @@ func scanRate(row rowScanner) (shipping.Rate, error) {
 		return shipping.Rate{}, err
 	}
 	return sr.rate(shipmentID)
+}
+
+// plannerStats writes SQLite's fixed planner statistics (migration 035): per index, the rows of
+// its table, then how many rows share each prefix of its columns (sqlite_stat1's format), for a
+// store of a million shipments and labels over ten accounts. ANALYZE sqlite_schema makes the
+// connection read them; the others read them when they open.
+func plannerStats(ctx context.Context, db *DB, tx *sql.Tx) error {
+	if db.dialect != SQLite {
+		return nil
+	}
+	stats := [][3]string{
+		{"shipments", "sqlite_autoindex_shipments_1", "1000000 1"},
+		{"shipments", "shipments_account_created", "1000000 100000 1 1"},
+		{"shipments", "shipments_account_status", "1000000 100000 25000 1 1"},
+		{"shipments", "shipments_account_carrier", "1000000 100000 10000 1 1"},
+		{"shipments", "shipments_account_brand", "100000 10000 1000 1 1"},
+		{"shipments", "shipments_account_order", "100000 10000 2 1 1"},
+		{"shipping_labels", "sqlite_autoindex_shipping_labels_1", "1000000 1"},
+		{"shipping_labels", "sqlite_autoindex_shipping_labels_2", "1000000 1"},
+		{"shipping_labels", "sqlite_autoindex_shipping_labels_3", "1000000 1"},
+		{"shipping_labels", "shipping_labels_account_created", "1000000 100000 1 1"},
+		{"shipping_labels", "shipping_labels_account_status", "1000000 100000 25000 1 1"},
+		{"shipping_labels", "shipping_labels_account_carrier_status", "1000000 100000 10000 2500"},
+		{"shipping_labels", "shipping_labels_carrier_poll", "1000000 100000 25000 10"},
+	}
+	// ANALYZE of a small table creates sqlite_stat1, which SQLite does not let a CREATE TABLE make.
+	if _, err := tx.ExecContext(ctx, `ANALYZE schema_migrations`); err != nil {
+		return err
+	}
+	for _, st := range stats {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sqlite_stat1 WHERE tbl = $1 AND idx = $2`, st[0], st[1]); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES ($1, $2, $3)`, st[0], st[1], st[2]); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `ANALYZE sqlite_schema`)
+	return err
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,13 +43,43 @@ func TestUnbilledLabelsPlan(t *testing.T) {
 	}
 }
 
-// TestPollPlans: a poll round reads the carriers' labels still polled (the index on (carrier,
-// status, poll_at) searched by status), not every label the carriers have had.
+// TestPollPlans: a poll round reads the carriers' labels still polled (an index searched by
+// carrier and status), not every label the carriers have had.
 func TestPollPlans(t *testing.T) {
 	db, _ := openAt(t)
 	query, args := pollAccounts([]string{"ACME", "POSTLINE"}, time.Now(), time.Hour, 10)
 	plan := queryPlan(t, db, query, args...)
-	if !strings.Contains(plan, "shipping_labels_carrier_poll (carrier=? AND status=?)") || strings.Contains(plan, "SCAN shipping_labels") {
-		t.Errorf("accounts due for a poll: plan\n%s\nwant a search of (carrier, status)", plan)
+	if !strings.Contains(plan, "carrier=? AND status=?") || strings.Contains(plan, "SCAN shipping_labels") {
+		t.Errorf("accounts due for a poll: plan\n%s\nwant a search by carrier and status", plan)
+	}
+}
+
+// TestPlannerStats: with migration 035's statistics SQLite looks ids up one by one rather than
+// reading an account's every row, however many ids a query names, and counts the labels
+// waiting for a manifest from the labels, not from every shipment the account bought.
+func TestPlannerStats(t *testing.T) {
+	db, _ := openAt(t)
+	ids := make([]string, 50)
+	for i := range ids {
+		ids[i] = "id" + strconv.Itoa(i)
+	}
+	where, args := dayWhere("a", "2026-11-26", ids)
+	labelArgs := []any{"a"}
+	labelsIn := placeholders(&labelArgs, ids)
+	for _, tt := range []struct {
+		name, query string
+		args        []any
+		want        string
+	}{
+		{"a close-out's shipments", `SELECT ` + shipmentColumns + ` FROM ` + shipmentsFrom + ` WHERE ` + where, args,
+			"SEARCH shipments USING INDEX sqlite_autoindex_shipments_1 (id=?)"},
+		{"the labels of a page of shipments", `SELECT ` + labelColumns + ` FROM shipping_labels WHERE account_id = $1
+			AND shipment_id IN (` + labelsIn + `)`, labelArgs, "USING INDEX sqlite_autoindex_shipping_labels_2 (shipment_id=?)"},
+		{"labels waiting for a manifest", `SELECT COUNT(*) FROM ` + pendingManifests, []any{"a", "PRE_TRANSIT", "SHIPPING_LABEL_PURCHASED", false},
+			"SEARCH l USING INDEX shipping_labels_account_status (account_id=? AND status=?)"},
+	} {
+		if plan := queryPlan(t, db, tt.query, tt.args...); !strings.Contains(plan, tt.want) {
+			t.Errorf("%s: plan\n%s\nwant %s", tt.name, plan, tt.want)
+		}
 	}
 }

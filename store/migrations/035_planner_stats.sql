@@ -1,0 +1,8 @@
+-- SQLite only (its Go step, store/migration_steps.go, plannerStats; nothing on PostgreSQL, whose
+-- autovacuum gathers real statistics): fixed statistics for the query planner. Without any,
+-- SQLite guesses that `account_id = ?` finds about ten rows, so a query of an account's rows
+-- by a list of five ids or more (`account_id = $1 AND id IN (…)`) searched the account's index
+-- and read every shipment or label the account ever had, instead of looking each id up. These
+-- rows describe a store of a million shipments and labels over ten accounts, which is the shape
+-- that matters: an account's rows are many, an id or a tracking code is one. `ANALYZE`, run by
+-- hand, replaces them with measured ones.
