@@ -21,6 +21,7 @@ var migrationSteps = map[int]func(ctx context.Context, db *DB, tx *sql.Tx) error
 	29: rerenderLabelled,
 	34: boughtRatesAreQuotes,
 	35: plannerStats,
+	36: plannerStats,
 }
 
 // sqlOnly is a step that needs nothing of the store but its transaction.

@@ -275,6 +275,11 @@ func shipmentWhere(table, accountID string, f ShipmentFilter) (string, []any) {
 		where = append(where, "brand <> ''")
 	}
 	in("carrier", f.Carriers)
+	if len(f.Carriers) > 0 {
+		// The index by carrier holds only shipments that have one (migration 036). SQLite infers
+		// this from the IN; PostgreSQL's planner is told.
+		where = append(where, "carrier IS NOT NULL")
+	}
 	if !f.CreatedFrom.IsZero() {
 		args = append(args, Micros(f.CreatedFrom))
 		where = append(where, "created_at >= $"+strconv.Itoa(len(args)))
