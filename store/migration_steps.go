@@ -381,7 +381,8 @@ func scanRate(row rowScanner) (shipping.Rate, error) {
 	return sr.rate(shipmentID)
 }
 
-// plannerStats writes SQLite's fixed planner statistics (migration 035): per index, the rows of
+// plannerStats writes SQLite's fixed planner statistics (migration 035; again in migration 036,
+// whose DROP INDEX took its index's row with it): per index, the rows of
 // its table, then how many rows share each prefix of its columns (sqlite_stat1's format), for a
 // store of a million shipments and labels over ten accounts. ANALYZE sqlite_schema makes the
 // connection read them; the others read them when they open.
