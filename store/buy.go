@@ -74,6 +74,7 @@ type labelBuy struct {
 	asRead   bool   // s is read, and pre its purchase
 	rendered string // the bought shipment's rendering, when rendered in Record
 	codeJSON []byte // the tracking code, when the purchase was made as prebought
+	notify   bool   // whether the account has a LABEL_PURCHASED subscription, as update read it
 }
 
 // hold takes one of db.holds for the purchase, waiting while another purchase of this process
@@ -255,8 +256,10 @@ func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string, check fu
 	if err != nil {
 		return err
 	}
-	if err := b.db.emitEvent(ctx, tx, b.r.AccountID, "LABEL_PURCHASED", shipping.LabelEventOf(s.ShippingLabel, nil)); err != nil {
-		return err
+	if b.notify {
+		if err := b.db.insertEvents(ctx, tx, &b.r.AccountID, "LABEL_PURCHASED", shipping.LabelEventOf(s.ShippingLabel, nil)); err != nil {
+			return err
+		}
 	}
 	if b.r.Key == "" {
 		return nil
@@ -304,7 +307,8 @@ func (b *labelBuy) markBought(ctx context.Context, tx *sql.Tx, code string) (pac
 }
 
 // update writes b.s bought under code over its row, if it is still OPEN and, with stored, still
-// has that packed value; ok reports whether it was.
+// has that packed value; ok reports whether it was. It reads b.notify in the same statement,
+// which spares the purchase emit's own query.
 func (b *labelBuy) update(ctx context.Context, tx *sql.Tx, code string, stored []byte) (packedLabel []byte, ok bool, err error) {
 	s, rate := b.s, b.rateOf(b.s)
 	purchased(s, *rate, b.labelID, code, b.now, b.r.InsuredCents, b.insurance)
@@ -320,12 +324,13 @@ func (b *labelBuy) update(ctx context.Context, tx *sql.Tx, code string, stored [
 		query += ` AND packed = $8`
 		args = append(args, stored)
 	}
-	res, err := tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return nil, false, err
+	query += ` RETURNING ` + subscribed("shipments", len(args)+1)
+	args = append(args, "LABEL_PURCHASED", true)
+	err = tx.QueryRowContext(ctx, query, args...).Scan(&b.notify)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
 	}
-	n, err := res.RowsAffected()
-	return packedLabel, n == 1, err
+	return packedLabel, err == nil, err
 }
 
 // packings packs the bought shipment s and its label: as prebought, with code spliced in, when s

@@ -46,18 +46,8 @@ func (db *DB) emit(ctx context.Context, tx *sql.Tx, accountID *string, topic str
 	if !webhook.ValidTopic(topic) {
 		return fmt.Errorf("emit: unknown webhook topic %q", topic)
 	}
-	// filter selects the subscriptions with placeholders numbered from first.
-	filter := func(first int) (string, []any) {
-		f := fmt.Sprintf("FROM webhook_subscriptions WHERE topic = $%d AND is_active = $%d", first, first+1)
-		args := []any{topic, true}
-		if accountID != nil {
-			f += fmt.Sprintf(" AND account_id = $%d", first+2)
-			args = append(args, *accountID)
-		}
-		return f, args
-	}
 	// Most changes reach no subscription: then no id is drawn and nothing is written.
-	f, args := filter(1)
+	f, args := subscriptionsTo(1, accountID, topic)
 	var n int
 	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM (SELECT 1 "+f+" LIMIT 1) s", args...).Scan(&n); err != nil {
 		return fmt.Errorf("emit %s: %w", topic, err)
@@ -65,11 +55,36 @@ func (db *DB) emit(ctx context.Context, tx *sql.Tx, accountID *string, topic str
 	if n == 0 {
 		return nil
 	}
+	return db.insertEvents(ctx, tx, accountID, topic, payload)
+}
+
+// subscriptionsTo is the FROM clause of the active subscriptions to topic (of one account, or
+// of all when accountID is nil), with its placeholders numbered from first, and its arguments.
+func subscriptionsTo(first int, accountID *string, topic string) (string, []any) {
+	f := fmt.Sprintf("FROM webhook_subscriptions WHERE topic = $%d AND is_active = $%d", first, first+1)
+	args := []any{topic, true}
+	if accountID != nil {
+		f += fmt.Sprintf(" AND account_id = $%d", first+2)
+		args = append(args, *accountID)
+	}
+	return f, args
+}
+
+// subscribed is an expression for the RETURNING of a statement that changes one row of table:
+// whether the row's account (its account_id) has an active subscription to the topic bound to
+// $first (and true to the next). Where it is known so, insertEvents emits without emit's query.
+func subscribed(table string, first int) string {
+	return fmt.Sprintf(`EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.topic = $%d AND s.is_active = $%d
+		AND s.account_id = %s.account_id)`, first, first+1, table)
+}
+
+// insertEvents is emit of a valid topic to subscriptions known to exist.
+func (db *DB) insertEvents(ctx context.Context, tx *sql.Tx, accountID *string, topic string, payload any) error {
 	body, err := json.Marshal(payload)
 	if err != nil {
 		return fmt.Errorf("emit %s: %w", topic, err)
 	}
-	f, args = filter(4)
+	f, args := subscriptionsTo(4, accountID, topic)
 	// The casts type the select list's parameters for PostgreSQL, which would read them as text.
 	_, err = tx.ExecContext(ctx, `INSERT INTO webhook_events
 		(id, subscription_id, account_id, topic, url, payload, happened_at, status, next_attempt_at, due_at, created_at)

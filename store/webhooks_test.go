@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/webhook"
 )
 
@@ -157,5 +158,32 @@ func TestDueWebhookEventsManyAccounts(t *testing.T) {
 	cs, err := db.DueWebhookEvents(ctx, time.Now().Add(time.Hour), nil, nil, 1<<30, 1<<30)
 	if err != nil || len(cs) != 2*dueChunk+7 {
 		t.Errorf("DueWebhookEvents = %d candidates, %v; want %d", len(cs), err, 2*dueChunk+7)
+	}
+}
+
+// TestSubscribed: the RETURNING expression a purchase reads instead of emit's query is true for
+// an account with an active subscription to the topic, and only for it.
+func TestSubscribed(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	a, b, c := openShipmentAt(t, db, "a"), openShipmentAt(t, db, "b"), openShipmentAt(t, db, "c")
+	for _, s := range []struct {
+		account, topic string
+		active         bool
+	}{{a.AccountID, "LABEL_PURCHASED", true}, {b.AccountID, "LABEL_PURCHASED", false}, {b.AccountID, "TRACKING_UPDATED", true}} {
+		if _, err := db.CreateWebhookSubscription(ctx, s.account, "https://example.com/h", s.topic, s.active); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		s    *shipping.Shipment
+		want bool
+	}{{a, true}, {b, false}, {c, false}} {
+		var got bool
+		err := db.r.QueryRowContext(ctx, `SELECT `+subscribed("shipments", 1)+` FROM shipments WHERE id = $3`,
+			"LABEL_PURCHASED", true, tc.s.ID).Scan(&got)
+		if err != nil || got != tc.want {
+			t.Errorf("account %s: subscribed = %v, %v; want %v", tc.s.AccountID, got, err, tc.want)
+		}
 	}
 }
