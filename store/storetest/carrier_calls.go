@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
+	"github.com/waybill/waybill/webhook"
 )
 
 // openShipment creates an account on db and an OPEN shipment of it with three rates.
@@ -303,3 +305,55 @@ func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 
 var _ shipping.BuyStore = (*store.DB)(nil)
 var _ shipping.VoidQueue = (*store.DB)(nil)
+
+// testPurchaseTellsSubscribers: a purchase records LABEL_PURCHASED for each active subscription
+// of its account to it, with the purchase, and none for an account whose subscription to it is
+// paused (on PostgreSQL, the purchase without one is a single statement and the other a
+// transaction: both must say the same).
+func testPurchaseTellsSubscribers(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	told, s1 := openShipment(t, db)
+	quiet, s2 := openShipment(t, db)
+	subscribe := func(accountID, topic string, active bool) string {
+		sub, err := db.CreateWebhookSubscription(ctx, accountID, "https://example.com/hook", topic, active)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sub.ID
+	}
+	sub := subscribe(told.ID, "LABEL_PURCHASED", true)
+	paused := subscribe(quiet.ID, "LABEL_PURCHASED", false)
+	subscribe(quiet.ID, "TRACKING_UPDATED", true)
+	for _, b := range []struct {
+		account string
+		s       *shipping.Shipment
+		code    string
+	}{{told.ID, s1, "TRK-TOLD"}, {quiet.ID, s2, "TRK-QUIET"}} {
+		bought, _, err := buyLabel(ctx, db, b.account, b.s.ID, b.s.ShippingRates[0].ID,
+			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
+				return b.code, nil
+			})
+		if err != nil || bought.ShippingLabel == nil || bought.ShippingLabel.TrackingCode != b.code {
+			t.Fatalf("buy %s = %+v, %v", b.code, bought, err)
+		}
+		stored, err := db.Shipment(ctx, b.account, b.s.ID)
+		if err != nil || stored.Status != shipping.StatusPurchased || stored.ShippingLabel == nil ||
+			stored.ShippingLabel.TrackingCode != b.code {
+			t.Errorf("stored after buy %s: %+v, %v", b.code, stored, err)
+		}
+	}
+	events := func(accountID, subscriptionID string) []webhook.Event {
+		l, err := db.ListWebhookEvents(ctx, accountID, subscriptionID, "", store.Page{Number: 1, Size: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Items
+	}
+	if e := events(told.ID, sub); len(e) != 1 || e[0].Topic != "LABEL_PURCHASED" || !strings.Contains(string(e[0].Payload), `"TRK-TOLD"`) {
+		t.Errorf("events of the subscribed account: %+v; want one LABEL_PURCHASED of TRK-TOLD", e)
+	}
+	if e := events(quiet.ID, paused); len(e) != 0 {
+		t.Errorf("events of the paused subscription: %+v; want none", e)
+	}
+}

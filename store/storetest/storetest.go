@@ -105,6 +105,7 @@ var tests = []struct {
 	{"CarrierOutsideWriter", testCarrierOutsideWriter},
 	{"SoldLabelVoided", testSoldLabelVoided},
 	{"PurchaseHold", testPurchaseHold},
+	{"PurchaseTellsSubscribers", testPurchaseTellsSubscribers},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of
