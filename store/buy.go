@@ -281,6 +281,16 @@ func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string, check fu
 	return err
 }
 
+// boughtUpdate writes the shipment bought from rate, with boughtValues, if it is still OPEN;
+// a statement adds its own conditions.
+const boughtUpdate = `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4, rendered = NULL
+	WHERE account_id = $5 AND id = $6 AND status = $7`
+
+// boughtValues are boughtUpdate's values, with the bought shipment's packed value.
+func (b *labelBuy) boughtValues(rate *shipping.Rate, packedShipment []byte) []any {
+	return []any{shipping.StatusPurchased, rate.Carrier, b.now, packedShipment, b.r.AccountID, b.r.ShipmentID, shipping.StatusOpen}
+}
+
 // labelInsertColumns are the columns of a new label's row, in labelValues' order.
 const labelInsertColumns = `id, account_id, shipment_id, shipping_rate_id, carrier, service, tracking_code, status,
 	label_format, created_at, updated_at, insured_cents, insurance_cents, packed, commercial_invoice`
@@ -316,15 +326,13 @@ func (b *labelBuy) recordAtOnce(ctx context.Context, code string, check func(shi
 		return false, err
 	}
 	// The select list's parameters are cast: PostgreSQL would read them as text.
-	res, err := b.db.w.ExecContext(ctx, `WITH bought AS (
-			UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4, rendered = NULL
-			WHERE account_id = $5 AND id = $6 AND status = $7 AND packed = $8 AND NOT `+subscribed("shipments", 9)+`
+	res, err := b.db.w.ExecContext(ctx, `WITH bought AS (`+boughtUpdate+` AND packed = $8 AND NOT `+subscribed("shipments", 9)+`
 			RETURNING id)
 		INSERT INTO shipping_labels (`+labelInsertColumns+`)
 		SELECT $11, $12, $13, $14, $15, $16, $17, $18, $19, CAST($20 AS BIGINT), CAST($21 AS BIGINT),
 			CAST($22 AS BIGINT), CAST($23 AS BIGINT), CAST($24 AS BYTEA), CAST($25 AS BOOLEAN) FROM bought`,
-		append([]any{shipping.StatusPurchased, rate.Carrier, b.now, packedShipment, b.r.AccountID, b.r.ShipmentID,
-			shipping.StatusOpen, b.stored, "LABEL_PURCHASED", true}, b.labelValues(&s, code, packedLabel)...)...)
+		slices.Concat(b.boughtValues(rate, packedShipment), []any{b.stored, "LABEL_PURCHASED", true},
+			b.labelValues(&s, code, packedLabel))...)
 	if trackingCodeTaken(err) {
 		return false, shipping.ErrTrackingNumberTaken
 	}
@@ -372,9 +380,7 @@ func (b *labelBuy) update(ctx context.Context, tx *sql.Tx, code string, stored [
 	if err != nil {
 		return nil, false, err
 	}
-	query := `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4, rendered = NULL
-		WHERE account_id = $5 AND id = $6 AND status = $7`
-	args := []any{shipping.StatusPurchased, rate.Carrier, b.now, packedShipment, b.r.AccountID, b.r.ShipmentID, shipping.StatusOpen}
+	query, args := boughtUpdate, b.boughtValues(rate, packedShipment)
 	if stored != nil {
 		query += ` AND packed = $8`
 		args = append(args, stored)
