@@ -71,7 +71,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // pack is the packed value of a rendering (packRendering).
 func pack(rendering []byte) []byte {
 	dst := binary.LittleEndian.AppendUint32([]byte{packRendering}, crc32.Checksum(rendering, castagnoli))
-	return packParts(dst, [][]byte{rendering})
+	return packLength(dst, rendering)
 }
 
 // restCRC is the CRC-32C of the parts after the first, one after the other.
@@ -83,18 +83,11 @@ func restCRC(parts [][]byte) uint32 {
 	return c
 }
 
-// packParts appends to dst the length of every part, then the parts packed as one.
-func packParts(dst []byte, parts [][]byte) []byte {
-	n := 0
-	for _, p := range parts {
-		dst = binary.AppendUvarint(dst, uint64(len(p)))
-		n += len(p)
-	}
-	raw := make([]byte, 0, n)
-	for _, p := range parts {
-		raw = append(raw, p...)
-	}
-	return packer.Pack(slices.Grow(dst, n/4), raw) // a rendering packs to about a sixth
+// packLength appends to dst the rendering's length, then the rendering packed (the one part of
+// the formats written today).
+func packLength(dst, rendering []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(rendering)))
+	return packer.Pack(slices.Grow(dst, len(rendering)/4), rendering) // a rendering packs to about a sixth
 }
 
 // holed is a rendering packed before some of its bytes are known: the buy packs its
@@ -111,7 +104,7 @@ type holed struct {
 
 // packHole packs a rendering with a hole at offset at.
 func packHole(at int, rendering []byte) holed {
-	return holed{at, crc32.Checksum(rendering[:at], castagnoli), rendering[at:], packParts(nil, [][]byte{rendering})}
+	return holed{at, crc32.Checksum(rendering[:at], castagnoli), rendering[at:], packLength(nil, rendering)}
 }
 
 // fill is the packed value with fill in its hole.
