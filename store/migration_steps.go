@@ -245,10 +245,7 @@ func (r legacyRow) makeLegible(ctx context.Context, tx *sql.Tx) error {
 		packed, r.id); err != nil {
 		return err
 	}
-	if err := insertRequest(ctx, tx, r.id, req, messages); err != nil {
-		return err
-	}
-	return quotes.insert(ctx, tx)
+	return execAll(ctx, tx, append([]sqlStmt{requestInsert(r.id, req, messages)}, quotes.statements()...))
 }
 
 // boughtRatesAreQuotes makes each label's rate its shipment's quote (migration 034): it checks

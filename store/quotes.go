@@ -59,13 +59,12 @@ func quoteRowsOf(shipmentID string, rates []shipping.Rate) (quoteRows, error) {
 	return args, nil
 }
 
-// insert writes the rows, in one statement.
-func (q quoteRows) insert(ctx context.Context, w writer) error {
+// statements are the INSERT of the rows, if there are any: one statement.
+func (q quoteRows) statements() []sqlStmt {
 	if len(q) == 0 {
 		return nil
 	}
-	_, err := w.ExecContext(ctx, quoteInsert(len(q)/quoteArgs), q...)
-	return err
+	return []sqlStmt{{quoteInsert(len(q) / quoteArgs), q}}
 }
 
 // quoteInserts holds the INSERT statement of n rows of shipment_quotes by n, each made once:
@@ -251,11 +250,10 @@ func fastSurcharges(s, currency string) ([]shipping.SurchargeMetadata, bool) {
 	return out, p.s == ""
 }
 
-// insertRequest writes a shipment's row of shipment_requests.
-func insertRequest(ctx context.Context, w writer, shipmentID, req string, messages *string) error {
-	_, err := w.ExecContext(ctx, `INSERT INTO shipment_requests (shipment_id, request, messages) VALUES ($1, $2, $3)`,
-		shipmentID, req, messages)
-	return err
+// requestInsert is the INSERT of a shipment's row of shipment_requests.
+func requestInsert(shipmentID, req string, messages *string) sqlStmt {
+	return sqlStmt{`INSERT INTO shipment_requests (shipment_id, request, messages) VALUES ($1, $2, $3)`,
+		[]any{shipmentID, req, messages}}
 }
 
 // requestJSON is the shipment_requests.request column of s.

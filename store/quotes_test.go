@@ -121,3 +121,23 @@ func TestQuoteInsert(t *testing.T) {
 		}
 	}
 }
+
+// oneStatement joins a write's statements into one for PostgreSQL: the ones before the last as
+// data-modifying WITHs, each one's placeholders numbered on after the highest before it,
+// whether made or taken from its cache.
+func TestOneStatement(t *testing.T) {
+	for range 2 {
+		for _, c := range []struct {
+			queries []string
+			want    string
+		}{
+			{[]string{"INSERT INTO a VALUES ($1, $2)"}, "INSERT INTO a VALUES ($1, $2)"},
+			{[]string{"INSERT INTO a VALUES ($1, $2)", "INSERT INTO b VALUES ($1, $2, $1)", "INSERT INTO c VALUES ($1, $10)"},
+				"WITH w0 AS (INSERT INTO a VALUES ($1, $2)), w1 AS (INSERT INTO b VALUES ($3, $4, $3)) INSERT INTO c VALUES ($5, $14)"},
+		} {
+			if got := oneStatement(c.queries); got != c.want {
+				t.Errorf("oneStatement(%q) =\n %s\nwant\n %s", c.queries, got, c.want)
+			}
+		}
+	}
+}

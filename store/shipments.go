@@ -27,7 +27,7 @@ type shipmentRequest struct {
 	IsReturn bool `json:"is_return,omitempty"`
 }
 
-// CreateShipment stores a new shipment in one transaction: its row, its request and messages
+// CreateShipment stores a new shipment as one write (writeAll): its row, its request and messages
 // (shipment_requests), its quotes (shipment_quotes), and its rendering, which it returns (as
 // ShipmentJSON would), packed in shipments.packed. The shipment's and rates' IDs and timestamps must be set.
 func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string, error) {
@@ -50,22 +50,14 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string,
 		return "", err
 	}
 	packed := pack(body)
-	return string(body), db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
-			rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
-			created_at, updated_at, packed, order_id, is_return, order_additional)
-			VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, '', $11, $12, $13, $14, $15, $16)`,
-			s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,
+	row := sqlStmt{`INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
+		rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
+		created_at, updated_at, packed, order_id, is_return, order_additional)
+		VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, '', $11, $12, $13, $14, $15, $16)`,
+		[]any{s.ID, s.AccountID, s.Status, s.Brand, s.ShipDate, s.RateShoppingProfile, s.RateShoppingStrategy, s.LabelFormat,
 			s.CustomReference1, s.CustomReference2, Micros(s.CreatedAt.Time), Micros(s.UpdatedAt.Time), packed,
-			sql.NullString{String: s.OrderID, Valid: s.OrderID != ""}, s.IsReturn, s.OrderID != "" && s.Additional)
-		if err != nil {
-			return err
-		}
-		if err := insertRequest(ctx, tx, s.ID, req, messages); err != nil {
-			return err
-		}
-		return quotes.insert(ctx, tx)
-	})
+			sql.NullString{String: s.OrderID, Valid: s.OrderID != ""}, s.IsReturn, s.OrderID != "" && s.Additional}}
+	return string(body), db.writeAll(ctx, append([]sqlStmt{row, requestInsert(s.ID, req, messages)}, quotes.statements()...))
 }
 
 // shipmentColumns are the columns of shipmentsFrom scanShipment reads: the record, not its

@@ -18,9 +18,11 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
@@ -244,6 +246,79 @@ func (db *DB) write(ctx context.Context, fn func(ctx context.Context, w writer) 
 		return fn(ctx, db.w)
 	}
 	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, tx) })
+}
+
+// sqlStmt is one SQL statement and its arguments.
+type sqlStmt struct {
+	query string
+	args  []any
+}
+
+// execAll runs the statements in order.
+func execAll(ctx context.Context, w writer, stmts []sqlStmt) error {
+	for _, s := range stmts {
+		if _, err := w.ExecContext(ctx, s.query, s.args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeAll writes the statements (INSERTs of new rows, say) as one unit and returns once it is
+// durable. On SQLite they run in order in inTx. On PostgreSQL they are one statement, each but
+// the last a data-modifying WITH of the last, which commits on its own: one round trip instead
+// of BEGIN, each statement and COMMIT. PostgreSQL runs the parts of a statement in no set order
+// and checks foreign keys at its end, so the statements must not read each other's rows.
+func (db *DB) writeAll(ctx context.Context, stmts []sqlStmt) error {
+	if db.dialect != PostgreSQL {
+		return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return execAll(ctx, tx, stmts) })
+	}
+	var args []any
+	queries := make([]string, len(stmts))
+	for i, s := range stmts {
+		queries[i], args = s.query, append(args, s.args...)
+	}
+	_, err := db.w.ExecContext(ctx, oneStatement(queries), args...)
+	return err
+}
+
+// oneStatements holds oneStatement's answers by their queries (joined by NUL): a create makes
+// its statement once per number of quotes.
+var oneStatements sync.Map // string → string
+
+// placeholder is a $N placeholder; the store's SQL holds no other $.
+var placeholder = regexp.MustCompile(`\$[0-9]+`)
+
+// oneStatement is the queries as one PostgreSQL statement (writeAll): each but the last a
+// data-modifying WITH, every query's placeholders numbered after those of the queries before.
+func oneStatement(queries []string) string {
+	key := strings.Join(queries, "\x00")
+	if s, ok := oneStatements.Load(key); ok {
+		return s.(string)
+	}
+	var b strings.Builder
+	last := 0 // the highest placeholder of the queries so far
+	for i, q := range queries {
+		first, high := last, last
+		q = placeholder.ReplaceAllStringFunc(q, func(p string) string {
+			n, _ := strconv.Atoi(p[1:])
+			high = max(high, first+n)
+			return "$" + strconv.Itoa(first+n)
+		})
+		last = high
+		switch {
+		case len(queries) == 1:
+			b.WriteString(q)
+		case i == 0:
+			b.WriteString("WITH w0 AS (" + q + ")")
+		case i < len(queries)-1:
+			b.WriteString(", w" + strconv.Itoa(i) + " AS (" + q + ")")
+		default:
+			b.WriteString(" " + q)
+		}
+	}
+	s, _ := oneStatements.LoadOrStore(key, b.String())
+	return s.(string)
 }
 
 // runTx runs fn alone in its own transaction.
