@@ -268,7 +268,8 @@ func execAll(ctx context.Context, w writer, stmts []sqlStmt) error {
 // durable. On SQLite they run in order in inTx. On PostgreSQL they are one statement, each but
 // the last a data-modifying WITH of the last, which commits on its own: one round trip instead
 // of BEGIN, each statement and COMMIT. PostgreSQL runs the parts of a statement in no set order
-// and checks foreign keys at its end, so the statements must not read each other's rows.
+// and checks foreign keys at its end, so the statements must not read each other's rows. Each
+// statement's arguments are its placeholders, $1 to the highest.
 func (db *DB) writeAll(ctx context.Context, stmts []sqlStmt) error {
 	if db.dialect != PostgreSQL {
 		return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return execAll(ctx, tx, stmts) })
