@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/webhook"
 )
 
 // ReserveBuy reserves a shipment for one purchase (shipping.BuyStore). In this process the
@@ -256,7 +257,7 @@ func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string, check fu
 		return err
 	}
 	if b.notify {
-		if err := b.db.insertEvents(ctx, tx, &b.r.AccountID, "LABEL_PURCHASED", shipping.LabelEventOf(s.ShippingLabel, nil)); err != nil {
+		if err := b.db.insertEvents(ctx, tx, &b.r.AccountID, webhook.TopicLabelPurchased, shipping.LabelEventOf(s.ShippingLabel, nil)); err != nil {
 			return err
 		}
 	}
@@ -325,14 +326,14 @@ func (b *labelBuy) recordAtOnce(ctx context.Context, code string, check func(shi
 	if err != nil {
 		return false, err
 	}
+	notify, notifyArgs := subscribed("shipments", 9, webhook.TopicLabelPurchased)
 	// The select list's parameters are cast: PostgreSQL would read them as text.
-	res, err := b.db.w.ExecContext(ctx, `WITH bought AS (`+boughtUpdate+` AND packed = $8 AND NOT `+subscribed("shipments", 9)+`
+	res, err := b.db.w.ExecContext(ctx, `WITH bought AS (`+boughtUpdate+` AND packed = $8 AND NOT `+notify+`
 			RETURNING id)
 		INSERT INTO shipping_labels (`+labelInsertColumns+`)
 		SELECT $11, $12, $13, $14, $15, $16, $17, $18, $19, CAST($20 AS BIGINT), CAST($21 AS BIGINT),
 			CAST($22 AS BIGINT), CAST($23 AS BIGINT), CAST($24 AS BYTEA), CAST($25 AS BOOLEAN) FROM bought`,
-		slices.Concat(b.boughtValues(rate, packedShipment), []any{b.stored, "LABEL_PURCHASED", true},
-			b.labelValues(&s, code, packedLabel))...)
+		slices.Concat(b.boughtValues(rate, packedShipment), []any{b.stored}, notifyArgs, b.labelValues(&s, code, packedLabel))...)
 	if trackingCodeTaken(err) {
 		return false, shipping.ErrTrackingNumberTaken
 	}
@@ -385,9 +386,8 @@ func (b *labelBuy) update(ctx context.Context, tx *sql.Tx, code string, stored [
 		query += ` AND packed = $8`
 		args = append(args, stored)
 	}
-	query += ` RETURNING ` + subscribed("shipments", len(args)+1)
-	args = append(args, "LABEL_PURCHASED", true)
-	err = tx.QueryRowContext(ctx, query, args...).Scan(&b.notify)
+	notify, notifyArgs := subscribed("shipments", len(args)+1, webhook.TopicLabelPurchased)
+	err = tx.QueryRowContext(ctx, query+` RETURNING `+notify, append(args, notifyArgs...)...).Scan(&b.notify)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}

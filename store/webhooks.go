@@ -70,12 +70,12 @@ func subscriptionsTo(first int, accountID *string, topic string) (string, []any)
 	return f, args
 }
 
-// subscribed is an expression for the RETURNING of a statement that changes one row of table:
-// whether the row's account (its account_id) has an active subscription to the topic bound to
-// $first (and true to the next). Where it is known so, insertEvents emits without emit's query.
-func subscribed(table string, first int) string {
-	return fmt.Sprintf(`EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.topic = $%d AND s.is_active = $%d
-		AND s.account_id = %s.account_id)`, first, first+1, table)
+// subscribed is an expression for a statement that changes one row of table: whether the row's
+// account (its account_id) has an active subscription to topic, with its placeholders numbered
+// from first, and its arguments. Where it is known so, insertEvents emits without emit's query.
+func subscribed(table string, first int, topic string) (string, []any) {
+	f, args := subscriptionsTo(first, nil, topic)
+	return "EXISTS (SELECT 1 " + f + " AND account_id = " + table + ".account_id)", args
 }
 
 // insertEvents is emit of a valid topic to subscriptions known to exist.

@@ -170,7 +170,7 @@ func TestSubscribed(t *testing.T) {
 	for _, s := range []struct {
 		account, topic string
 		active         bool
-	}{{a.AccountID, "LABEL_PURCHASED", true}, {b.AccountID, "LABEL_PURCHASED", false}, {b.AccountID, "TRACKING_UPDATED", true}} {
+	}{{a.AccountID, "LABEL_PURCHASED", true}, {b.AccountID, "LABEL_PURCHASED", false}, {b.AccountID, webhook.TopicLabelTrackingUpdated, true}} {
 		if _, err := db.CreateWebhookSubscription(ctx, s.account, "https://example.com/h", s.topic, s.active); err != nil {
 			t.Fatal(err)
 		}
@@ -180,8 +180,8 @@ func TestSubscribed(t *testing.T) {
 		want bool
 	}{{a, true}, {b, false}, {c, false}} {
 		var got bool
-		err := db.r.QueryRowContext(ctx, `SELECT `+subscribed("shipments", 1)+` FROM shipments WHERE id = $3`,
-			"LABEL_PURCHASED", true, tc.s.ID).Scan(&got)
+		expr, args := subscribed("shipments", 1, webhook.TopicLabelPurchased)
+		err := db.r.QueryRowContext(ctx, `SELECT `+expr+` FROM shipments WHERE id = $3`, append(args, tc.s.ID)...).Scan(&got)
 		if err != nil || got != tc.want {
 			t.Errorf("account %s: subscribed = %v, %v; want %v", tc.s.AccountID, got, err, tc.want)
 		}

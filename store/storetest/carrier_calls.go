@@ -324,7 +324,7 @@ func testPurchaseTellsSubscribers(t *testing.T) {
 	}
 	sub := subscribe(told.ID, "LABEL_PURCHASED", true)
 	paused := subscribe(quiet.ID, "LABEL_PURCHASED", false)
-	subscribe(quiet.ID, "TRACKING_UPDATED", true)
+	subscribe(quiet.ID, webhook.TopicLabelTrackingUpdated, true)
 	for _, b := range []struct {
 		account string
 		s       *shipping.Shipment
