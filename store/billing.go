@@ -10,6 +10,7 @@ import (
 
 	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store/internal/codec"
 )
 
 // createBillingProfile gives a new account its billing profile (USD, MONTHLY, net 15), inside
@@ -145,12 +146,12 @@ func scanLineItem(s billingRow) (billing.LineItem, error) {
 	it.Surcharges = []billing.Surcharge{}
 	if meta.Valid {
 		var m shipping.RateMetadata
-		if fastRateMetadata(meta.String, &m) {
+		if codec.FastRateMetadata(meta.String, &m) {
 			it.ShippingRateMetadata = json.RawMessage(meta.String)
 		} else {
 			// Written in another shape (before the real product's field names): show it in
 			// today's.
-			if err := decodeRateMetadata(meta.String, &m); err != nil {
+			if err := codec.DecodeRateMetadata(meta.String, &m); err != nil {
 				return it, fmt.Errorf("line item %s: shipping_rate_metadata: %w", it.ID, err)
 			}
 			b, err := json.Marshal(m)

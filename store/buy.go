@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store/internal/codec"
 	"github.com/waybill/waybill/webhook"
 )
 
@@ -401,14 +402,14 @@ func (b *labelBuy) packings(s *shipping.Shipment, code string) (packedShipment, 
 		if b.codeJSON, err = json.Marshal(code); err != nil {
 			return nil, nil, err
 		}
-		return b.pre.packedShipment.fill(b.codeJSON), b.pre.packedLabel.fill(b.codeJSON), nil
+		return b.pre.packedShipment.Fill(b.codeJSON), b.pre.packedLabel.Fill(b.codeJSON), nil
 	}
 	shipmentJSON, labelJSON, err := renderings(s)
 	if err != nil {
 		return nil, nil, err
 	}
 	b.rendered = string(shipmentJSON)
-	return pack(shipmentJSON), pack(labelJSON), nil
+	return codec.Pack(shipmentJSON), codec.Pack(labelJSON), nil
 }
 
 // trackingCodeTaken reports whether err is the violation of shipping_labels' UNIQUE
@@ -450,7 +451,7 @@ func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (s *shipp
 		return nil, nil, nil
 	}
 	s.OrderID, s.Additional = orderID.String, additional
-	if rendering, err = appendRendering(nil, packed, 1); err != nil {
+	if rendering, err = codec.AppendRendering(nil, packed, 1); err != nil {
 		return nil, nil, nil
 	}
 	if err := loadQuotes(ctx, db.r, []*shipping.Shipment{s}); err != nil {
@@ -473,7 +474,7 @@ type marked struct{ before, after []byte }
 // bought shipment's rendering, and its packed value and its label's with a hole for the code.
 type prebought struct {
 	shipment                    marked
-	packedShipment, packedLabel holed
+	packedShipment, packedLabel codec.Holed
 }
 
 // prebuy makes the prebought of s, bought with trackingCodeMark for its tracking code, from
@@ -495,7 +496,7 @@ func prebuy(s *shipping.Shipment, open []byte, then shipping.Timestamp) (*prebou
 	if !ok1 || !ok2 {
 		return nil, nil
 	}
-	return &prebought{ms, packHole(len(ms.before), ms.join()), packHole(len(ml.before), ml.join())}, nil
+	return &prebought{ms, codec.PackHole(len(ms.before), ms.join()), codec.PackHole(len(ml.before), ml.join())}, nil
 }
 
 // join is the rendering without the mark.

@@ -10,6 +10,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store/internal/codec"
 )
 
 // TestRerenderLabelled: a bought shipment whose stored renderings were made before labels showed
@@ -55,12 +56,12 @@ func TestRerenderLabelled(t *testing.T) {
 			if err := tx.QueryRowContext(ctx, `SELECT packed FROM `+table+` WHERE id = $1`, id).Scan(&packed); err != nil {
 				return err
 			}
-			p, err := unpack(packed, 1)
+			p, err := codec.Unpack(packed, 1)
 			if err != nil {
 				return err
 			}
 			old := field.ReplaceAll(p[0], nil)
-			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET packed = $1 WHERE id = $2`, pack(old), id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET packed = $1 WHERE id = $2`, codec.Pack(old), id); err != nil {
 				return err
 			}
 		}

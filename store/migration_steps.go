@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store/internal/codec"
 )
 
 // migrationSteps are the Go parts of migrations, by version: what SQL alone cannot do (read a
@@ -140,17 +141,42 @@ func markFromRequests(ctx context.Context, tx *sql.Tx, query, update string, pic
 // storedRequest is a shipment's request as its row holds it: in its packed value of format 1
 // to 4 (migrations 024 to 028), else in its request column.
 func storedRequest(packed []byte, req string) ([]byte, error) {
-	if len(packed) > 0 && packed[0] >= packRendering || packed == nil {
+	if packed == nil || !codec.Legacy(packed) {
 		return []byte(req), nil
 	}
-	p, err := unpack(packed, 3)
+	p, err := codec.Unpack(packed, 3)
 	if err != nil {
 		return nil, err
 	}
 	if len(p) != 3 {
-		return nil, errPacked
+		return nil, codec.ErrMalformed
 	}
 	return p[1], nil
+}
+
+// unpackShipment reads a shipment's packed value of versions 1 to 4, which held its rendering,
+// its request and its quotes' cents: it sets on s the request's fields, the quotes (read from
+// the rendering, with their cents) and the messages, and returns the rendering and the request.
+// Only migration 028 reads these values; it stores what they hold in columns and rows.
+func unpackShipment(b []byte, s *shipping.Shipment) (rendering, req []byte, err error) {
+	p, err := codec.Unpack(b, 3)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(p) != 3 {
+		return nil, nil, fmt.Errorf("shipment %s: a packed value of version %d holds no request", s.ID, b[0])
+	}
+	rendering, req, cents := p[0], p[1], p[2]
+	if err := setRequest(s, req); err != nil {
+		return nil, nil, err
+	}
+	if s.ShippingRates, err = codec.QuotesOf(rendering, cents); err != nil {
+		return nil, nil, fmt.Errorf("shipment %s: %w", s.ID, err)
+	}
+	if s.Messages, err = codec.MessagesOf(rendering); err != nil {
+		return nil, nil, fmt.Errorf("shipment %s: messages: %w", s.ID, err)
+	}
+	return rendering, req, nil
 }
 
 // legibleBatch is how many shipments legibleRecords reads at a time.
@@ -213,7 +239,7 @@ func (r legacyRow) makeLegible(ctx context.Context, tx *sql.Tx) error {
 	s := &shipping.Shipment{ID: r.id}
 	req, packed, messages := r.request, r.packed, (*string)(nil)
 	switch {
-	case len(r.packed) > 0 && r.packed[0] >= packRendering:
+	case r.packed != nil && !codec.Legacy(r.packed):
 		return nil // stored as migration 028 keeps it
 	case r.packed != nil:
 		rendering, request, err := unpackShipment(r.packed, s)
@@ -223,7 +249,7 @@ func (r legacyRow) makeLegible(ctx context.Context, tx *sql.Tx) error {
 		if messages, err = messagesJSON(s.Messages); err != nil {
 			return err
 		}
-		req, packed = string(request), pack(rendering)
+		req, packed = string(request), codec.Pack(rendering)
 	case r.rates.Valid:
 		var err error
 		if s.ShippingRates, err = decodeRates(r.rates.String, r.id); err != nil {
@@ -372,7 +398,7 @@ func scanRate(row rowScanner) (shipping.Rate, error) {
 	if err != nil {
 		return shipping.Rate{}, err
 	}
-	if err := decodeRateMetadata(meta, &sr.RateMetadata); err != nil {
+	if err := codec.DecodeRateMetadata(meta, &sr.RateMetadata); err != nil {
 		return shipping.Rate{}, err
 	}
 	return sr.rate(shipmentID)

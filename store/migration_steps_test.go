@@ -115,3 +115,19 @@ func wantFlags(t *testing.T, db *DB, query string, want map[string]bool) {
 		t.Errorf("%s: %d rows read (%v); want %d", query, n, err, len(want))
 	}
 }
+
+func TestDecodeRates(t *testing.T) {
+	// shipments.rates as written between migrations 017 and 024.
+	s := `[{"id":"r1","carrier":"USPS","service":"Ground","currency":"USD","postage_cents":700,"surcharges_cents":45,` +
+		`"total_cents":745,"retail_cents":912,"estimated_delivery_days":3,"estimated_delivery_date":"2026-11-25T00:00:00Z",` +
+		`"rate_metadata":{"usps_zone":8,"billable_weight":31,"weight_metadata":{"actual_oz_weight":20,"billable_oz_weight":31,` +
+		`"dim_factor":166,"dim_threshold":1728,"volume":320},"surcharges_metadata":[{"surcharge_type":"FUEL","surcharge":{"amount":0.19,"currency":"USD"}}]}}]`
+	got, err := decodeRates(s, "s1")
+	if err != nil || len(got) != 1 || got[0].TotalCents != 745 || got[0].PostageCents != 700 || got[0].RetailCents != 912 ||
+		got[0].Price != shipping.USD(745) || got[0].ShipmentID != "s1" {
+		t.Errorf("decodeRates(%s) = %+v, %v", s, got, err)
+	}
+	if _, err := decodeRates(`[{"id":1}]`, "s1"); err == nil {
+		t.Error("decodeRates of a malformed value: no error")
+	}
+}

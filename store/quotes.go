@@ -5,12 +5,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store/internal/codec"
 )
 
 // A shipment's quotes are rows of shipment_quotes (migration 028), one per quote in the order
@@ -39,13 +39,13 @@ func quoteRowsOf(shipmentID string, rates []shipping.Rate) (quoteRows, error) {
 			return nil, fmt.Errorf("quote %s: price %v is not its total of %d cents", r.ID, r.Price, r.TotalCents)
 		}
 		m := r.RateMetadata
-		surcharges, err := encodeSurcharges(m.SurchargesMetadata, r.Price.Currency)
+		surcharges, err := codec.EncodeSurcharges(m.SurchargesMetadata, r.Price.Currency)
 		if err != nil {
 			return nil, fmt.Errorf("quote %s: %w", r.ID, err)
 		}
 		var ddp sql.NullInt64
 		if m.DDPFee != nil {
-			if ddp.Int64, err = wholeCents(*m.DDPFee, r.Price.Currency); err != nil {
+			if ddp.Int64, err = codec.WholeCents(*m.DDPFee, r.Price.Currency); err != nil {
 				return nil, fmt.Errorf("quote %s: DDP fee: %w", r.ID, err)
 			}
 			ddp.Valid = true
@@ -153,101 +153,10 @@ func scanQuote(row rowScanner) (shipping.Rate, error) {
 	if ddp.Valid {
 		m.DDPFee = &shipping.Money{Amount: float64(ddp.Int64) / 100, Currency: r.Price.Currency}
 	}
-	if m.SurchargesMetadata, err = decodeSurcharges(surcharges, r.Price.Currency); err != nil {
+	if m.SurchargesMetadata, err = codec.DecodeSurcharges(surcharges, r.Price.Currency); err != nil {
 		return r, fmt.Errorf("quote %s: surcharges: %w", r.ID, err)
 	}
 	return r, nil
-}
-
-// encodeSurcharges is the surcharges column of a quote in currency: a JSON object of each
-// surcharge's cents by its type, in the quote's order ({"FUEL":19,"DAS":300}).
-func encodeSurcharges(ss []shipping.SurchargeMetadata, currency string) (string, error) {
-	b := []byte{'{'}
-	for i, s := range ss {
-		cents, err := wholeCents(s.Surcharge, currency)
-		if err != nil {
-			return "", fmt.Errorf("surcharge %s: %w", s.SurchargeType, err)
-		}
-		typ, err := json.Marshal(s.SurchargeType)
-		if err != nil {
-			return "", err
-		}
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(append(append(b, typ...), ':'), cents, 10)
-	}
-	return string(append(b, '}')), nil
-}
-
-// wholeCents is m in cents, if it is a whole number of cents of currency.
-func wholeCents(m shipping.Money, currency string) (int64, error) {
-	cents := int64(math.Round(m.Amount * 100))
-	if m != (shipping.Money{Amount: float64(cents) / 100, Currency: currency}) {
-		return 0, fmt.Errorf("%v is not in whole cents of %s", m, currency)
-	}
-	return cents, nil
-}
-
-// decodeSurcharges reads a surcharges column. A quote's are read by every buy and full read,
-// so the shape encodeSurcharges writes is parsed by hand; anything else (escapes) goes to
-// encoding/json's tokens, which keep the order.
-func decodeSurcharges(s, currency string) ([]shipping.SurchargeMetadata, error) {
-	out, ok := fastSurcharges(s, currency)
-	if ok {
-		return out, nil
-	}
-	d := json.NewDecoder(strings.NewReader(s))
-	d.UseNumber()
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("not an object: %q", s)
-	}
-	out = []shipping.SurchargeMetadata{}
-	for d.More() {
-		typ, err := d.Token()
-		if err != nil {
-			return nil, err
-		}
-		v, err := d.Token()
-		if err != nil {
-			return nil, err
-		}
-		n, ok := v.(json.Number)
-		cents, err := n.Int64()
-		if !ok || err != nil {
-			return nil, fmt.Errorf("surcharge %v: %v is not cents", typ, v)
-		}
-		out = append(out, shipping.SurchargeMetadata{SurchargeType: typ.(string),
-			Surcharge: shipping.Money{Amount: float64(cents) / 100, Currency: currency}})
-	}
-	if _, err := d.Token(); err != nil {
-		return nil, err
-	}
-	if d.More() {
-		return nil, fmt.Errorf("more after the object: %q", s)
-	}
-	return out, nil
-}
-
-// fastSurcharges parses `{"FUEL":19,…}` with plain types (no escapes).
-func fastSurcharges(s, currency string) ([]shipping.SurchargeMetadata, bool) {
-	out := []shipping.SurchargeMetadata{}
-	p := metaParser{s}
-	if !p.take("{") {
-		return nil, false
-	}
-	for !p.take("}") {
-		if len(out) > 0 && !p.take(",") {
-			return nil, false
-		}
-		var typ string
-		var cents int64
-		if !(p.take(`"`) && p.string(&typ) && p.take(`":`) && p.int64(&cents, ",}")) {
-			return nil, false
-		}
-		out = append(out, shipping.SurchargeMetadata{SurchargeType: typ, Surcharge: shipping.Money{Amount: float64(cents) / 100, Currency: currency}})
-	}
-	return out, p.s == ""
 }
 
 // requestInsert is the INSERT of a shipment's row of shipment_requests.
@@ -271,19 +180,4 @@ func messagesJSON(ms []shipping.Reason) (*string, error) {
 	b, err := json.Marshal(ms)
 	s := string(b)
 	return &s, err
-}
-
-// decodeMessages reads a shipment_requests.messages column.
-func decodeMessages(s *string) ([]shipping.Reason, error) {
-	if s == nil {
-		return nil, nil
-	}
-	if rest, ok := strings.CutPrefix(*s, "["); ok {
-		if ms, ok := fastMessages(rest); ok {
-			return ms, nil
-		}
-	}
-	ms := []shipping.Reason{}
-	err := json.Unmarshal([]byte(*s), &ms)
-	return ms, err
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store/internal/codec"
 )
 
 // LabelURLMark stands for the API's label_url in a stored response: the store renders a label's
@@ -23,7 +24,7 @@ import (
 const LabelURLMark = "\x00"
 
 // Stored responses (issue 13): every shipment and label keeps its rendered JSON, packed since
-// migration 024 (packed.go), so GET /shipments/{id}, GET /shipments and GET /shipping_labels/{id}
+// migration 024 (store/internal/codec), so GET /shipments/{id}, GET /shipments and GET /shipping_labels/{id}
 // read one column instead of decoding the stored request and re-encoding the rates. rerender is the copy's one
 // owner: every transaction that changes a shipment, its rates or its label calls it last. The
 // buy alone writes renderings it made itself (with renderings, from the shipment it writes) in
@@ -64,12 +65,12 @@ func renderings(s *shipping.Shipment) (shipment, label []byte, err error) {
 // row, its request and quotes) is written by whoever changed it.
 func storeRenderings(ctx context.Context, tx *sql.Tx, s *shipping.Shipment, shipment, label []byte) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1, rendered = NULL
-		WHERE account_id = $2 AND id = $3`, pack(shipment), s.AccountID, s.ID); err != nil {
+		WHERE account_id = $2 AND id = $3`, codec.Pack(shipment), s.AccountID, s.ID); err != nil {
 		return err
 	}
 	if l := s.ShippingLabel; l != nil {
 		if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET packed = $1, rendered = NULL WHERE account_id = $2 AND id = $3`,
-			pack(label), s.AccountID, l.ID); err != nil {
+			codec.Pack(label), s.AccountID, l.ID); err != nil {
 			return err
 		}
 	}
@@ -192,7 +193,7 @@ func (r storedRendering) json(parts int) (string, bool, error) {
 	}
 	buf := unpackBuffers.Get().(*[]byte)
 	defer unpackBuffers.Put(buf)
-	b, err := appendRendering((*buf)[:0], r.packed, parts)
+	b, err := codec.AppendRendering((*buf)[:0], r.packed, parts)
 	if err != nil {
 		return "", false, err
 	}

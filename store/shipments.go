@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store/internal/codec"
 )
 
 // shipmentRequest is what shipment_requests.request holds (and shipments.request did before
@@ -49,7 +50,7 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string,
 	if err != nil {
 		return "", err
 	}
-	packed := pack(body)
+	packed := codec.Pack(body)
 	row := sqlStmt{`INSERT INTO shipments (id, account_id, status, brand, carrier, ship_date,
 		rate_shopping_profile, rate_shopping_strategy, label_format, custom_reference_1, custom_reference_2, request,
 		created_at, updated_at, packed, order_id, is_return, order_additional)
@@ -87,7 +88,7 @@ func scanShipment(row rowScanner, more ...any) (*shipping.Shipment, error) {
 	if err := setRequest(s, []byte(req)); err != nil {
 		return nil, fmt.Errorf("shipment %s: request: %w", s.ID, err)
 	}
-	if s.Messages, err = decodeMessages(messages); err != nil {
+	if s.Messages, err = codec.DecodeMessages(messages); err != nil {
 		return nil, fmt.Errorf("shipment %s: messages: %w", s.ID, err)
 	}
 	s.Carrier = carrier.String

@@ -1,7 +1,9 @@
-package store
+package codec
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -9,12 +11,119 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// decodeRateMetadata reads a shipping_rates.rate_metadata value. Lists read hundreds of them per
-// page, so the exact shape CreateShipment writes is parsed by hand; anything else falls back
-// to encoding/json, which also reads the shape written before the real product's field names
-// were adopted ({"zone","billable_weight_oz","surcharges":[{"type","amount"}]}).
-func decodeRateMetadata(s string, m *shipping.RateMetadata) error {
-	if fastRateMetadata(s, m) {
+// EncodeSurcharges is the surcharges column of a quote in currency: a JSON object of each
+// surcharge's cents by its type, in the quote's order ({"FUEL":19,"DAS":300}).
+func EncodeSurcharges(ss []shipping.SurchargeMetadata, currency string) (string, error) {
+	b := []byte{'{'}
+	for i, s := range ss {
+		cents, err := WholeCents(s.Surcharge, currency)
+		if err != nil {
+			return "", fmt.Errorf("surcharge %s: %w", s.SurchargeType, err)
+		}
+		typ, err := json.Marshal(s.SurchargeType)
+		if err != nil {
+			return "", err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(append(append(b, typ...), ':'), cents, 10)
+	}
+	return string(append(b, '}')), nil
+}
+
+// WholeCents is m in cents, if it is a whole number of cents of currency.
+func WholeCents(m shipping.Money, currency string) (int64, error) {
+	cents := int64(math.Round(m.Amount * 100))
+	if m != (shipping.Money{Amount: float64(cents) / 100, Currency: currency}) {
+		return 0, fmt.Errorf("%v is not in whole cents of %s", m, currency)
+	}
+	return cents, nil
+}
+
+// DecodeSurcharges reads a surcharges column. A quote's are read by every buy and full read,
+// so the shape EncodeSurcharges writes is parsed by hand; anything else (escapes) goes to
+// encoding/json's tokens, which keep the order.
+func DecodeSurcharges(s, currency string) ([]shipping.SurchargeMetadata, error) {
+	out, ok := fastSurcharges(s, currency)
+	if ok {
+		return out, nil
+	}
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("not an object: %q", s)
+	}
+	out = []shipping.SurchargeMetadata{}
+	for d.More() {
+		typ, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		v, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		n, ok := v.(json.Number)
+		cents, err := n.Int64()
+		if !ok || err != nil {
+			return nil, fmt.Errorf("surcharge %v: %v is not cents", typ, v)
+		}
+		out = append(out, shipping.SurchargeMetadata{SurchargeType: typ.(string),
+			Surcharge: shipping.Money{Amount: float64(cents) / 100, Currency: currency}})
+	}
+	if _, err := d.Token(); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, fmt.Errorf("more after the object: %q", s)
+	}
+	return out, nil
+}
+
+// fastSurcharges parses `{"FUEL":19,…}` with plain types (no escapes).
+func fastSurcharges(s, currency string) ([]shipping.SurchargeMetadata, bool) {
+	out := []shipping.SurchargeMetadata{}
+	p := metaParser{s}
+	if !p.take("{") {
+		return nil, false
+	}
+	for !p.take("}") {
+		if len(out) > 0 && !p.take(",") {
+			return nil, false
+		}
+		var typ string
+		var cents int64
+		if !(p.take(`"`) && p.string(&typ) && p.take(`":`) && p.int64(&cents, ",}")) {
+			return nil, false
+		}
+		out = append(out, shipping.SurchargeMetadata{SurchargeType: typ, Surcharge: shipping.Money{Amount: float64(cents) / 100, Currency: currency}})
+	}
+	return out, p.s == ""
+}
+
+// DecodeMessages reads a shipment_requests.messages column.
+func DecodeMessages(s *string) ([]shipping.Reason, error) {
+	if s == nil {
+		return nil, nil
+	}
+	if rest, ok := strings.CutPrefix(*s, "["); ok {
+		if ms, ok := fastMessages(rest); ok {
+			return ms, nil
+		}
+	}
+	ms := []shipping.Reason{}
+	err := json.Unmarshal([]byte(*s), &ms)
+	return ms, err
+}
+
+// DecodeRateMetadata reads a rate metadata value as an invoice's line items keep it (and rows of
+// shipping_rates did). A page of line items reads a hundred of them, so the exact shape
+// encoding/json writes is parsed by hand; anything else falls back to encoding/json, which also
+// reads the shape written before the real product's field names were adopted
+// ({"zone","billable_weight_oz","surcharges":[{"type","amount"}]}).
+func DecodeRateMetadata(s string, m *shipping.RateMetadata) error {
+	if FastRateMetadata(s, m) {
 		return nil
 	}
 	var stored struct {
@@ -109,19 +218,19 @@ func (p *metaParser) string(v *string) bool {
 	return ok && plainASCII(s)
 }
 
-// fastRateMetadata parses
+// FastRateMetadata parses
 //
 //	{"usps_zone":N,"billable_weight":N,"weight_metadata":{"actual_oz_weight":F,"billable_oz_weight":N,
 //	 "dim_factor":N,"dim_threshold":N,"volume":F},"surcharges_metadata":[{"surcharge_type":"T",
 //	 "surcharge":{"amount":F,"currency":"C"}},…]}
 //
 // and reports whether s had exactly that shape.
-func fastRateMetadata(s string, m *shipping.RateMetadata) bool {
+func FastRateMetadata(s string, m *shipping.RateMetadata) bool {
 	p := &metaParser{s: s}
 	return p.rateMetadata(m) && p.s == ""
 }
 
-// rateMetadata consumes a rate_metadata object of fastRateMetadata's shape into m.
+// rateMetadata consumes a rate_metadata object of FastRateMetadata's shape into m.
 func (p *metaParser) rateMetadata(m *shipping.RateMetadata) bool {
 	var out shipping.RateMetadata
 	w := &out.WeightMetadata
@@ -165,7 +274,7 @@ func (p *metaParser) rateMetadata(m *shipping.RateMetadata) bool {
 //	[{"id":"S","shipment_id":"S","carrier":"S","service":"S","price":{"amount":F,"currency":"S"},
 //	  "estimated_delivery_date":"T","estimated_delivery_days":N,"rate_metadata":{…}},…]
 //
-// (rate_metadata as fastRateMetadata reads it, T in shipping.TimeLayout), and reports whether
+// (rate_metadata as FastRateMetadata reads it, T in shipping.TimeLayout), and reports whether
 // s started with exactly that shape; what follows the array is not read.
 func fastQuotes(s string) ([]shipping.Rate, bool) {
 	p := &metaParser{s: s}

@@ -1,11 +1,14 @@
-package store
+// Package codec holds the bytes of the stored record that SQL does not read: the packed copies
+// of shipments' and labels' renderings, and the JSON shapes of the columns that keep a quote's
+// rate metadata and surcharges and a shipment's messages. Each is specified in docs/storage.md;
+// the store writes and reads them, and nothing here knows of a database.
+package codec
 
 import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"hash/crc32"
 	"slices"
 	"strings"
@@ -15,11 +18,11 @@ import (
 )
 
 // The packed copies of shipments' and labels' renderings (issues 24 and 32). A shipment's
-// record is its row, its request (shipments.request) and its quotes (shipment_quotes), which
+// record is its row, its request (shipment_requests) and its quotes (shipment_quotes), which
 // sqlite3 and psql read; shipments.packed is a copy of its rendering (the answer of
 // GET /shipments/{id}, label_url marked), packed by lz so that a GET reads one small value. A
-// label's packed value is its rendering. rerender (and the create and the buy, which render
-// what they write) own them.
+// label's packed value is its rendering. The store's rerender (and the create and the buy,
+// which render what they write) own them.
 
 // Format versions. The first byte of a packed value names its format; every version is read
 // for as long as values of it may be stored (docs/storage.md specifies each), and all pack
@@ -61,15 +64,20 @@ var packer = lz.NewDict([]byte(packDict))
 // quotes is 7 kB).
 const maxUnpacked = 4 << 20
 
-var errPacked = errors.New("store: malformed packed value")
+var ErrMalformed = errors.New("store: malformed packed value")
 
-// errChecksum reports a packed value whose bytes unpack to something else than was packed.
-var errChecksum = errors.New("store: packed value fails its checksum")
+// ErrChecksum reports a packed value whose bytes unpack to something else than was packed.
+var ErrChecksum = errors.New("store: packed value fails its checksum")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// pack is the packed value of a rendering (packRendering).
-func pack(rendering []byte) []byte {
+// Legacy reports whether b is not a packed value of the versions written today: one of versions
+// 1 to 4, which held a shipment's request and quotes' cents beside its rendering (before
+// migration 028), or a malformed one, which Unpack refuses.
+func Legacy(b []byte) bool { return len(b) == 0 || b[0] < packRendering }
+
+// Pack is the packed value of a rendering (packRendering).
+func Pack(rendering []byte) []byte {
 	dst := binary.LittleEndian.AppendUint32([]byte{packRendering}, crc32.Checksum(rendering, castagnoli))
 	return packLength(dst, rendering)
 }
@@ -90,34 +98,34 @@ func packLength(dst, rendering []byte) []byte {
 	return packer.Pack(slices.Grow(dst, len(rendering)/4), rendering) // a rendering packs to about a sixth
 }
 
-// holed is a rendering packed before some of its bytes are known: the buy packs its
+// Holed is a rendering packed before some of its bytes are known: the buy packs its
 // renderings outside its transaction, where the carrier has not yet given the tracking code,
 // and fills the hole with the code inside it, without packing (a packRenderHoled value). It
 // keeps the CRC of the rendering up to the hole and the bytes after it, so that the filled
 // rendering's CRC costs a pass over 7 kB, not a pack.
-type holed struct {
+type Holed struct {
 	at      int
 	headCRC uint32 // of the rendering before the hole
 	tail    []byte // the rendering after the hole
 	packed  []byte // the rendering's length and its packed bytes
 }
 
-// packHole packs a rendering with a hole at offset at.
-func packHole(at int, rendering []byte) holed {
-	return holed{at, crc32.Checksum(rendering[:at], castagnoli), rendering[at:], packLength(nil, rendering)}
+// PackHole packs a rendering with a hole at offset at.
+func PackHole(at int, rendering []byte) Holed {
+	return Holed{at, crc32.Checksum(rendering[:at], castagnoli), rendering[at:], packLength(nil, rendering)}
 }
 
-// fill is the packed value with fill in its hole.
-func (h holed) fill(fill []byte) []byte {
+// Fill is the packed value with fill in its hole.
+func (h Holed) Fill(fill []byte) []byte {
 	crc := crc32.Update(crc32.Update(h.headCRC, castagnoli, fill), castagnoli, h.tail)
 	out := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(fill)+4+len(h.packed))
 	out = binary.AppendUvarint(binary.AppendUvarint(append(out, packRenderHoled), uint64(h.at)), uint64(len(fill)))
 	return append(binary.LittleEndian.AppendUint32(append(out, fill...), crc), h.packed...)
 }
 
-// unpack reads a packed value whole: n parts for versions 1 to 4, the rendering alone for the
+// Unpack reads a packed value whole: n parts for versions 1 to 4, the rendering alone for the
 // later ones.
-func unpack(b []byte, n int) ([][]byte, error) {
+func Unpack(b []byte, n int) ([][]byte, error) {
 	v, err := header(b, n)
 	if err != nil {
 		return nil, err
@@ -128,7 +136,7 @@ func unpack(b []byte, n int) ([][]byte, error) {
 	}
 	raw, err := packer.UnpackAll(make([]byte, 0, total), v.body, total-len(v.fill))
 	if err != nil {
-		return nil, errPacked
+		return nil, ErrMalformed
 	}
 	raw = slices.Insert(raw, v.at, v.fill...)
 	v.lens[0] += len(v.fill)
@@ -137,25 +145,25 @@ func unpack(b []byte, n int) ([][]byte, error) {
 		parts[i], raw = raw[:l], raw[l:]
 	}
 	if v.checked && (crc32.Checksum(parts[0], castagnoli) != v.firstCRC || len(parts) > 1 && restCRC(parts) != v.restCRC) {
-		return nil, errChecksum
+		return nil, ErrChecksum
 	}
 	return parts, nil
 }
 
-// appendRendering appends to dst the rendering a packed value holds (its first part, of n
+// AppendRendering appends to dst the rendering a packed value holds (its first part, of n
 // for versions 1 to 4), unpacked alone and checked against its CRC.
-func appendRendering(dst, b []byte, n int) ([]byte, error) {
+func AppendRendering(dst, b []byte, n int) ([]byte, error) {
 	v, err := header(b, n)
 	if err != nil {
 		return nil, err
 	}
 	start := len(dst)
 	if dst, err = packer.Unpack(dst, v.body, v.lens[0]); err != nil || len(dst)-start != v.lens[0] {
-		return nil, errPacked
+		return nil, ErrMalformed
 	}
 	dst = slices.Insert(dst, start+v.at, v.fill...)
 	if v.checked && crc32.Checksum(dst[start:], castagnoli) != v.firstCRC {
-		return nil, errChecksum
+		return nil, ErrChecksum
 	}
 	return dst, nil
 }
@@ -176,7 +184,7 @@ type packedValue struct {
 func header(b []byte, n int) (packedValue, error) {
 	var v packedValue
 	if len(b) == 0 || b[0] < packV1 || b[0] > packRenderHoled {
-		return v, errPacked
+		return v, ErrMalformed
 	}
 	version, total := b[0], 0
 	hasHole := version == packV2Holed || version == packHoled || version == packRenderHoled
@@ -198,13 +206,13 @@ func header(b []byte, n int) (packedValue, error) {
 		at, ok1 := next()
 		l, ok2 := next()
 		if !ok1 || !ok2 || l > len(b) {
-			return v, errPacked
+			return v, ErrMalformed
 		}
 		v.at, v.fill, b, total = at, b[:l], b[l:], l
 	}
 	if v.checked {
 		if len(b) < 4*crcs {
-			return v, errPacked
+			return v, ErrMalformed
 		}
 		v.firstCRC = binary.LittleEndian.Uint32(b)
 		if crcs == 2 {
@@ -216,47 +224,22 @@ func header(b []byte, n int) (packedValue, error) {
 	for i := range v.lens {
 		l, ok := next()
 		if !ok {
-			return v, errPacked
+			return v, ErrMalformed
 		}
 		v.lens[i], total = l, total+l
 	}
 	if v.at > v.lens[0] {
-		return v, errPacked
+		return v, ErrMalformed
 	}
 	v.body = b
 	return v, nil
 }
 
-// unpackShipment reads a shipment's packed value of versions 1 to 4, which held its rendering,
-// its request and its quotes' cents: it sets on s the request's fields, the quotes (read from
-// the rendering, with their cents) and the messages, and returns the rendering and the request.
-// Only migration 028 reads these values; it stores what they hold in columns and rows.
-func unpackShipment(b []byte, s *shipping.Shipment) (rendering, req []byte, err error) {
-	p, err := unpack(b, 3)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(p) != 3 {
-		return nil, nil, fmt.Errorf("shipment %s: a packed value of version %d holds no request", s.ID, b[0])
-	}
-	rendering, req, cents := p[0], p[1], p[2]
-	if err := setRequest(s, req); err != nil {
-		return nil, nil, err
-	}
-	if s.ShippingRates, err = quotesOf(rendering, cents); err != nil {
-		return nil, nil, fmt.Errorf("shipment %s: %w", s.ID, err)
-	}
-	if s.Messages, err = messagesOf(rendering); err != nil {
-		return nil, nil, fmt.Errorf("shipment %s: messages: %w", s.ID, err)
-	}
-	return rendering, req, nil
-}
-
-// messagesOf reads the messages of a shipment's rendering, kept there alone (billing copies the
+// MessagesOf reads the messages of a shipment's rendering, kept there alone (billing copies the
 // request part, which they are not part of): nil for a rendering stored before shipments had
 // them, which therefore renders without them again. Only the shipment's own key is named
 // messages, and a quote inside a string is escaped, so `"messages":[` is found only there.
-func messagesOf(rendering []byte) ([]shipping.Reason, error) {
+func MessagesOf(rendering []byte) ([]shipping.Reason, error) {
 	const key = `"messages":[`
 	i := bytes.Index(rendering, []byte(key))
 	if i < 0 {
@@ -271,9 +254,9 @@ func messagesOf(rendering []byte) ([]shipping.Reason, error) {
 	return ms, err
 }
 
-// quotesOf reads the quotes of a shipment's rendering, with the cents a value of versions 1 to
+// QuotesOf reads the quotes of a shipment's rendering, with the cents a value of versions 1 to
 // 4 stored beside it.
-func quotesOf(rendering, cents []byte) ([]shipping.Rate, error) {
+func QuotesOf(rendering, cents []byte) ([]shipping.Rate, error) {
 	_, rest, ok := strings.Cut(string(rendering), `"shipping_rates":`)
 	if !ok {
 		return nil, errors.New("no shipping_rates in the rendering")
@@ -289,13 +272,13 @@ func quotesOf(rendering, cents []byte) ([]shipping.Rate, error) {
 		for _, c := range []*int64{&r.PostageCents, &r.SurchargesCents, &r.TotalCents, &r.RetailCents} {
 			v, k := binary.Varint(cents)
 			if k <= 0 {
-				return nil, errPacked
+				return nil, ErrMalformed
 			}
 			*c, cents = v, cents[k:]
 		}
 	}
 	if len(cents) > 0 {
-		return nil, errPacked
+		return nil, ErrMalformed
 	}
 	return rates, nil
 }

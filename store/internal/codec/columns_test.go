@@ -1,4 +1,4 @@
-package store
+package codec
 
 import (
 	"encoding/json"
@@ -29,8 +29,8 @@ func TestDecodeRateMetadata(t *testing.T) {
 			`"surcharges_metadata":[{"surcharge_type":"A\"B","surcharge":{"amount":1,"currency":"USD"}}]}`, // escapes: slow path
 	} {
 		var got, want shipping.RateMetadata
-		if err := decodeRateMetadata(s, &got); err != nil {
-			t.Fatalf("decodeRateMetadata(%q) = %v", s, err)
+		if err := DecodeRateMetadata(s, &got); err != nil {
+			t.Fatalf("DecodeRateMetadata(%q) = %v", s, err)
 		}
 		if err := json.Unmarshal([]byte(s), &want); err != nil {
 			t.Fatal(err)
@@ -39,18 +39,18 @@ func TestDecodeRateMetadata(t *testing.T) {
 			want.SurchargesMetadata = got.SurchargesMetadata // null and [] are both no surcharges
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("decodeRateMetadata(%q) = %+v; want %+v", s, got, want)
+			t.Errorf("DecodeRateMetadata(%q) = %+v; want %+v", s, got, want)
 		}
 	}
 	for _, s := range []string{``, `{`, `{"usps_zone":x,"billable_weight":4,"surcharges_metadata":[]}`, `[]`} {
 		var m shipping.RateMetadata
-		if err := decodeRateMetadata(s, &m); err == nil {
-			t.Errorf("decodeRateMetadata(%q) = %+v, nil; want an error", s, m)
+		if err := DecodeRateMetadata(s, &m); err == nil {
+			t.Errorf("DecodeRateMetadata(%q) = %+v, nil; want an error", s, m)
 		}
 	}
 }
 
-// TestDecodeRateMetadataFastPath: what CreateShipment writes is read by the hand-written parser.
+// TestDecodeRateMetadataFastPath: what encoding/json writes is read by the hand-written parser.
 func TestDecodeRateMetadataFastPath(t *testing.T) {
 	m := shipping.RateMetadata{USPSZone: 5, BillableWeight: 31,
 		WeightMetadata: shipping.WeightMetadata{ActualOzWeight: 20.25, BillableOzWeight: 31, DimFactor: 166, DimThreshold: 1728, Volume: 320.5},
@@ -61,8 +61,8 @@ func TestDecodeRateMetadataFastPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got shipping.RateMetadata
-	if !fastRateMetadata(string(b), &got) || !reflect.DeepEqual(got, m) {
-		t.Errorf("fastRateMetadata(%s) = %+v; want the fast path to read %+v", b, got, m)
+	if !FastRateMetadata(string(b), &got) || !reflect.DeepEqual(got, m) {
+		t.Errorf("FastRateMetadata(%s) = %+v; want the fast path to read %+v", b, got, m)
 	}
 }
 
@@ -70,13 +70,13 @@ func TestDecodeRateMetadataFastPath(t *testing.T) {
 // adopted are read in the new shape.
 func TestDecodeRateMetadataLegacy(t *testing.T) {
 	var got shipping.RateMetadata
-	err := decodeRateMetadata(`{"zone":8,"billable_weight_oz":31,"surcharges":[{"type":"FUEL","amount":0.19},{"type":"DAS","amount":3.95}]}`, &got)
+	err := DecodeRateMetadata(`{"zone":8,"billable_weight_oz":31,"surcharges":[{"type":"FUEL","amount":0.19},{"type":"DAS","amount":3.95}]}`, &got)
 	want := shipping.RateMetadata{USPSZone: 8, BillableWeight: 31,
 		WeightMetadata: shipping.WeightMetadata{BillableOzWeight: 31, DimFactor: 166, DimThreshold: 1728},
 		SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.USD(19)},
 			{SurchargeType: "DAS", Surcharge: shipping.USD(395)}}}
 	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("decodeRateMetadata(legacy) = %+v, %v; want %+v", got, err, want)
+		t.Errorf("DecodeRateMetadata(legacy) = %+v, %v; want %+v", got, err, want)
 	}
 }
 
@@ -85,7 +85,7 @@ func FuzzDecodeRateMetadata(f *testing.F) {
 	f.Add(metaNoSurcharge)
 	f.Fuzz(func(t *testing.T, s string) {
 		var fast shipping.RateMetadata
-		if !fastRateMetadata(s, &fast) {
+		if !FastRateMetadata(s, &fast) {
 			return
 		}
 		// Whatever the fast path accepts, encoding/json must read the same.
@@ -94,19 +94,19 @@ func FuzzDecodeRateMetadata(f *testing.F) {
 			t.Fatalf("fast path accepted %q, which is not JSON: %v", s, err)
 		}
 		if !reflect.DeepEqual(fast, want) {
-			t.Fatalf("fastRateMetadata(%q) = %+v; encoding/json reads %+v", s, fast, want)
+			t.Fatalf("FastRateMetadata(%q) = %+v; encoding/json reads %+v", s, fast, want)
 		}
 	})
 }
 
 // BenchmarkDecodeRateMetadata compares the hand-written parser with encoding/json on what
-// CreateShipment writes.
+// encoding/json writes.
 func BenchmarkDecodeRateMetadata(b *testing.B) {
 	b.Run("fast", func(b *testing.B) {
 		b.ReportAllocs()
 		var m shipping.RateMetadata
 		for b.Loop() {
-			if err := decodeRateMetadata(metaOneSurcharge, &m); err != nil {
+			if err := DecodeRateMetadata(metaOneSurcharge, &m); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -122,7 +122,7 @@ func BenchmarkDecodeRateMetadata(b *testing.B) {
 	})
 }
 
-// TestDecodeRatesFastPath: what encodeRates writes is read back by the hand-written parser,
+// TestFastQuotes: quotes as a rendering holds them are read back by the hand-written parser,
 // and anything else by encoding/json, to the same rates.
 func TestFastQuotes(t *testing.T) {
 	edd := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
@@ -153,21 +153,6 @@ func TestFastQuotes(t *testing.T) {
 	}
 }
 
-func TestDecodeRates(t *testing.T) {
-	// shipments.rates as written between migrations 017 and 024.
-	s := `[{"id":"r1","carrier":"USPS","service":"Ground","currency":"USD","postage_cents":700,"surcharges_cents":45,` +
-		`"total_cents":745,"retail_cents":912,"estimated_delivery_days":3,"estimated_delivery_date":"2026-11-25T00:00:00Z",` +
-		`"rate_metadata":` + metaOneSurcharge + `}]`
-	got, err := decodeRates(s, "s1")
-	if err != nil || len(got) != 1 || got[0].TotalCents != 745 || got[0].PostageCents != 700 || got[0].RetailCents != 912 ||
-		got[0].Price != shipping.USD(745) || got[0].ShipmentID != "s1" {
-		t.Errorf("decodeRates(%s) = %+v, %v", s, got, err)
-	}
-	if _, err := decodeRates(`[{"id":1}]`, "s1"); err == nil {
-		t.Error("decodeRates of a malformed value: no error")
-	}
-}
-
 // FuzzFastQuotes: whatever the hand-written parser accepts, encoding/json reads the same.
 func FuzzFastQuotes(f *testing.F) {
 	f.Add(`[{"id":"r1","shipment_id":"s1","carrier":"USPS","service":"Ground","price":{"amount":7.45,"currency":"USD"},` +
@@ -186,4 +171,49 @@ func FuzzFastQuotes(f *testing.F) {
 			t.Errorf("fastQuotes(%q) = %+v; encoding/json reads %+v", s, got, want)
 		}
 	})
+}
+
+// A quote's surcharges are stored as cents by type and read back as they were, in order, by
+// hand in the common shape and by encoding/json otherwise; amounts that are not whole cents of
+// the quote's currency are refused rather than stored otherwise.
+func TestSurchargesColumn(t *testing.T) {
+	usd := func(typ string, cents int64) shipping.SurchargeMetadata {
+		return shipping.SurchargeMetadata{SurchargeType: typ, Surcharge: shipping.USD(cents)}
+	}
+	tests := []struct {
+		name   string
+		in     []shipping.SurchargeMetadata
+		stored string
+	}{
+		{"none", []shipping.SurchargeMetadata{}, `{}`},
+		{"fuel", []shipping.SurchargeMetadata{usd("FUEL", 19)}, `{"FUEL":19}`},
+		{"in order", []shipping.SurchargeMetadata{usd("FUEL", 19), usd("DAS", 300), usd("EDAS", -5)}, `{"FUEL":19,"DAS":300,"EDAS":-5}`},
+		{"escaped", []shipping.SurchargeMetadata{usd(`A"B`, 1), usd("é", 2)}, `{"A\"B":1,"é":2}`},
+		{"twice", []shipping.SurchargeMetadata{usd("FUEL", 1), usd("FUEL", 2)}, `{"FUEL":1,"FUEL":2}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := EncodeSurcharges(tt.in, "USD")
+			if err != nil || got != tt.stored {
+				t.Fatalf("EncodeSurcharges(%v) = %q, %v; want %q", tt.in, got, err, tt.stored)
+			}
+			back, err := DecodeSurcharges(got, "USD")
+			if err != nil || !reflect.DeepEqual(back, tt.in) {
+				t.Errorf("DecodeSurcharges(%q) = %v, %v; want %v", got, back, err, tt.in)
+			}
+		})
+	}
+	for _, bad := range [][]shipping.SurchargeMetadata{
+		{{SurchargeType: "FUEL", Surcharge: shipping.Money{Amount: 0.195, Currency: "USD"}}},
+		{{SurchargeType: "FUEL", Surcharge: shipping.Money{Amount: 0.19, Currency: "EUR"}}},
+	} {
+		if got, err := EncodeSurcharges(bad, "USD"); err == nil {
+			t.Errorf("EncodeSurcharges(%v) = %q; want an error", bad, got)
+		}
+	}
+	for _, bad := range []string{``, `[]`, `{"FUEL":1.5}`, `{"FUEL":"1"}`, `{"FUEL":1}x`, `{"FUEL":1`} {
+		if got, err := DecodeSurcharges(bad, "USD"); err == nil {
+			t.Errorf("DecodeSurcharges(%q) = %v; want an error", bad, got)
+		}
+	}
 }
