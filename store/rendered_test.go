@@ -14,7 +14,7 @@ import (
 // updated_at cannot tell) must not leave a stale stored response: the claim sees the change and
 // the buy reads the shipment again.
 func TestBuyAfterConcurrentPatchStoresFreshRendering(t *testing.T) {
-	db := openGroup(t)
+	db := openTest(t)
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return now }
@@ -34,15 +34,15 @@ func TestBuyAfterConcurrentPatchStoresFreshRendering(t *testing.T) {
 	}
 
 	g := db.group
-	g.pause.Lock()
-	taken, _ := g.stats()
+	g.Pause()
+	taken := g.Arrived()
 	waitQueued := func(n int) {
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Microsecond) {
-			if calls, _ := g.stats(); int(calls-taken)+len(g.queue) == n {
+			if int(g.Arrived()-taken) == n {
 				return
 			}
 			if time.Now().After(deadline) {
-				g.pause.Unlock()
+				g.Resume()
 				t.Fatalf("call %d never queued", n)
 			}
 		}
@@ -61,7 +61,7 @@ func TestBuyAfterConcurrentPatchStoresFreshRendering(t *testing.T) {
 		buyErr = buyAs(ctx, db, acct.ID, s.ID, s.ShippingRates[0].ID, "TRK1")
 	}()
 	waitQueued(2)
-	g.pause.Unlock()
+	g.Resume()
 	wg.Wait()
 	if patchErr != nil || buyErr != nil {
 		t.Fatalf("patch: %v; buy: %v", patchErr, buyErr)

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store/internal/groupcommit"
 )
 
 // ErrNotFound reports a missing row, or a row that belongs to another account: the domain's
@@ -38,7 +39,7 @@ type DB struct {
 	w, r    *sql.DB
 	dialect Dialect
 	// group is SQLite's committer (nil on PostgreSQL, whose writers run side by side).
-	group *groupCommit
+	group *groupcommit.Committer
 	file  *fileWatch // the SQLite file; nil on other databases
 	prep  prepared   // hot read statements, prepared once
 
@@ -99,7 +100,7 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
 	db := newDB(w, r, SQLite)
-	db.group = newGroupCommit(w)
+	db.group = groupcommit.New(w)
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -197,7 +198,7 @@ func (db *DB) bytewise(column string) string {
 func (db *DB) Close() error {
 	db.closePrepared()
 	if db.group != nil {
-		db.group.close()
+		db.group.Close()
 	}
 	err := db.w.Close()
 	if db.r != db.w {
@@ -217,7 +218,7 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // inTx runs fn in one write transaction, committing when fn returns nil, and returns only after
 // the commit that holds fn's writes. On SQLite, concurrent callers share one transaction (see
-// groupCommit); fn's ctx is the caller's without its cancellation, so a caller that goes away
+// groupcommit); fn's ctx is the caller's without its cancellation, so a caller that goes away
 // never breaks a transaction it shares with others. On PostgreSQL every call is its own
 // transaction. fn must not call inTx. inTx refuses to start (ErrUnavailable) once the database
 // file has vanished.
@@ -226,9 +227,9 @@ func (db *DB) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx)
 		return err
 	}
 	if db.group != nil {
-		return db.group.run(ctx, fn)
+		return db.group.Run(ctx, fn)
 	}
-	return runTx(ctx, db.w, fn)
+	return groupcommit.RunTx(ctx, db.w, fn)
 }
 
 // writer is what write's statements run on: a transaction, or the PostgreSQL pool.
@@ -320,19 +321,6 @@ func oneStatement(queries []string) string {
 	}
 	s, _ := oneStatements.LoadOrStore(key, b.String())
 	return s.(string)
-}
-
-// runTx runs fn alone in its own transaction.
-func runTx(ctx context.Context, w *sql.DB, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	tx, err := w.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(ctx, tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }
 
 // now is the store's clock in the stored unit.

@@ -1,4 +1,6 @@
-package store
+// Package groupcommit gives a database's single writer one committer (SQLite's, in waybill):
+// the write transactions of concurrent callers share one database transaction and one COMMIT.
+package groupcommit
 
 import (
 	"context"
@@ -8,16 +10,17 @@ import (
 	"sync/atomic"
 )
 
-// groupCommit gives SQLite's single writer one committer: the write transactions of concurrent
+// Committer gives SQLite's single writer one committer: the write transactions of concurrent
 // callers run one after another inside one database transaction, each in its own savepoint, and
 // one COMMIT (one fsync under synchronous=FULL) makes the whole batch durable. A caller whose
 // function fails is rolled back to its savepoint and gets its error; the others still commit.
 // Every caller is answered only after the COMMIT that holds its writes, and a failed COMMIT fails
 // every caller in the batch.
-type groupCommit struct {
+type Committer struct {
 	w     *sql.DB
 	queue chan *txCall
-	// pause, in tests, holds the committer after it takes a batch's first call, so calls pile up.
+	// pause, in tests, holds the committer after it takes a batch's first call, so calls pile up
+	// (Pause).
 	pause sync.Mutex
 	// closing guards the queue against Close: a call is queued under its read lock only while
 	// closed is false, so every queued call is still in the queue when stop closes, and the
@@ -41,21 +44,26 @@ type txCall struct {
 // maxBatch bounds how many callers share one transaction, so one batch's latency stays short.
 const maxBatch = 64
 
-func newGroupCommit(w *sql.DB) *groupCommit {
-	g := &groupCommit{w: w, queue: make(chan *txCall, maxBatch), stop: make(chan struct{}), stopped: make(chan struct{})}
+// New starts the committer of w, whose one connection it then owns for writes.
+func New(w *sql.DB) *Committer {
+	g := &Committer{w: w, queue: make(chan *txCall, maxBatch), stop: make(chan struct{}), stopped: make(chan struct{})}
 	go g.loop()
 	return g
 }
 
-// errClosed answers calls made after Close.
-var errClosed = errors.New("store: database is closed")
+// ErrClosed answers calls made after Close.
+var ErrClosed = errors.New("store: database is closed")
 
-func (g *groupCommit) run(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+// Run runs fn in a write transaction, committing when fn returns nil, and returns only after the
+// COMMIT that holds fn's writes. fn's ctx is the caller's without its cancellation, so a caller
+// that goes away never breaks a transaction it shares with others; a caller that leaves before
+// its turn runs nothing and gets the context's error. fn must not call Run.
+func (g *Committer) Run(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	c := &txCall{ctx: ctx, fn: fn, done: make(chan struct{})}
 	g.closing.RLock()
 	if g.closed {
 		g.closing.RUnlock()
-		return errClosed
+		return ErrClosed
 	}
 	select {
 	case g.queue <- c:
@@ -69,8 +77,8 @@ func (g *groupCommit) run(ctx context.Context, fn func(ctx context.Context, tx *
 	return c.err
 }
 
-// close stops the committer after the batch in progress.
-func (g *groupCommit) close() {
+// Close stops the committer after the batch in progress; later calls get ErrClosed.
+func (g *Committer) Close() {
 	g.closing.Lock()
 	if !g.closed {
 		g.closed = true
@@ -80,10 +88,18 @@ func (g *groupCommit) close() {
 	<-g.stopped
 }
 
-// stats reports how many calls the committer has taken and how many transactions it has ended.
-func (g *groupCommit) stats() (calls, commits int64) { return g.calls.Load(), g.commits.Load() }
+// Stats reports how many calls the committer has taken and how many transactions it has ended.
+func (g *Committer) Stats() (calls, commits int64) { return g.calls.Load(), g.commits.Load() }
 
-func (g *groupCommit) loop() {
+// Pause holds the committer once it takes its next call, and Resume lets it go on: a test's calls
+// made in between pile up and share one transaction.
+func (g *Committer) Pause()  { g.pause.Lock() }
+func (g *Committer) Resume() { g.pause.Unlock() }
+
+// Arrived is how many calls have reached the committer: taken, or waiting to be.
+func (g *Committer) Arrived() int64 { return g.calls.Load() + int64(len(g.queue)) }
+
+func (g *Committer) loop() {
 	defer close(g.stopped)
 	for {
 		var first *txCall
@@ -93,7 +109,7 @@ func (g *groupCommit) loop() {
 			for {
 				select {
 				case c := <-g.queue:
-					c.err = errClosed
+					c.err = ErrClosed
 					close(c.done)
 				default:
 					return
@@ -124,11 +140,11 @@ func (g *groupCommit) loop() {
 
 // commit runs one batch. A lone call runs as a plain transaction. A call whose caller left
 // before its turn runs nothing and gets the context's error.
-func (g *groupCommit) commit(batch []*txCall) {
+func (g *Committer) commit(batch []*txCall) {
 	if len(batch) == 1 {
 		c := batch[0]
 		if c.err = c.ctx.Err(); c.err == nil {
-			c.err = runTx(context.WithoutCancel(c.ctx), g.w, c.fn)
+			c.err = RunTx(context.WithoutCancel(c.ctx), g.w, c.fn)
 		}
 		return
 	}
@@ -193,4 +209,17 @@ func (s savepoints) run(tx *sql.Tx, c *txCall) error {
 	}
 	_, err := s.release.ExecContext(ctx)
 	return err
+}
+
+// RunTx runs fn alone in its own transaction of w.
+func RunTx(ctx context.Context, w *sql.DB, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(ctx, tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }

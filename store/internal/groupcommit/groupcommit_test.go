@@ -1,4 +1,4 @@
-package store
+package groupcommit
 
 import (
 	"context"
@@ -13,35 +13,58 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 )
 
-// openGroup opens a fresh SQLite store with a scratch table for the committer's tests.
-func openGroup(t *testing.T) *DB {
-	t.Helper()
-	db, err := OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "w.db"))
+// testDB is a fresh SQLite database, opened as the store opens it for writes, and its committer.
+type testDB struct {
+	w     *sql.DB
+	group *Committer
+}
+
+func (db *testDB) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return db.group.Run(ctx, fn)
+}
+
+// Close stops the committer, then closes the database; a second Close is harmless.
+func (db *testDB) Close() {
+	db.group.Close()
+	db.w.Close()
+}
+
+// open opens a fresh database with the tables given, and its committer.
+func open(tb testing.TB, schema string) *testDB {
+	tb.Helper()
+	dsn := "file:" + filepath.Join(tb.TempDir(), "w.db") + "?_journal_mode=WAL&_foreign_keys=on&_synchronous=FULL&_txlock=immediate"
+	w, err := sql.Open("sqlite3", dsn)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
-	_, err = db.w.Exec(`CREATE TABLE parent (id TEXT PRIMARY KEY);
-		CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`)
-	if err != nil {
-		t.Fatal(err)
+	w.SetMaxOpenConns(1)
+	if _, err := w.Exec(`PRAGMA temp_store = MEMORY; ` + schema); err != nil {
+		tb.Fatal(err)
 	}
+	db := &testDB{w, New(w)}
+	tb.Cleanup(db.Close)
 	return db
+}
+
+// openGroup opens a fresh database with scratch tables for the committer's tests.
+func openGroup(t *testing.T) *testDB {
+	return open(t, `CREATE TABLE parent (id TEXT PRIMARY KEY);
+		CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`)
 }
 
 // batch queues calls, in order, while the committer is paused, so they share one transaction;
 // runs queued (if not nil) once they all wait; and returns each call's error.
-func batch(t *testing.T, db *DB, ctxs []context.Context, queued func(), fns ...func(ctx context.Context, tx *sql.Tx) error) []error {
+func batch(t *testing.T, db *testDB, ctxs []context.Context, queued func(), fns ...func(ctx context.Context, tx *sql.Tx) error) []error {
 	t.Helper()
 	g := db.group
-	g.pause.Lock()
+	g.Pause()
 	paused := true
 	defer func() {
 		if paused {
-			g.pause.Unlock()
+			g.Resume()
 		}
 	}()
-	taken, _ := g.stats()
+	taken := g.Arrived()
 	errs := make([]error, len(fns))
 	var wg sync.WaitGroup
 	for i, fn := range fns {
@@ -54,8 +77,7 @@ func batch(t *testing.T, db *DB, ctxs []context.Context, queued func(), fns ...f
 		// Wait for this call to be queued (or taken by the paused committer) before starting the
 		// next, so the batch runs the calls in the order given.
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Microsecond) {
-			calls, _ := g.stats()
-			if int(calls-taken)+len(g.queue) == i+1 {
+			if int(g.Arrived()-taken) == i+1 {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -67,7 +89,7 @@ func batch(t *testing.T, db *DB, ctxs []context.Context, queued func(), fns ...f
 		queued()
 	}
 	paused = false
-	g.pause.Unlock()
+	g.Resume()
 	wg.Wait()
 	return errs
 }
@@ -79,9 +101,9 @@ func insertParent(id string) func(ctx context.Context, tx *sql.Tx) error {
 	}
 }
 
-func parents(t *testing.T, db *DB) map[string]bool {
+func parents(t *testing.T, db *testDB) map[string]bool {
 	t.Helper()
-	rows, err := db.r.Query(`SELECT id FROM parent`)
+	rows, err := db.w.Query(`SELECT id FROM parent`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +147,7 @@ func TestGroupCommitFailedCallRollsBackAlone(t *testing.T) {
 
 func TestGroupCommitFailedCommitFailsEveryCall(t *testing.T) {
 	db := openGroup(t)
-	calls, commits := db.group.stats()
+	calls, commits := db.group.Stats()
 	errs := batch(t, db, nil, nil,
 		insertParent("a"),
 		func(ctx context.Context, tx *sql.Tx) error {
@@ -143,7 +165,7 @@ func TestGroupCommitFailedCommitFailsEveryCall(t *testing.T) {
 	if got := parents(t, db); len(got) != 0 {
 		t.Errorf("rows = %v; want none", got)
 	}
-	if c, n := db.group.stats(); c-calls != 3 || n-commits != 1 {
+	if c, n := db.group.Stats(); c-calls != 3 || n-commits != 1 {
 		t.Errorf("%d calls in %d transactions; want 3 in 1", c-calls, n-commits)
 	}
 	// The committer goes on serving.
@@ -195,8 +217,8 @@ func TestGroupCommitClose(t *testing.T) {
 	db.Close() // the cleanup's second Close is harmless
 	within(t, func() {
 		for range 100 {
-			if err := db.inTx(context.Background(), insertParent("a")); !errors.Is(err, errClosed) {
-				t.Errorf("Tx after Close: err = %v; want errClosed", err)
+			if err := db.inTx(context.Background(), insertParent("a")); !errors.Is(err, ErrClosed) {
+				t.Errorf("Tx after Close: err = %v; want ErrClosed", err)
 				return
 			}
 		}
@@ -214,7 +236,7 @@ func TestGroupCommitCloseUnderLoad(t *testing.T) {
 	}
 	within(t, func() { db.Close(); wg.Wait() })
 	for i, err := range errs {
-		if err != nil && !errors.Is(err, errClosed) {
+		if err != nil && !errors.Is(err, ErrClosed) {
 			t.Errorf("call %d: %v", i, err)
 		}
 	}
@@ -236,14 +258,7 @@ func TestGroupCommitCancelledLoneCaller(t *testing.T) {
 // BenchmarkGroupCommitBatch: the committer's time per call in full batches of maxBatch calls,
 // each inserting one row (one COMMIT per batch).
 func BenchmarkGroupCommitBatch(b *testing.B) {
-	db, err := OpenSQLite(context.Background(), filepath.Join(b.TempDir(), "w.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.w.Exec(`CREATE TABLE parent (id TEXT PRIMARY KEY)`); err != nil {
-		b.Fatal(err)
-	}
+	db := open(b, `CREATE TABLE parent (id TEXT PRIMARY KEY)`)
 	n := 0
 	for b.Loop() {
 		batch := make([]*txCall, maxBatch)
