@@ -39,9 +39,11 @@ func (a *API) setupBatches() error {
 	return nil
 }
 
-// batchRequest is the body of POST /batches.
+// batchRequest is the body of POST /batches. Its shipments are read as one value and split
+// into items by items, so that an item that is null is judged alone like any other item that
+// is not an object (strict decoding refuses a null element of a list).
 type batchRequest struct {
-	Shipments   []json.RawMessage `json:"shipments"`
+	Shipments   json.RawMessage `json:"shipments"`
 	Buy         string            `json:"buy"`
 	LabelFormat string            `json:"label_format"`
 }
@@ -55,15 +57,19 @@ func (a *API) createBatch(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(w, r, &req); err != nil {
 		return err
 	}
-	buy, err := shipping.ValidateBatch(len(req.Shipments), req.Buy, req.LabelFormat)
+	var raws []json.RawMessage // keeps a null item as the text null
+	if req.Shipments != nil && json.Unmarshal(req.Shipments, &raws) != nil {
+		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: "shipments", Code: "invalid_type", Message: "must be an array"}}}
+	}
+	buy, err := shipping.ValidateBatch(len(raws), req.Buy, req.LabelFormat)
 	if err != nil {
 		return err
 	}
 	now := a.db.Now().UTC()
 	b := &shipping.Batch{ID: a.db.NewID(), AccountID: accountID(r), Buy: buy, LabelFormat: req.LabelFormat,
-		Count: len(req.Shipments), CreatedAt: shipping.Timestamp{Time: now}}
-	items := make([]shipping.NewBatchItem, len(req.Shipments))
-	for i, raw := range req.Shipments {
+		Count: len(raws), CreatedAt: shipping.Timestamp{Time: now}}
+	items := make([]shipping.NewBatchItem, len(raws))
+	for i, raw := range raws {
 		items[i] = shipping.NewBatchItem{ShipmentID: a.db.NewID(), Body: string(raw)}
 		if err := checkBatchItem(raw, now); err != nil {
 			if items[i].Errors, err = itemErrors(err); err != nil {

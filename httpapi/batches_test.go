@@ -153,7 +153,8 @@ func TestBatchHostileInput(t *testing.T) {
 		{"shipments not a list", `{"shipments": {"a": 1}}`, http.StatusBadRequest, "validation_failed"},
 		{"trailing data", batchOf(1, "NONE") + "{}", http.StatusBadRequest, "malformed_json"},
 		{"duplicate key in an item", `{"shipments": [{"origin": {}, "origin": {}}]}`, http.StatusBadRequest, "malformed_json"},
-		{"null item", `{"shipments": [null]}`, http.StatusBadRequest, "validation_failed"},
+		{"shipments null", `{"shipments": null}`, http.StatusBadRequest, "validation_failed"},
+		{"shipments a number", `{"shipments": 5}`, http.StatusBadRequest, "invalid_type"},
 		{"deep nesting", `{"shipments": [` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `]}`, http.StatusBadRequest, ""},
 	}
 	for _, tt := range tests {
@@ -172,6 +173,23 @@ func TestBatchHostileInput(t *testing.T) {
 	w := e.do("POST", "/batches", "all", `{"shipments": [{}, {"origin": {"name": "A\u0000B"}}]}`)
 	if !strings.Contains(w.Body.String(), `shipments[1]`) && !strings.Contains(w.Body.String(), `shipments.1`) {
 		t.Errorf("NUL in item 1: %s; want the item's index in the field", w.Body)
+	}
+}
+
+// TestBatchNullItem: a null item is an item that is not an object, stored FAILED at once like
+// any other; the batch is accepted and its other items proceed (a reviewer found it refused the
+// whole batch with 400).
+func TestBatchNullItem(t *testing.T) {
+	e := newEnv(t)
+	b := decode[batchAnswer](t, e.do("POST", "/batches", "all", `{"buy": "NONE", "shipments": [null, `+batchShipment+`]}`), http.StatusAccepted)
+	if b.Data.Count != 2 || b.Data.Failed != 1 || len(b.Data.Items) != 2 || b.Data.Items[0].Status != shipping.ItemFailed ||
+		!strings.Contains(string(b.Data.Items[0].Errors), `"field":"(item)","code":"invalid_type"`) || b.Data.Items[1].Status != shipping.ItemQueued {
+		t.Fatalf("POST /batches with a null item = %+v; want it FAILED (invalid_type) and the other queued", b.Data)
+	}
+	e.drain()
+	got := decode[batchAnswer](t, e.do("GET", "/batches/"+b.Data.ID, "all", nil), http.StatusOK)
+	if got.Data.Status != shipping.BatchCompleted || got.Data.Created != 1 || got.Data.Failed != 1 {
+		t.Errorf("after the drain: %s, %d created, %d failed; want COMPLETED, 1, 1", got.Data.Status, got.Data.Created, got.Data.Failed)
 	}
 }
 
