@@ -10,8 +10,20 @@ import (
 
 // TestDamagedRecordIsNotServed: a stored shipment or label whose packed value has one byte
 // changed (a disk or a hand gone wrong) is answered 500 and logged with the record named, never
-// served as a 200 with broken or wrong data, alone or in a list.
+// served as a 200 with broken or wrong data, alone or in a list: a byte in the middle, a bit
+// of the version byte that makes the value one of a version without a CRC (a reviewer's
+// damage, once served as a 200 with broken JSON), or a byte more at its end.
 func TestDamagedRecordIsNotServed(t *testing.T) {
+	for name, damage := range map[string]func([]byte) []byte{
+		"a byte in the middle": func(b []byte) []byte { b[len(b)/2] ^= 0x20; return b },
+		"the version byte":     func(b []byte) []byte { b[0] ^= 0x04; return b },
+		"a byte more":          func(b []byte) []byte { return append(b, 'A') },
+	} {
+		t.Run(name, func(t *testing.T) { testDamagedRecord(t, damage) })
+	}
+}
+
+func testDamagedRecord(t *testing.T, damage func([]byte) []byte) {
 	e := newEnv(t)
 	var logs bytes.Buffer
 	e.api.log = slog.New(slog.NewJSONHandler(&logs, nil))
@@ -31,8 +43,7 @@ func TestDamagedRecordIsNotServed(t *testing.T) {
 		if err := e.sql.QueryRow(`SELECT packed FROM `+c.table+` WHERE id = $1`, c.id).Scan(&packed); err != nil {
 			t.Fatal(err)
 		}
-		packed[len(packed)/2] ^= 0x20
-		if _, err := e.sql.Exec(`UPDATE `+c.table+` SET packed = $1 WHERE id = $2`, packed, c.id); err != nil {
+		if _, err := e.sql.Exec(`UPDATE `+c.table+` SET packed = $1 WHERE id = $2`, damage(packed), c.id); err != nil {
 			t.Fatal(err)
 		}
 		logs.Reset()

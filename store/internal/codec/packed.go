@@ -150,19 +150,31 @@ func Unpack(b []byte, n int) ([][]byte, error) {
 	return parts, nil
 }
 
+// ErrUnchecked reports a value of versions 1 or 2, which carry no CRC: migration 037 rewrote
+// every one that was stored, so one read now is another value with its version byte damaged.
+var ErrUnchecked = errors.New("store: packed value of a version without a checksum")
+
 // AppendRendering appends to dst the rendering a packed value holds (its first part, of n
-// for versions 1 to 4), unpacked alone and checked against its CRC.
+// for versions 3 and 4), unpacked alone and checked against its CRC. A value of one part must
+// be used up by it.
 func AppendRendering(dst, b []byte, n int) ([]byte, error) {
 	v, err := header(b, n)
 	if err != nil {
 		return nil, err
 	}
+	if !v.checked {
+		return nil, ErrUnchecked
+	}
 	start := len(dst)
-	if dst, err = packer.Unpack(dst, v.body, v.lens[0]); err != nil || len(dst)-start != v.lens[0] {
+	unpack := packer.Unpack
+	if len(v.lens) == 1 {
+		unpack = packer.UnpackAll
+	}
+	if dst, err = unpack(dst, v.body, v.lens[0]); err != nil || len(dst)-start != v.lens[0] {
 		return nil, ErrMalformed
 	}
 	dst = slices.Insert(dst, start+v.at, v.fill...)
-	if v.checked && crc32.Checksum(dst[start:], castagnoli) != v.firstCRC {
+	if crc32.Checksum(dst[start:], castagnoli) != v.firstCRC {
 		return nil, ErrChecksum
 	}
 	return dst, nil

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,6 +45,34 @@ const (
 	packedRenderingV5 = "05856ff4d52f07f004047331119a06084f50454e199b050c73223a5b5d7d"
 )
 
+// Values of the unchecked versions 1 and 2 are read whole (by migrations, which rewrite them),
+// and refused as a rendering alone: none is stored after migration 037.
+func TestUncheckedRefusedAsRendering(t *testing.T) {
+	for stored, parts := range map[string]int{packedV1: 3, holedV2: 2} {
+		v := mustHex(t, stored)
+		if _, err := Unpack(v, parts); err != nil {
+			t.Errorf("Unpack(%s): %v", stored, err)
+		}
+		if got, err := AppendRendering(nil, v, parts); !errors.Is(err, ErrUnchecked) {
+			t.Errorf("AppendRendering(%s) = %q, %v; want ErrUnchecked", stored, got, err)
+		}
+	}
+	// Bit 0x04 of the version byte turns the versions written today into unchecked ones. Read
+	// so, a value's CRC is taken for lengths, which fit half the time (renderings of 64 lengths).
+	bought := fixture(t, "bought.json")
+	for n := len(bought) - 64; n < len(bought); n++ {
+		rendering := bought[:n:n]
+		for _, v := range [][]byte{Pack(rendering), PackHole(10, rendering[:10:10]).Fill(rendering[10:])} {
+			v[0] ^= 0x04
+			for _, parts := range []int{1, 3} {
+				if got, err := AppendRendering(nil, v, parts); err == nil {
+					t.Fatalf("version %d, %d parts: AppendRendering = %.40q…, no error", v[0], parts, got)
+				}
+			}
+		}
+	}
+}
+
 // TestPackDictPinned: every format version packs against packDict, so values of all of them
 // read only while it stays byte for byte the same. A format with another dictionary needs a new
 // version, and this one kept while values of it exist.
@@ -54,10 +83,12 @@ func TestPackDictPinned(t *testing.T) {
 	}
 }
 
-// TestPackedDamage: a checked value damaged anywhere, by one byte changed, cut short or with a
-// byte more, is an error when read whole, never other bytes; its rendering alone is an error
-// or the very rendering packed (a byte of the other parts changed goes unread there). Values
-// of formats 3 and 4 as stored before migration 028, and of 5 and 6 as written now.
+// TestPackedDamage: a checked value damaged anywhere, by any bit or byte changed, cut short or
+// with a byte more, is an error when read whole, never other bytes; its rendering alone is an
+// error or the very rendering packed (a byte of the other parts changed goes unread there), and
+// with a byte more an error too where the rendering is the value's one part. Values of formats
+// 3 and 4 as stored before migration 028, and of 5 and 6 as written now. (A bit of the version
+// byte changed once turned 5 into 1 and 6 into 2, unchecked formats, and served broken JSON.)
 func TestPackedDamage(t *testing.T) {
 	rendering, code := fixture(t, "bought.json"), []byte(`"1Z999AA10123456784"`)
 	at := bytes.Index(rendering, code)
@@ -84,10 +115,11 @@ func TestPackedDamage(t *testing.T) {
 				t.Fatalf("unpack = %.40q, %v; want the rendering", want, err)
 			}
 			for i := range v {
-				for _, flip := range []byte{0x01, 0x80, 0xff} {
+				for _, flip := range []byte{0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0xff} {
 					bad := slices.Clone(v)
 					bad[i] ^= flip
-					if got, err := Unpack(bad, 3); err == nil {
+					// A changed copy distance may name an equal run: the same bytes, rightly read.
+					if got, err := Unpack(bad, 3); err == nil && !reflect.DeepEqual(got, want) {
 						t.Errorf("byte %d ^ %#x: unpack = %.40q…, no error", i, flip, got)
 					}
 					if got, err := AppendRendering(nil, bad, 3); err == nil && !bytes.Equal(got, tt.rendering) {
@@ -99,7 +131,12 @@ func TestPackedDamage(t *testing.T) {
 				}
 			}
 			if got, err := Unpack(append(slices.Clone(v), 0), 3); err == nil {
-				t.Errorf("a byte more: unpack = %.40q…, no error", got)
+				t.Errorf("a byte more: Unpack = %.40q…, no error", got)
+			}
+			if tt.version >= packRendering {
+				if got, err := AppendRendering(nil, append(slices.Clone(v), 0), 3); err == nil {
+					t.Errorf("a byte more: AppendRendering = %.40q…, no error", got)
+				}
 			}
 		})
 	}
