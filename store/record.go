@@ -30,10 +30,12 @@ type Record struct {
 	Quotes               []RecordQuote `json:"quotes"`
 	// Messages are the carriers (or services) of the profile that gave no rate, and why; null
 	// for a shipment quoted before they were kept.
-	Messages  []shipping.Reason  `json:"messages"`
-	Label     *RecordLabel       `json:"label"`
-	CreatedAt shipping.Timestamp `json:"created_at"`
-	UpdatedAt shipping.Timestamp `json:"updated_at"`
+	Messages []shipping.Reason `json:"messages"`
+	Label    *RecordLabel      `json:"label"`
+	// Events are the label's tracking events, oldest first; [] without a label.
+	Events    []shipping.TrackingEvent `json:"events"`
+	CreatedAt shipping.Timestamp       `json:"created_at"`
+	UpdatedAt shipping.Timestamp       `json:"updated_at"`
 }
 
 // RecordRequest is what the shipment was created with.
@@ -63,21 +65,20 @@ type RecordQuote struct {
 
 // RecordLabel is the label bought, with the money and dates the API does not show.
 type RecordLabel struct {
-	ID                 string                   `json:"id"`
-	Status             string                   `json:"status"`
-	Substatus          *string                  `json:"substatus"`
-	TrackingCode       string                   `json:"tracking_code"`
-	Carrier            string                   `json:"carrier"`
-	Service            string                   `json:"service"`
-	ShippingRateID     string                   `json:"shipping_rate_id"`
-	InsuredCents       int64                    `json:"insured_cents"`
-	InsuranceCents     int64                    `json:"insurance_cents"`
-	ManifestID         *string                  `json:"manifest_id"`
-	FirstCarrierScanAt *shipping.Timestamp      `json:"first_carrier_scan_at"`
-	DeliveredAt        *shipping.Timestamp      `json:"delivered_at"`
-	CreatedAt          shipping.Timestamp       `json:"created_at"`
-	UpdatedAt          shipping.Timestamp       `json:"updated_at"`
-	Events             []shipping.TrackingEvent `json:"events"`
+	ID                 string              `json:"id"`
+	Status             string              `json:"status"`
+	Substatus          *string             `json:"substatus"`
+	TrackingCode       string              `json:"tracking_code"`
+	Carrier            string              `json:"carrier"`
+	Service            string              `json:"service"`
+	ShippingRateID     string              `json:"shipping_rate_id"`
+	InsuredCents       int64               `json:"insured_cents"`
+	InsuranceCents     int64               `json:"insurance_cents"`
+	ManifestID         *string             `json:"manifest_id"`
+	FirstCarrierScanAt *shipping.Timestamp `json:"first_carrier_scan_at"`
+	DeliveredAt        *shipping.Timestamp `json:"delivered_at"`
+	CreatedAt          shipping.Timestamp  `json:"created_at"`
+	UpdatedAt          shipping.Timestamp  `json:"updated_at"`
 }
 
 // ShipmentRecord reads the record of the shipment with the id, whichever account it is of.
@@ -180,7 +181,8 @@ func (db *DB) record(ctx context.Context, acct, id string) (*Record, error) {
 		ShipDate: s.ShipDate, RateShoppingProfile: s.RateShoppingProfile, RateShoppingStrategy: s.RateShoppingStrategy,
 		LabelFormat: s.LabelFormat, CustomReference1: s.CustomReference1, CustomReference2: s.CustomReference2,
 		Request: RecordRequest{s.Origin, s.Destination, s.ReturnAddress, s.Parcel, s.CustomsInfo, s.IsReturn},
-		Quotes:  []RecordQuote{}, Messages: s.Messages, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+		Quotes:  []RecordQuote{}, Messages: s.Messages, Events: []shipping.TrackingEvent{}, CreatedAt: s.CreatedAt,
+		UpdatedAt: s.UpdatedAt}
 	for _, q := range s.ShippingRates {
 		r.Quotes = append(r.Quotes, RecordQuote{q.ID, q.Carrier, q.Service, q.Price.Currency, q.PostageCents,
 			q.SurchargesCents, q.TotalCents, q.RetailCents, q.EstimatedDeliveryDate, q.EstimatedDeliveryDays, q.RateMetadata})
@@ -190,10 +192,11 @@ func (db *DB) record(ctx context.Context, acct, id string) (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.Events = append(r.Events, events...)
 		r.Label = &RecordLabel{ID: l.ID, Status: l.Status, Substatus: l.Substatus, TrackingCode: l.TrackingCode,
 			Carrier: l.Carrier, Service: l.Service, ShippingRateID: l.ShippingRateID, InsuredCents: l.InsuredCents,
 			InsuranceCents: l.InsuranceCents, ManifestID: l.ManifestID, FirstCarrierScanAt: l.FirstCarrierScanAt,
-			DeliveredAt: l.DeliveredAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, Events: events}
+			DeliveredAt: l.DeliveredAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
 	}
 	return r, nil
 }

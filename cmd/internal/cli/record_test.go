@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +74,11 @@ func TestInspectAndExport(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("inspect printed %s: %v", out, err)
 	}
+	var top map[string]json.RawMessage // the record's parts, side by side
+	if err := json.Unmarshal([]byte(out), &top); err != nil || top["request"] == nil || top["quotes"] == nil ||
+		top["label"] == nil || top["events"] == nil {
+		t.Errorf("inspect printed keys %v; want request, quotes, label and events at the top", slices.Collect(maps.Keys(top)))
+	}
 	if r.ID != ids[0] || r.AccountID != acct.ID || r.Request.Destination.City != "New York" || r.Request.Parcel.Weight != 20 {
 		t.Errorf("inspect: id %s, account %s, request %+v; want the shipment as created", r.ID, r.AccountID, r.Request)
 	}
@@ -82,7 +89,7 @@ func TestInspectAndExport(t *testing.T) {
 		t.Error("inspect: no messages; want the shipment's (an empty list when every carrier quoted)")
 	}
 	if r.Label == nil || r.Label.TrackingCode == "" || r.Label.ShippingRateID != r.Quotes[0].ID ||
-		len(r.Label.Events) != 1 || r.Label.Events[0].Message != "Picked up" || r.Label.Status != "IN_TRANSIT" {
+		len(r.Events) != 1 || r.Events[0].Message != "Picked up" || r.Label.Status != "IN_TRANSIT" {
 		t.Errorf("inspect: label %+v; want the label bought, with its events", r.Label)
 	}
 	if _, err := runCLI(t, "-db", path, "inspect", "shipment", "nope"); err == nil || !strings.Contains(err.Error(), "no shipment") {
