@@ -4,7 +4,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
 
 	_ "github.com/mattn/go-sqlite3"
 
@@ -13,7 +15,15 @@ import (
 )
 
 // sqlite is how this binary opens its database.
-var sqlite = cli.Database{Default: "waybill.db", Help: "SQLite database path", Open: store.OpenSQLite}
+var sqlite = cli.Database{Default: "waybill.db", Help: "SQLite database path", Open: store.OpenSQLite, Missing: missing}
+
+// missing reports a database file that is not there.
+func missing(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("no database at %s: %w", path, err)
+	}
+	return nil
+}
 
 func main() { cli.Main(sqlite) }
 

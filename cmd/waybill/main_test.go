@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/waybill/waybill/cmd/internal/clitest"
 	"io"
 	"net/http"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waybill/waybill/cmd/internal/clitest"
 )
 
 var _ = flag.Bool("update", false, "rewrite golden files (used by httpapi)")
@@ -151,6 +152,25 @@ func TestRunErrors(t *testing.T) {
 		err := run(context.Background(), append(tt.args, "-db", dbPath), env(nil), nil, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("run(%q) = %v; want an error containing %q", tt.args, err, tt.want)
+		}
+	}
+}
+
+// TestReadCommandsNeedTheDatabase: a command that only reads or changes what a database holds
+// refuses a -db that names no file, rather than create an empty database and report nothing in
+// it (a reviewer's `export shipments -db` with a typo printed nothing and exited 0).
+func TestReadCommandsNeedTheDatabase(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "typo.db")
+	for _, args := range [][]string{
+		{"inspect", "shipment", "x"}, {"export", "shipments"}, {"account", "list"}, {"account", "show", "x"},
+		{"carrier", "list"}, {"token", "revoke", "wb_x"},
+	} {
+		err := run(context.Background(), append(args, "-db", dbPath), env(nil), nil, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "no database at "+dbPath) {
+			t.Errorf("run(%q) on no database = %v; want no database", args, err)
+		}
+		if _, err := os.Stat(dbPath); err == nil {
+			t.Fatalf("run(%q) created %s", args, dbPath)
 		}
 	}
 }

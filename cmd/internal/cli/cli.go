@@ -24,6 +24,10 @@ type Database struct {
 	Default, Help string
 	// Open opens the database named by -db and applies the migrations.
 	Open func(ctx context.Context, dsn string) (*store.DB, error)
+	// Missing, if set, reports why the database named by -db does not exist (an SQLite file
+	// not there), for the commands that only read or change what is in it: they refuse rather
+	// than create an empty database and find nothing in it.
+	Missing func(dsn string) error
 }
 
 // The binaries' garbage collector, unless the environment sets GOGC or GOMEMLIMIT. Their live

@@ -84,7 +84,7 @@ func defineAccountList(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 		if len(args) != 0 {
 			return errUsage("account list")
 		}
-		return e.withDB(ctx, *db, func(db *store.DB) error {
+		return e.withExistingDB(ctx, *db, func(db *store.DB) error {
 			accts, err := db.AllAccounts(ctx)
 			if err != nil {
 				return err
@@ -105,7 +105,7 @@ func defineAccountShow(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 		if len(args) != 1 {
 			return errUsage("account show")
 		}
-		return e.withDB(ctx, *db, func(db *store.DB) error {
+		return e.withExistingDB(ctx, *db, func(db *store.DB) error {
 			a, err := findAccount(ctx, db, args[0])
 			if err != nil {
 				return err
@@ -120,7 +120,7 @@ func defineInspectShipment(fs *flag.FlagSet, e *env, db *string) func(ctx contex
 		if len(args) != 1 {
 			return errUsage("inspect shipment")
 		}
-		return e.withDB(ctx, *db, func(db *store.DB) error {
+		return e.withExistingDB(ctx, *db, func(db *store.DB) error {
 			r, err := db.ShipmentRecord(ctx, args[0])
 			if errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("no shipment has the id %q", args[0])
@@ -150,7 +150,7 @@ func defineExportShipments(fs *flag.FlagSet, e *env, db *string) func(ctx contex
 				}
 			}
 		}
-		return e.withDB(ctx, *db, func(db *store.DB) error {
+		return e.withExistingDB(ctx, *db, func(db *store.DB) error {
 			enc := json.NewEncoder(e.stdout)
 			return db.ExportShipments(ctx, from, func(r *store.Record) error { return enc.Encode(r) })
 		})
@@ -212,7 +212,7 @@ func defineTokenRevoke(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 		if len(args) != 1 {
 			return errUsage("token revoke")
 		}
-		return e.withDB(ctx, *db, func(db *store.DB) error {
+		return e.withExistingDB(ctx, *db, func(db *store.DB) error {
 			if err := db.RevokeBearer(ctx, args[0]); errors.Is(err, store.ErrNotFound) {
 				return errors.New("no such active token")
 			} else if err != nil {
@@ -247,7 +247,7 @@ func defineCarrierList(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 		if len(args) != 0 {
 			return errUsage("carrier list")
 		}
-		return e.withDB(ctx, *db, func(db *store.DB) error {
+		return e.withExistingDB(ctx, *db, func(db *store.DB) error {
 			cs, _, err := db.Carriers(ctx)
 			if err != nil {
 				return err
@@ -352,6 +352,21 @@ func defineCarrierPrices(fs *flag.FlagSet, e *env, db *string) func(ctx context.
 
 // withDB opens the database, runs f on it and closes it.
 func (e *env) withDB(ctx context.Context, dsn string, f func(db *store.DB) error) error {
+	return e.open(ctx, dsn, false, f)
+}
+
+// withExistingDB is withDB for a command that only reads or changes what the database holds:
+// a database that does not exist is an error, not created.
+func (e *env) withExistingDB(ctx context.Context, dsn string, f func(db *store.DB) error) error {
+	return e.open(ctx, dsn, true, f)
+}
+
+func (e *env) open(ctx context.Context, dsn string, existing bool, f func(db *store.DB) error) error {
+	if existing && e.d.Missing != nil {
+		if err := e.d.Missing(dsn); err != nil {
+			return err
+		}
+	}
 	db, err := e.d.Open(ctx, dsn)
 	if err != nil {
 		return err
