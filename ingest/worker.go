@@ -95,7 +95,7 @@ func (w *Worker) loop(ctx context.Context) {
 	if poll <= 0 {
 		poll = 200 * time.Millisecond
 	}
-	work.Loop{Every: poll, Wake: w.Wake, Log: w.log(), Name: "order import worker"}.Run(ctx, w.Drain)
+	work.Loop{Every: poll, Idle: work.IdleWait, Wake: w.Wake, Log: w.log(), Name: "order import worker"}.Run(ctx, w.Drain)
 }
 
 // Drain processes every import that is due now, then returns.

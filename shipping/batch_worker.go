@@ -110,7 +110,7 @@ func (w *BatchWorker) log() *slog.Logger {
 
 // Run works batch items whenever woken and every Every, until ctx ends.
 func (w *BatchWorker) Run(ctx context.Context) {
-	work.Loop{Every: w.Every, Wake: w.Wake, Log: w.log(), Name: "batch worker"}.Run(ctx,
+	work.Loop{Every: w.Every, Idle: work.IdleWait, Wake: w.Wake, Log: w.log(), Name: "batch worker"}.Run(ctx,
 		func(ctx context.Context) error { return w.Drain(ctx, w.Parallel) })
 }
 

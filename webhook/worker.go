@@ -192,7 +192,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	slots := &work.Slots{Max: w.Concurrency, PerAccount: w.PerAccount, PerKey: w.PerSubscription}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	work.Loop{Every: w.PollInterval, Wake: w.wake, Log: w.Log, Name: "webhook worker"}.Run(ctx, func(ctx context.Context) error {
+	work.Loop{Every: w.PollInterval, Idle: work.IdleWait, Wake: w.wake, Log: w.Log, Name: "webhook worker"}.Run(ctx, func(ctx context.Context) error {
 		return w.start(ctx, slots, &wg)
 	})
 	return nil

@@ -12,11 +12,20 @@ import (
 	"time"
 )
 
-// Loop drives a worker's rounds: one at once, then one whenever Wake signals or Every has
-// passed, until ctx ends.
+// IdleWait is the longest an idle worker that is woken for new work waits between rounds
+// (Loop.Idle): an idle server's rounds cost it CPU, and what arrives without a wake (work of
+// another process, a retry come due, a lease run out) waits at most this long.
+const IdleWait = 2 * time.Second
+
+// Loop drives a worker's rounds: one at once, then one whenever Wake signals or the wait has
+// passed, until ctx ends. The wait is Every after a round Wake started, and doubles after each
+// round the wait itself started, up to Idle: a worker that nothing wakes looks less and less
+// often, down to once per Idle.
 type Loop struct {
-	// Every is the time between rounds when nothing wakes the loop.
+	// Every is the time between rounds while the loop is woken.
 	Every time.Duration
+	// Idle is the longest wait between rounds (none longer than Every if it is less).
+	Idle time.Duration
 	// Wake, when not nil, starts a round at once (new work was queued, a slot came free).
 	Wake <-chan struct{}
 	// Log receives a round's error under Name, unless ctx has ended meanwhile: a round cut
@@ -28,17 +37,29 @@ type Loop struct {
 // Run runs rounds until ctx ends. A round that fails is logged and the loop goes on: the next
 // round tries again.
 func (l Loop) Run(ctx context.Context, round func(context.Context) error) {
-	t := time.NewTicker(l.Every)
+	wait := l.Every
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
 		if err := round(ctx); err != nil && ctx.Err() == nil && l.Log != nil {
 			l.Log.Error(l.Name, "err", err)
 		}
+		t.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return
 		case <-l.Wake:
+			wait = l.next(wait, true)
 		case <-t.C:
+			wait = l.next(wait, false)
 		}
 	}
+}
+
+// next is the wait after wait, once a round has been started by Wake (woken) or by the wait.
+func (l Loop) next(wait time.Duration, woken bool) time.Duration {
+	if woken {
+		return l.Every
+	}
+	return max(l.Every, min(2*wait, l.Idle))
 }

@@ -60,6 +60,30 @@ func TestLoopTicks(t *testing.T) {
 	}
 }
 
+// TestLoopIdle: the wait doubles after each round the wait started, up to Idle, and is Every
+// again after a round a wake started; with no Idle above Every it stays Every.
+func TestLoopIdle(t *testing.T) {
+	const s = time.Second
+	for _, tt := range []struct {
+		every, idle, wait time.Duration
+		woken             bool
+		want              time.Duration
+	}{
+		{s / 2, 2 * s, s / 2, false, s},
+		{s / 2, 2 * s, s, false, 2 * s},
+		{s / 2, 2 * s, 2 * s, false, 2 * s},
+		{s / 2, 3 * s, 2 * s, false, 3 * s},
+		{s / 2, 2 * s, 2 * s, true, s / 2},
+		{s / 2, 0, s / 2, false, s / 2},
+		{s, s / 2, s, false, s},
+		{time.Hour, 2 * s, time.Hour, false, time.Hour},
+	} {
+		if got := (Loop{Every: tt.every, Idle: tt.idle}).next(tt.wait, tt.woken); got != tt.want {
+			t.Errorf("Loop{Every: %v, Idle: %v}.next(%v, woken %v) = %v; want %v", tt.every, tt.idle, tt.wait, tt.woken, got, tt.want)
+		}
+	}
+}
+
 // TestLoopLogs: a failed round is logged under Name and the loop goes on; a round failing
 // because ctx ended is not logged.
 func TestLoopLogs(t *testing.T) {
