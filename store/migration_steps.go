@@ -23,6 +23,7 @@ var migrationSteps = map[int]func(ctx context.Context, db *DB, tx *sql.Tx) error
 	34: boughtRatesAreQuotes,
 	35: plannerStats,
 	36: plannerStats,
+	37: outlineBeforeCard,
 }
 
 // sqlOnly is a step that needs nothing of the store but its transaction.
@@ -442,4 +443,33 @@ func plannerStats(ctx context.Context, db *DB, tx *sql.Tx) error {
 	}
 	_, err := tx.ExecContext(ctx, `ANALYZE sqlite_schema`)
 	return err
+}
+
+// outlineBeforeCard rebuilds carrier_versions on SQLite with its outline column before its card
+// (migration 037), as SQLite documents for a change ALTER TABLE cannot make: the table as it
+// will be under another name, filled, the old one dropped, the new one renamed. Nothing refers
+// to the table, and it has no index but its key.
+func outlineBeforeCard(ctx context.Context, db *DB, tx *sql.Tx) error {
+	if db.dialect != SQLite {
+		return nil
+	}
+	for _, stmt := range []string{`CREATE TABLE carrier_versions_037 (
+			carrier        TEXT NOT NULL REFERENCES carriers (code),
+			version        BIGINT NOT NULL,
+			effective_from TEXT NOT NULL,   -- YYYY-MM-DD
+			created_at     BIGINT NOT NULL,
+			outline        TEXT,            -- JSON: store.cardOutline
+			card           TEXT NOT NULL,   -- JSON: shipping.Card
+			PRIMARY KEY (carrier, version)
+		)`,
+		`INSERT INTO carrier_versions_037 (carrier, version, effective_from, created_at, outline, card)
+			SELECT carrier, version, effective_from, created_at, outline, card FROM carrier_versions`,
+		`DROP TABLE carrier_versions`,
+		`ALTER TABLE carrier_versions_037 RENAME TO carrier_versions`,
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("migration 037: %w", err)
+		}
+	}
+	return nil
 }
