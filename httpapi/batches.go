@@ -39,13 +39,13 @@ func (a *API) setupBatches() error {
 	return nil
 }
 
-// batchRequest is the body of POST /batches. Its shipments are read as one value and split
-// into items by items, so that an item that is null is judged alone like any other item that
-// is not an object (strict decoding refuses a null element of a list).
+// batchRequest is the body of POST /batches. Its shipments are read as one value and split into
+// items after strict decoding, which refuses a null element of a list: a null item is judged
+// alone, like any other item that is not an object.
 type batchRequest struct {
 	Shipments   json.RawMessage `json:"shipments"`
-	Buy         string            `json:"buy"`
-	LabelFormat string            `json:"label_format"`
+	Buy         string          `json:"buy"`
+	LabelFormat string          `json:"label_format"`
 }
 
 // createBatch: POST /batches stores the batch and its items and answers 202 once they are
