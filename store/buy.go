@@ -285,7 +285,7 @@ func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string, check fu
 
 // boughtUpdate writes the shipment bought from rate, with boughtValues, if it is still OPEN;
 // a statement adds its own conditions.
-const boughtUpdate = `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4, rendered = NULL
+const boughtUpdate = `UPDATE shipments SET status = $1, carrier = $2, updated_at = $3, packed = $4
 	WHERE account_id = $5 AND id = $6 AND status = $7`
 
 // boughtValues are boughtUpdate's values, with the bought shipment's packed value.

@@ -24,6 +24,7 @@ var migrationSteps = map[int]func(ctx context.Context, db *DB, tx *sql.Tx) error
 	35: plannerStats,
 	36: plannerStats,
 	37: outlineBeforeCard,
+	38: sqlOnly(packRenderings),
 }
 
 // sqlOnly is a step that needs nothing of the store but its transaction.
@@ -469,6 +470,44 @@ func outlineBeforeCard(ctx context.Context, db *DB, tx *sql.Tx) error {
 	} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("migration 037: %w", err)
+		}
+	}
+	return nil
+}
+
+// packRenderings stores each rendering kept as text since before migration 024 as a packed
+// value, checked like every other (migration 038), a batch at a time in id order.
+func packRenderings(ctx context.Context, tx *sql.Tx) error {
+	for _, table := range []string{"shipments", "shipping_labels"} {
+		for after := ""; ; {
+			rows, err := tx.QueryContext(ctx, `SELECT id, rendered FROM `+table+`
+				WHERE id > $1 AND packed IS NULL AND rendered IS NOT NULL ORDER BY id LIMIT $2`, after, markReturnsBatch)
+			if err != nil {
+				return err
+			}
+			var ids, renderings []string
+			for rows.Next() {
+				var id, rendering string
+				if err := rows.Scan(&id, &rendering); err != nil {
+					rows.Close()
+					return err
+				}
+				ids, renderings = append(ids, id), append(renderings, rendering)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			for i, id := range ids {
+				if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET packed = $1, rendered = NULL WHERE id = $2`,
+					codec.Pack([]byte(renderings[i])), id); err != nil {
+					return fmt.Errorf("migration 038: %s %s: %w", table, id, err)
+				}
+			}
+			if len(ids) < markReturnsBatch {
+				break
+			}
+			after = ids[len(ids)-1]
 		}
 	}
 	return nil

@@ -18,18 +18,19 @@ import (
 
 // LabelURLMark stands for the API's label_url in a stored response: the store renders a label's
 // label_url as LabelURLMark followed by the label's id (JSON "\u0000<id>"), and the API, whose
-// URLs they are, replaces it. An international label's commercial_invoice_url is marked alike. No client string can produce it: a NUL byte is refused at input,
-// and a quote inside a string is escaped, so `"label_url":"\u0000` only ever starts a label's own
-// field.
+// URLs they are, replaces it. An international label's commercial_invoice_url is marked alike.
+// No client string can produce it: a NUL byte is refused at input, and a quote inside a string
+// is escaped, so `"label_url":"\u0000` only ever starts a label's own field.
 const LabelURLMark = "\x00"
 
-// Stored responses (issue 13): every shipment and label keeps its rendered JSON, packed since
-// migration 024 (store/internal/codec), so GET /shipments/{id}, GET /shipments and GET /shipping_labels/{id}
-// read one column instead of decoding the stored request and re-encoding the rates. rerender is the copy's one
-// owner: every transaction that changes a shipment, its rates or its label calls it last. The
-// buy alone writes renderings it made itself (with renderings, from the shipment it writes) in
-// the statements that write the shipment and the label; TestStoredResponsesMatchFreshRender
-// checks them after every kind of change.
+// Stored responses (issue 13): every shipment and label keeps its rendered JSON, packed
+// (store/internal/codec; those kept as text before migration 024 were packed by migration 038),
+// so GET /shipments/{id}, GET /shipments and GET /shipping_labels/{id} read one column instead
+// of decoding the stored request and re-encoding the rates. rerender is the copy's one owner:
+// every transaction that changes a shipment, its rates or its label calls it last. The buy alone
+// writes renderings it made itself (with renderings, from the shipment it writes) in the
+// statements that write the shipment and the label; TestStoredResponsesMatchFreshRender checks
+// them after every kind of change.
 
 // rerender renders the shipment and its label as they now stand in tx, stores the renderings,
 // and returns the shipment.
@@ -60,16 +61,15 @@ func renderings(s *shipping.Shipment) (shipment, label []byte, err error) {
 	return shipment, label, err
 }
 
-// storeRenderings stores the renderings of s and its label, made by renderings, packed (rows
-// stored before migration 024 drop their unpacked renderings then). The record they copy (the
-// row, its request and quotes) is written by whoever changed it.
+// storeRenderings stores the renderings of s and its label, made by renderings, packed. The
+// record they copy (the row, its request and quotes) is written by whoever changed it.
 func storeRenderings(ctx context.Context, tx *sql.Tx, s *shipping.Shipment, shipment, label []byte) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1, rendered = NULL
-		WHERE account_id = $2 AND id = $3`, codec.Pack(shipment), s.AccountID, s.ID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE shipments SET packed = $1 WHERE account_id = $2 AND id = $3`,
+		codec.Pack(shipment), s.AccountID, s.ID); err != nil {
 		return err
 	}
 	if l := s.ShippingLabel; l != nil {
-		if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET packed = $1, rendered = NULL WHERE account_id = $2 AND id = $3`,
+		if _, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET packed = $1 WHERE account_id = $2 AND id = $3`,
 			codec.Pack(label), s.AccountID, l.ID); err != nil {
 			return err
 		}
@@ -134,7 +134,7 @@ func withMarks(l *shipping.Label) shipping.Label {
 // ShipmentJSON returns one of the account's shipments as rendered JSON (label_url marked, see
 // LabelURLMark). A shipment stored before renderings existed is rendered now.
 func (db *DB) ShipmentJSON(ctx context.Context, accountID, id string) (string, error) {
-	return db.storedJSON(ctx, `SELECT packed, rendered FROM shipments WHERE account_id = $1 AND id = $2`, accountID, id, 3,
+	return db.storedJSON(ctx, `SELECT packed FROM shipments WHERE account_id = $1 AND id = $2`, accountID, id, 3,
 		func() ([]byte, error) {
 			s, err := db.shipmentIn(ctx, db.r, accountID, id)
 			if err != nil {
@@ -146,7 +146,7 @@ func (db *DB) ShipmentJSON(ctx context.Context, accountID, id string) (string, e
 
 // LabelJSON returns one of the account's labels as rendered JSON (label_url marked).
 func (db *DB) LabelJSON(ctx context.Context, accountID, id string) (string, error) {
-	return db.storedJSON(ctx, `SELECT packed, rendered FROM shipping_labels WHERE account_id = $1 AND id = $2`, accountID, id, 1,
+	return db.storedJSON(ctx, `SELECT packed FROM shipping_labels WHERE account_id = $1 AND id = $2`, accountID, id, 1,
 		func() ([]byte, error) {
 			l, err := db.Label(ctx, accountID, id)
 			if err != nil {
@@ -157,55 +157,48 @@ func (db *DB) LabelJSON(ctx context.Context, accountID, id string) (string, erro
 }
 
 // storedJSON reads one row's rendering with query (its packed value, of parts parts if of
-// format 1 to 4, else its rendering stored before migration 024), or renders it now (render)
-// for a row stored before renderings existed.
+// format 3 or 4), or renders it now (render) for a row stored before renderings existed.
 func (db *DB) storedJSON(ctx context.Context, query, accountID, id string, parts int, render func() ([]byte, error)) (string, error) {
-	var r storedRendering
-	err := db.readRow(ctx, query, accountID, id).Scan(&r.packed, &r.rendered)
+	var packed []byte
+	err := db.readRow(ctx, query, accountID, id).Scan(&packed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", ErrNotFound
 	}
 	if err != nil {
 		return "", err
 	}
-	if b, ok, err := r.json(parts); err != nil {
-		return "", fmt.Errorf("%s: %w", id, err) // the log line names the row
-	} else if ok {
-		return b, nil
+	if packed == nil {
+		b, err := render()
+		return string(b), err
 	}
-	b, err := render()
-	return string(b), err
-}
-
-// storedRendering is a row's packed value and the rendering stored before migration 024.
-type storedRendering struct {
-	packed   []byte
-	rendered sql.NullString
+	b, err := storedRendering(packed, parts)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", id, err) // the log line names the row
+	}
+	return b, nil
 }
 
 // unpackBuffers hold renderings on their way from a packed value to a string.
 var unpackBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// json is the stored rendering, if the row has one; parts is what its packed value holds.
-func (r storedRendering) json(parts int) (string, bool, error) {
-	if r.packed == nil {
-		return r.rendered.String, r.rendered.Valid, nil
-	}
+// storedRendering is the rendering a packed value holds; parts is what a value of format 3 or 4
+// holds.
+func storedRendering(packed []byte, parts int) (string, error) {
 	buf := unpackBuffers.Get().(*[]byte)
 	defer unpackBuffers.Put(buf)
-	b, err := codec.AppendRendering((*buf)[:0], r.packed, parts)
+	b, err := codec.AppendRendering((*buf)[:0], packed, parts)
 	if err != nil {
-		return "", false, err
+		return "", err
 	}
 	*buf = b
-	return string(b), true, nil
+	return string(b), nil
 }
 
 // renderedRow is one row of a list of stored renderings.
 type renderedRow struct {
-	id   string
-	key  Key
-	body storedRendering
+	id     string
+	key    Key
+	packed []byte
 }
 
 // ListShipmentsJSON is ListShipments answering each shipment's rendered JSON (label_url
@@ -213,12 +206,12 @@ type renderedRow struct {
 func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[string], error) {
 	from, args := shipmentWhere("shipments", accountID, f)
 	q := listQuery[renderedRow]{
-		Columns: "id, created_at, packed, rendered",
+		Columns: "id, created_at, packed",
 		From:    from,
 		Args:    args,
 		Scan: func(rows *sql.Rows) (renderedRow, error) {
 			var r renderedRow
-			err := rows.Scan(&r.id, &r.key.CreatedAt, &r.body.packed, &r.body.rendered)
+			err := rows.Scan(&r.id, &r.key.CreatedAt, &r.packed)
 			r.key.ID = r.id
 			return r, err
 		},
@@ -236,12 +229,10 @@ func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f Shipmen
 		return out, err
 	}
 	for i, r := range l.Items {
-		b, ok, err := r.body.json(3)
-		if err != nil {
-			return out, fmt.Errorf("shipment %s: %w", r.id, err)
-		}
-		if ok {
-			out.Items[i] = b
+		if r.packed != nil {
+			if out.Items[i], err = storedRendering(r.packed, 3); err != nil {
+				return out, fmt.Errorf("shipment %s: %w", r.id, err)
+			}
 			continue
 		}
 		s, err := db.shipmentIn(ctx, db.r, accountID, r.id)

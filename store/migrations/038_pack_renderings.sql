@@ -1,0 +1,4 @@
+-- The renderings stored as text before migration 024 (shipments.rendered and
+-- shipping_labels.rendered of rows not changed since) become packed values of format 5, byte
+-- for byte the same, with a CRC (its Go step, store/migration_steps.go, packRenderings): a
+-- damaged one is an error, as every other stored rendering is, and the text is read no more.
