@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
@@ -113,7 +114,7 @@ func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
 	case body.Topic == nil || *body.Topic == "":
 		v.Add("topic", "required", "is required")
 	case !webhook.ValidTopic(*body.Topic):
-		v.Add("topic", "invalid", "must be one of LABEL_PURCHASED, LABEL_IN_TRANSIT, LABEL_VOIDED, LABEL_TRACKING_UPDATED, ZIP_COVERAGE_UPDATED")
+		v.Add("topic", "invalid", "must be one of "+strings.Join(webhook.Topics, ", "))
 	}
 	if err := v.Err(); err != nil {
 		return invalidWebhook(err)

@@ -104,8 +104,10 @@ func jsonKind(goKind string) string {
 		return "an array"
 	case "struct", "map":
 		return "an object"
+	case "float32", "float64":
+		return "a number"
 	}
-	return "a number"
+	return "an integer"
 }
 
 // Check accepts exactly one well-formed JSON value of valid UTF-8 whose objects have no
