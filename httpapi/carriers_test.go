@@ -121,3 +121,33 @@ func TestBuyTrackingNumberTaken(t *testing.T) {
 		t.Errorf("BETAX bought %s on the second try; want its next serial's 1Z999AA10123456800", b.Data.ShippingLabel.TrackingCode)
 	}
 }
+
+// TestTrackingOverlapPastVersions: a carrier's range is refused when it meets the range of
+// another carrier's version replaced before today, whose numbers labels may carry (a reviewer
+// stored such a carrier, and its buys then met tracking_number_taken).
+func TestTrackingOverlapPastVersions(t *testing.T) {
+	e := newEnv(t)
+	decode[any](t, e.do("PUT", "/admin/carriers/ACMEX", "admin", acmeCard), http.StatusCreated)
+	moved := strings.NewReplacer(`"effective_from": "2026-01-01"`, `"effective_from": "2026-06-01"`,
+		`"range_start": 2345678, "range_end": 2399999`, `"range_start": 3000000, "range_end": 3999999`).Replace(acmeCard)
+	decode[any](t, e.do("PUT", "/admin/carriers/ACMEX", "admin", moved), http.StatusOK)
+	w := e.do("PUT", "/admin/carriers/ACMEY", "admin", strings.Replace(acmeCard, "Acme Express", "Acme Two", 1))
+	if w.Code != http.StatusUnprocessableEntity || !strings.Contains(w.Body.String(), `"tracking_range_overlap"`) ||
+		!strings.Contains(w.Body.String(), "carrier ACMEX (version 1") {
+		t.Errorf("PUT of a range ACMEX's replaced version issued from: %d %s; want 422 tracking_range_overlap naming it", w.Code, w.Body)
+	}
+}
+
+// TestCarrierDryRunNoChanges: a dry run whose prices equal the version in force answers
+// "changes": [], a list as always, not null or nothing.
+func TestCarrierDryRunNoChanges(t *testing.T) {
+	e := newEnv(t)
+	decode[any](t, e.do("PUT", "/admin/carriers/ACMEX", "admin", acmeCard), http.StatusCreated)
+	w := e.do("PUT", "/admin/carriers/ACMEX?dry_run=true", "admin", acmeCard)
+	var answer struct {
+		Data map[string]json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &answer); err != nil || w.Code != http.StatusOK || string(answer.Data["changes"]) != "[]" {
+		t.Errorf("dry run with no price changed: %d, changes %s; want 200 and []", w.Code, answer.Data["changes"])
+	}
+}

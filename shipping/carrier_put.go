@@ -110,8 +110,8 @@ func (r *Registry) stored(put CarrierPut, err error) (CarrierPut, error) {
 var errDryRun = errors.New("dry run")
 
 // putVersion stores the card that next makes of the version in force on effectiveFrom (nil for
-// a new or deleted carrier, which is not live), once its tracking range overlaps no other
-// carrier's in force today or later. Only the version compared with is read whole, so a put
+// a new or deleted carrier, which is not live), once its tracking range overlaps no version of
+// another carrier's. Only the version compared with is read whole, so a put
 // costs the same at the 1st version and the 100th.
 func putVersion(ctx context.Context, st CarrierWriter, code, effectiveFrom string, dryRun bool, now time.Time,
 	next func(live bool, inForce *Card) (*Card, error)) (CarrierPut, error) {
@@ -136,7 +136,7 @@ func putVersion(ctx context.Context, st CarrierWriter, code, effectiveFrom strin
 		if err != nil {
 			return err
 		}
-		if err := card.CheckTrackingOverlap(trackingInForce(others, now)); err != nil {
+		if err := card.CheckTrackingOverlap(trackingOf(others)); err != nil {
 			return err
 		}
 		put = CarrierPut{Changes: PriceChanges(inForce, card), Created: !live}
@@ -156,14 +156,13 @@ func putVersion(ctx context.Context, st CarrierWriter, code, effectiveFrom strin
 	return put, err
 }
 
-// trackingInForce is the tracking schemes of the carriers' versions in force on the date of now
-// or later: a version no longer in force issues no more numbers, while a deleted carrier's still
-// counts (a rate it quoted before its deletion can still be bought).
-func trackingInForce(carriers []*StoredCarrier, now time.Time) []CarrierTracking {
-	today := now.UTC().Format(time.DateOnly)
+// trackingOf is the tracking schemes of every version of the carriers, a deleted carrier's
+// too: a version in force or to come can issue numbers, and one replaced has issued some that
+// labels still carry, so none may be issued again.
+func trackingOf(carriers []*StoredCarrier) []CarrierTracking {
 	var out []CarrierTracking
 	for _, c := range carriers {
-		for _, v := range InForceFrom(c.Versions, today) {
+		for _, v := range c.Versions {
 			out = append(out, CarrierTracking{Carrier: c.Code, Version: v.Version, Tracking: v.Card.Tracking})
 		}
 	}

@@ -13,7 +13,7 @@ type CarrierView struct {
 	Versions       []CarrierVersionView `json:"versions"`
 	CreatedAt      Timestamp            `json:"created_at"`
 	UpdatedAt      Timestamp            `json:"updated_at"`
-	Changes        []PriceChange        `json:"changes,omitempty"` // a dry run's
+	Changes        []PriceChange        `json:"changes,omitzero"` // a dry run's ([] when none; absent otherwise)
 }
 
 // TrackingView is a version's tracking scheme with the next serial it issues and how many are

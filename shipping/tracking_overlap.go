@@ -46,9 +46,9 @@ func (e *TrackingOverlapError) Error() string {
 }
 
 // CheckTrackingOverlap refuses card when its tracking range can issue a number that one of
-// others can. others are the schemes of the other carriers' versions that count (their
-// versions in force now or later); a scheme of the card's own carrier is never an overlap, as
-// one carrier's serials are handed out once across all its versions.
+// others can or did. others are the schemes of every version of the other carriers; a scheme of
+// the card's own carrier is never an overlap, as one carrier's serials are handed out once
+// across all its versions.
 func (c *Card) CheckTrackingOverlap(others []CarrierTracking) error {
 	var e TrackingOverlapError
 	for _, o := range others {
