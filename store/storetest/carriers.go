@@ -281,9 +281,10 @@ func testTrackingNumberTaken(t *testing.T) {
 	}
 }
 
-// A put whose tracking range can issue numbers another carrier's can is refused (a dry run
-// too) with a shipping.TrackingOverlapError naming that carrier; the other carrier's versions
-// in force today or later count, a deleted carrier's too, and its own never.
+// A put whose tracking range can issue numbers another carrier's can or did is refused (a dry
+// run too) with a shipping.TrackingOverlapError naming that carrier; every version of the other
+// carrier counts, one replaced before today too (labels carry its numbers), a deleted carrier's
+// too, and its own never.
 func testTrackingRangeOverlap(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
@@ -304,9 +305,9 @@ func testTrackingRangeOverlap(t *testing.T) {
 		{code: "BETA", card: card(101, 200, "2026-01-01")},
 		{code: "ACME", card: card(1, 100, "2026-06-01")}, // its own range again
 		{code: "ACME", card: card(150, 160, "2027-01-01"), want: "BETA"},
-		{code: "ACME", card: card(300, 400, "2026-11-22")}, // ACME's 1 to 100 no longer in force
-		{code: "GAMMA", card: card(1, 100, "2026-01-01")},
-		{code: "BETA", card: card(500, 600, "2027-06-01")}, // a version to come: it counts
+		{code: "ACME", card: card(300, 400, "2026-11-22")},              // ACME's 1 to 100 no longer in force
+		{code: "GAMMA", card: card(1, 100, "2026-01-01"), want: "ACME"}, // but issued numbers labels carry
+		{code: "BETA", card: card(500, 600, "2027-06-01")},              // a version to come: it counts
 		{code: "DELTA", card: card(550, 550, "2026-01-01"), want: "BETA"},
 		{code: "DELTA", card: card(180, 190, "2026-01-01"), want: "BETA"}, // BETA's 101 to 200 is still in force
 		{code: "BETA", del: true},
