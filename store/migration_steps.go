@@ -33,39 +33,49 @@ func sqlOnly(step func(ctx context.Context, tx *sql.Tx) error) func(context.Cont
 }
 
 // rerenderLabelled renders again every shipment that has a label, and its label, from the
-// record (migration 029: renderings made before labels showed commercial_invoice_url lack it),
-// a batch at a time in id order.
+// record (migration 029: renderings made before labels showed commercial_invoice_url lack it).
 func rerenderLabelled(ctx context.Context, db *DB, tx *sql.Tx) error {
-	after := ""
-	for {
-		rows, err := tx.QueryContext(ctx, `SELECT s.id, s.account_id FROM shipments s
-			WHERE s.id > $1 AND EXISTS (SELECT 1 FROM shipping_labels l WHERE l.shipment_id = s.id)
-			ORDER BY s.id LIMIT $2`, after, markReturnsBatch)
+	return eachInBatches(ctx, tx, `SELECT s.id, s.account_id FROM shipments s
+		WHERE s.id > $1 AND EXISTS (SELECT 1 FROM shipping_labels l WHERE l.shipment_id = s.id)
+		ORDER BY s.id LIMIT $2`, func(id, acct string) error {
+		if _, err := db.rerender(ctx, tx, acct, id); err != nil {
+			return fmt.Errorf("migration 029: shipment %s: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// eachInBatches calls each with the two columns, an id and a text, of every row query selects,
+// a batch of markReturnsBatch rows at a time in id order: query takes the id to start after ($1)
+// and the batch's size ($2). A batch is read whole before each runs on it, so each may write.
+func eachInBatches(ctx context.Context, tx *sql.Tx, query string, each func(id, v string) error) error {
+	for after := ""; ; {
+		rows, err := tx.QueryContext(ctx, query, after, markReturnsBatch)
 		if err != nil {
 			return err
 		}
-		var ids, accts []string
+		var batch [][2]string
 		for rows.Next() {
-			var id, acct string
-			if err := rows.Scan(&id, &acct); err != nil {
+			var r [2]string
+			if err := rows.Scan(&r[0], &r[1]); err != nil {
 				rows.Close()
 				return err
 			}
-			ids, accts = append(ids, id), append(accts, acct)
+			batch = append(batch, r)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		for i, id := range ids {
-			if _, err := db.rerender(ctx, tx, accts[i], id); err != nil {
-				return fmt.Errorf("migration 029: shipment %s: %w", id, err)
+		for _, r := range batch {
+			if err := each(r[0], r[1]); err != nil {
+				return err
 			}
 		}
-		if len(ids) < markReturnsBatch {
+		if len(batch) < markReturnsBatch {
 			return nil
 		}
-		after = ids[len(ids)-1]
+		after = batch[len(batch)-1][0]
 	}
 }
 
@@ -476,38 +486,20 @@ func outlineBeforeCard(ctx context.Context, db *DB, tx *sql.Tx) error {
 }
 
 // packRenderings stores each rendering kept as text since before migration 024 as a packed
-// value, checked like every other (migration 038), a batch at a time in id order.
+// value, checked like every other (migration 038).
 func packRenderings(ctx context.Context, tx *sql.Tx) error {
 	for _, table := range []string{"shipments", "shipping_labels"} {
-		for after := ""; ; {
-			rows, err := tx.QueryContext(ctx, `SELECT id, rendered FROM `+table+`
-				WHERE id > $1 AND packed IS NULL AND rendered IS NOT NULL ORDER BY id LIMIT $2`, after, markReturnsBatch)
+		err := eachInBatches(ctx, tx, `SELECT id, rendered FROM `+table+`
+			WHERE id > $1 AND packed IS NULL AND rendered IS NOT NULL ORDER BY id LIMIT $2`, func(id, rendering string) error {
+			_, err := tx.ExecContext(ctx, `UPDATE `+table+` SET packed = $1, rendered = NULL WHERE id = $2`,
+				codec.Pack([]byte(rendering)), id)
 			if err != nil {
-				return err
+				return fmt.Errorf("migration 038: %s %s: %w", table, id, err)
 			}
-			var ids, renderings []string
-			for rows.Next() {
-				var id, rendering string
-				if err := rows.Scan(&id, &rendering); err != nil {
-					rows.Close()
-					return err
-				}
-				ids, renderings = append(ids, id), append(renderings, rendering)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			for i, id := range ids {
-				if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET packed = $1, rendered = NULL WHERE id = $2`,
-					codec.Pack([]byte(renderings[i])), id); err != nil {
-					return fmt.Errorf("migration 038: %s %s: %w", table, id, err)
-				}
-			}
-			if len(ids) < markReturnsBatch {
-				break
-			}
-			after = ids[len(ids)-1]
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
