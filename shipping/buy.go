@@ -244,7 +244,9 @@ func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
 	if err != nil {
 		release()
 	}
-	if errors.Is(err, ErrIdempotencyKeyTaken) { // answer as a replay under the key would
+	// Under a key, another process's purchase recorded first answers for it, as a replay: its
+	// Record finds the key taken, or the shipment bought, whichever it checks first.
+	if errors.Is(err, ErrIdempotencyKeyTaken) || r.Key != "" && errors.Is(err, ErrReservationLost) {
 		return b.replay(ctx, r, err)
 	}
 	if err != nil {

@@ -490,14 +490,22 @@ func TestTwoProcesses(t *testing.T) {
 					}
 				}
 				var bw sync.WaitGroup
+				var statuses [2]int
 				for j, target := range []*proc{p, q} {
 					bw.Add(1)
-					go func() { defer bw.Done(); c.do(target, acct.token, "POST", path, key, []byte(`{}`), &bought[j]) }()
+					go func() {
+						defer bw.Done()
+						statuses[j], _ = c.do(target, acct.token, "POST", path, key, []byte(`{}`), &bought[j])
+					}()
 				}
 				bw.Wait()
 				label := bought[0].Data.Label
 				if l2 := bought[1].Data.Label; label.ID != "" && l2.ID != "" && l2.ID != label.ID {
 					c.fail("shipment %s: two labels %s and %s for one Idempotency-Key", s.Data.ID, label.ID, l2.ID)
+				}
+				// One buy under one key answers both: the one that lost the race replays it.
+				if statuses[0]+statuses[1] == http.StatusOK+http.StatusUnprocessableEntity && statuses[0] != statuses[1] {
+					c.fail("shipment %s: one Idempotency-Key answered %d and %d; want the purchase twice", s.Data.ID, statuses[0], statuses[1])
 				}
 				if label.ID == "" {
 					label = bought[1].Data.Label

@@ -268,6 +268,31 @@ func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 		t.Errorf("voided %q; want the losing purchase's label", v)
 	}
 
+	// One shipment under one key, bought in two processes at once (a reviewer's race on
+	// PostgreSQL): the first to record answers; the other finds the shipment bought, which its
+	// Record reports before the key, and answers the first's purchase as a replay, its own label
+	// voided, instead of invalid_state.
+	same := testShipment(here, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
+	if _, err := here.CreateShipment(ctx, same); err != nil {
+		t.Fatal(err)
+	}
+	once := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: same.ID, RateID: same.ShippingRates[0].ID, Key: "k5", Fingerprint: "f5"}
+	c.sell = func(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
+		if _, _, err := reserve(here, once).Record(ctx, "TRK-ONCE", once.Recheck); err != nil { // meanwhile, here
+			t.Errorf("the first purchase under the key: %v", err)
+		}
+		return "TRK-TWICE", nil
+	}
+	if got, err := b.Buy(ctx, once); err != nil || !got.Replayed || got.Shipment.ShippingLabel.TrackingCode != "TRK-ONCE" {
+		t.Errorf("buy under a key another process recorded first, for the same shipment = %+v, %v; want its answer replayed", got, err)
+	}
+	if err := w.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v := c.voids(); !slices.Equal(v, []string{"TRK-SECOND", "TRK-TWICE"}) {
+		t.Errorf("voided %q; want the losing purchases' labels", v)
+	}
+
 	// Two shipments of one order, bought in two processes at once: the order is checked again
 	// when each is recorded, so the second to record is refused and keeps no label.
 	orderID := importedOrder(t, here, acct.ID, "O-ACROSS")
