@@ -5,6 +5,8 @@ package main
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
@@ -17,6 +19,7 @@ var postgres = cli.Database{
 	Default: "postgres:///waybill?host=/var/run/postgresql",
 	Help:    "PostgreSQL URL",
 	Open:    open,
+	Missing: missing,
 }
 
 func main() { cli.Main(postgres) }
@@ -27,4 +30,22 @@ func open(ctx context.Context, url string) (*store.DB, error) {
 	// Requests, the webhook, import and billing workers share the pool; PostgreSQL's default
 	// max_connections (100) leaves room for several processes at 20 each.
 	return store.Open(ctx, "pgx", url, store.PostgreSQL, 20)
+}
+
+// missing reports a database that holds no waybill tables (no migration applied to its schema),
+// or that cannot be reached, without writing to it.
+func missing(url string) error {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var table sql.NullString
+	if err := db.QueryRow(`SELECT to_regclass('schema_migrations')::text`).Scan(&table); err != nil {
+		return err
+	}
+	if !table.Valid {
+		return fmt.Errorf("no waybill database at %s: no migration applied", url)
+	}
+	return nil
 }

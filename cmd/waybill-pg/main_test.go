@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -95,5 +96,28 @@ func TestServeTogetherBootstrapsOnce(t *testing.T) {
 	}
 	if tokens != 1 {
 		t.Errorf("%d servers printed a token; want exactly 1", tokens)
+	}
+}
+
+// TestReadCommandsNeedTheDatabase: a command that only reads or revokes refuses a database
+// without waybill's tables, and writes none into it (a reviewer's account list migrated an
+// empty database); a command that creates migrates it.
+func TestReadCommandsNeedTheDatabase(t *testing.T) {
+	url := freshSchema(t)
+	ctx := context.Background()
+	run := func(args ...string) error {
+		return cli.Run(ctx, postgres, append(args, "-db", url), func(string) string { return "" }, nil, io.Discard, io.Discard)
+	}
+	if err := run("account", "list"); err == nil || !strings.Contains(err.Error(), "no waybill database at") {
+		t.Errorf("account list on an empty schema = %v; want no waybill database", err)
+	}
+	if err := missing(url); err == nil {
+		t.Fatal("account list migrated the empty schema")
+	}
+	if err := run("account", "create", "acme"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run("account", "list"); err != nil {
+		t.Errorf("account list after a create = %v", err)
 	}
 }
