@@ -46,11 +46,11 @@ func rerenderLabelled(ctx context.Context, db *DB, tx *sql.Tx) error {
 }
 
 // eachInBatches calls each with the two columns, an id and a text, of every row query selects,
-// a batch of markReturnsBatch rows at a time in id order: query takes the id to start after ($1)
+// a batch of migrationBatch rows at a time in id order: query takes the id to start after ($1)
 // and the batch's size ($2). A batch is read whole before each runs on it, so each may write.
 func eachInBatches(ctx context.Context, tx *sql.Tx, query string, each func(id, v string) error) error {
 	for after := ""; ; {
-		rows, err := tx.QueryContext(ctx, query, after, markReturnsBatch)
+		rows, err := tx.QueryContext(ctx, query, after, migrationBatch)
 		if err != nil {
 			return err
 		}
@@ -72,15 +72,15 @@ func eachInBatches(ctx context.Context, tx *sql.Tx, query string, each func(id, 
 				return err
 			}
 		}
-		if len(batch) < markReturnsBatch {
+		if len(batch) < migrationBatch {
 			return nil
 		}
 		after = batch[len(batch)-1][0]
 	}
 }
 
-// markReturnsBatch is how many rows a migration's Go step reads at a time.
-const markReturnsBatch = 500
+// migrationBatch is how many rows a migration's Go step reads at a time.
+const migrationBatch = 500
 
 // markReturns sets shipments.is_return (migration 025) on the return shipments stored before
 // it, from their requests.
@@ -107,7 +107,7 @@ func markCommercialInvoices(ctx context.Context, tx *sql.Tx) error {
 func markFromRequests(ctx context.Context, tx *sql.Tx, query, update string, pick func(*shipping.Shipment) bool) error {
 	after := ""
 	for {
-		rows, err := tx.QueryContext(ctx, query, after, markReturnsBatch)
+		rows, err := tx.QueryContext(ctx, query, after, migrationBatch)
 		if err != nil {
 			return err
 		}
@@ -144,7 +144,7 @@ func markFromRequests(ctx context.Context, tx *sql.Tx, query, update string, pic
 				return err
 			}
 		}
-		if n < markReturnsBatch {
+		if n < migrationBatch {
 			return nil
 		}
 	}

@@ -3,6 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +26,7 @@ func TestMarkReturns(t *testing.T) {
 	}
 	addr := shipping.Address{Name: "A", Street1: "1 Main St", City: "Austin", State: "TX", Zip: "78701", Country: "US"}
 	want := map[string]bool{}
-	for i := range markReturnsBatch + 3 {
+	for i := range migrationBatch + 3 {
 		s := &shipping.Shipment{ID: db.NewID(), AccountID: acct.ID, Status: shipping.StatusOpen, ShipDate: "2026-11-22",
 			Origin: addr, Destination: addr, ReturnAddress: addr, RateShoppingProfile: "default", RateShoppingStrategy: "ALL",
 			LabelFormat: "PDF", IsReturn: i%7 == 3, ShippingRates: []shipping.Rate{},
@@ -129,5 +133,46 @@ func TestDecodeRates(t *testing.T) {
 	}
 	if _, err := decodeRates(`[{"id":1}]`, "s1"); err == nil {
 		t.Error("decodeRates of a malformed value: no error")
+	}
+}
+
+// TestEachInBatches: every row the query selects is handed to each once, in id order, across
+// batches, each writing as it goes; an error of each ends the walk with it.
+func TestEachInBatches(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	const query = `SELECT id, v FROM walk WHERE id > $1 AND done = 0 ORDER BY id LIMIT $2`
+	var want []string
+	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE walk (id TEXT PRIMARY KEY, v TEXT NOT NULL, done INTEGER NOT NULL)`); err != nil {
+			return err
+		}
+		for i := range 2*migrationBatch + 3 {
+			id := fmt.Sprintf("r%04d", i)
+			want = append(want, id+"="+strconv.Itoa(i))
+			if _, err := tx.ExecContext(ctx, `INSERT INTO walk (id, v, done) VALUES ($1, $2, 0)`, id, strconv.Itoa(i)); err != nil {
+				return err
+			}
+		}
+		var got []string
+		if err := eachInBatches(ctx, tx, query, func(id, v string) error {
+			got = append(got, id+"="+v)
+			_, err := tx.ExecContext(ctx, `UPDATE walk SET done = 1 WHERE id = $1`, id)
+			return err
+		}); err != nil {
+			return err
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("eachInBatches walked %d rows (first %v); want %d in id order", len(got), got[:min(3, len(got))], len(want))
+		}
+		stop := errors.New("stop")
+		if err := eachInBatches(ctx, tx, `SELECT id, v FROM walk WHERE id > $1 ORDER BY id LIMIT $2`,
+			func(string, string) error { return stop }); !errors.Is(err, stop) {
+			t.Errorf("eachInBatches with a failing each = %v; want its error", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

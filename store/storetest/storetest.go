@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/waybill/waybill/store"
+	"github.com/waybill/waybill/store/internal/groupcommit"
 )
 
 // Opener opens a fresh, migrated, empty database for one test and closes it when the test ends.
@@ -30,15 +31,7 @@ func sqlOf(db *store.DB) *sql.DB {
 
 // inTx runs fn in a transaction of db's plain pool.
 func inTx(ctx context.Context, db *store.DB, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	tx, err := sqlOf(db).BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(ctx, tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return groupcommit.RunTx(ctx, sqlOf(db), fn)
 }
 
 // newAccount creates the account acme on db for a test.
