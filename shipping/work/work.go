@@ -24,7 +24,7 @@ const IdleWait = 2 * time.Second
 type Loop struct {
 	// Every is the time between rounds while the loop is woken.
 	Every time.Duration
-	// Idle is the longest wait between rounds (none longer than Every if it is less).
+	// Idle is the longest wait between rounds; one less than Every leaves the wait at Every.
 	Idle time.Duration
 	// Wake, when not nil, starts a round at once (new work was queued, a slot came free).
 	Wake <-chan struct{}

@@ -25,8 +25,8 @@ type Database struct {
 	// Open opens the database named by -db and applies the migrations.
 	Open func(ctx context.Context, dsn string) (*store.DB, error)
 	// Missing, if set, reports why the database named by -db does not exist (an SQLite file
-	// not there), for the commands that only read or change what is in it: they refuse rather
-	// than create an empty database and find nothing in it.
+	// not there, a PostgreSQL database without waybill's tables), for the commands that only
+	// read or revoke: they refuse rather than create an empty database and find nothing in it.
 	Missing func(dsn string) error
 }
 

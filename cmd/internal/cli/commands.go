@@ -355,12 +355,14 @@ func (e *env) withDB(ctx context.Context, dsn string, f func(db *store.DB) error
 	return e.open(ctx, dsn, false, f)
 }
 
-// withExistingDB is withDB for a command that only reads or changes what the database holds:
-// a database that does not exist is an error, not created.
+// withExistingDB is withDB for a command that only reads or revokes what the database holds:
+// a database that does not exist (Database.Missing) is an error, not created.
 func (e *env) withExistingDB(ctx context.Context, dsn string, f func(db *store.DB) error) error {
 	return e.open(ctx, dsn, true, f)
 }
 
+// open opens the database, first asking Missing whether it exists if existing says it must,
+// runs f on it and closes it.
 func (e *env) open(ctx context.Context, dsn string, existing bool, f func(db *store.DB) error) error {
 	if existing && e.d.Missing != nil {
 		if err := e.d.Missing(dsn); err != nil {
