@@ -80,16 +80,20 @@ type Label struct {
 // when they finish, voided ones never.
 var settled = []string{shipping.LabelDelivered, shipping.LabelReturnToSender, shipping.LabelVoided}
 
-// deferrable are the other label statuses: a label in one of them, unbilled, is deferred
-// postage. A close asks the ledger for these, not for all but the settled: the labels in
-// flight are few, every label ever bought is not.
-var deferrable = slices.DeleteFunc(slices.Clone(shipping.LabelStatuses), func(s string) bool { return slices.Contains(settled, s) })
+// deferrable are the statuses of a label in transit: scanned into the network and not yet
+// finished. A label in one of them, unbilled, is deferred postage. A PRE_TRANSIT label is not
+// (yet): it may still be voided, and a return label may never be used (it is billed on use). A
+// close asks the ledger for these, not for all but the settled: the labels in flight are few,
+// every label ever bought is not.
+var deferrable = slices.DeleteFunc(slices.Clone(shipping.LabelStatuses), func(s string) bool {
+	return s == shipping.LabelPreTransit || slices.Contains(settled, s)
+})
 
 // Charge is what a label is billed: its rate as bought, with its insurance surcharge.
 func (l Label) Charge() shipping.Rate { return l.Rate.Insured(l.InsuranceCents) }
 
 // Deferred is the postage still to be billed of the given unbilled labels: what each will be
-// billed (Charge), for every one that has neither finished nor been voided.
+// billed (Charge), for every one in transit.
 func Deferred(labels []Label) int64 {
 	var sum int64
 	for _, l := range labels {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -186,5 +187,57 @@ func TestCloserRuns(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Closer.Run = %v; want nil after cancel", err)
+	}
+}
+
+// TestDeferredPostage: an invoice's deferred_cents is the postage of the labels in transit when
+// it is finalized: not of a label delivered (billed on the invoice), nor of one never scanned.
+func TestDeferredPostage(t *testing.T) {
+	e := newEnv(t)
+	type bought struct {
+		Data struct {
+			ShippingLabel struct {
+				TrackingCode string `json:"tracking_code"`
+			} `json:"shipping_label"`
+			ShippingRates []struct {
+				ID    string `json:"id"`
+				Price struct {
+					Amount float64 `json:"amount"`
+				} `json:"price"`
+			} `json:"shipping_rates"`
+		} `json:"data"`
+	}
+	var codes []string
+	var cents []int64
+	for _, oz := range []int{20, 40, 60} {
+		s := decode[shipmentAnswer](t, e.do("POST", "/shipments", "all", fmt.Sprintf(propertyShipment, oz)), http.StatusCreated)
+		b := decode[bought](t, e.do("POST", "/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[0].ID, "all", nil), http.StatusOK)
+		codes = append(codes, b.Data.ShippingLabel.TrackingCode)
+		cents = append(cents, int64(math.Round(b.Data.ShippingRates[0].Price.Amount*100)))
+	}
+	at := e.clock().Format(time.RFC3339Nano)
+	for i, status := range []string{"IN_TRANSIT", "DELIVERED"} { // the third is never scanned
+		body := fmt.Sprintf(`{"tracking_code": %q, "status": %q, "message": "scan", "occurred_at": %q}`, codes[i], status, at)
+		if w := e.do("POST", "/admin/tracking_events", "admin", body); w.Code != http.StatusCreated {
+			t.Fatalf("tracking event %s = %d %s", status, w.Code, w.Body)
+		}
+	}
+	list := decode[struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}](t, e.do("GET", "/billing/invoices", "read_billing", nil), http.StatusOK)
+	if len(list.Data) != 1 {
+		t.Fatalf("%d invoices; want the DRAFT the delivered label is billed on", len(list.Data))
+	}
+	inv := decode[struct {
+		Data struct {
+			TotalCents    int64 `json:"total_cents"`
+			DeferredCents int64 `json:"deferred_cents"`
+		} `json:"data"`
+	}](t, e.do("POST", "/admin/billing/invoices/"+list.Data[0].ID+"/finalize", "admin", nil), http.StatusOK)
+	if inv.Data.DeferredCents != cents[0] || inv.Data.TotalCents != cents[1] {
+		t.Errorf("finalized: deferred_cents %d, total_cents %d; want %d (in transit) and %d (delivered); never scanned: %d",
+			inv.Data.DeferredCents, inv.Data.TotalCents, cents[0], cents[1], cents[2])
 	}
 }

@@ -321,8 +321,9 @@ func testDeferredCents(t *testing.T) {
 	other := b.account("other")
 	inTransit := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), postage: 700, surcharges: 45, total: 745, retail: 900})
 	_ = inTransit
-	b.seedLabel(acct, label{status: "PRE_TRANSIT", purchased: time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC), postage: 500, total: 500, retail: 600,
+	b.seedLabel(acct, label{status: "OUT_FOR_DELIVERY", purchased: time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC), postage: 500, total: 500, retail: 600,
 		insured: 250_00}) // insurance: $2.55 more
+	b.seedLabel(acct, label{status: "PRE_TRANSIT", purchased: time.Date(2026, 11, 12, 0, 0, 0, 0, time.UTC), postage: 666, total: 666, retail: 700}) // not in transit yet
 	b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), postage: 111, total: 111, retail: 200}) // after period_end
 	b.seedLabel(acct, label{status: "VOIDED", purchased: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), postage: 222, total: 222, retail: 300})
 	b.seedLabel(other, label{status: "IN_TRANSIT", purchased: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), postage: 333, total: 333, retail: 400})
