@@ -642,6 +642,12 @@ func TestCarrierCommands(t *testing.T) {
 	 "max_length_in": 108, "max_length_plus_girth_in": 165, "services": [{"code": "GROUND", "name": "Acme Ground",
 	 "transit_days": [1, 2, 2, 3, 3, 4, 4, 5], "weight_breaks_oz": [16], "prices_cents": [[510, 525, 540, 560, 585, 610, 640, 675]]}],
 	 "tracking": {"scheme": "luhn", "prefix": "AX", "digits": 12, "range_start": 1, "range_end": 999999}}`)
+	future := filepath.Join(dir, "future.json") // no version in force yet
+	body, err := os.ReadFile(card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(future, strings.NewReplacer("ACMEX", "FUTUR", "2026-01-01", "2099-01-01", `"AX"`, `"FX"`).Replace(string(body)))
 	grid := filepath.Join(dir, "grid.csv")
 	write(grid, "weight_lb,zone_1,zone_2,zone_3,zone_4,zone_5,zone_6,zone_7,zone_8\n1,5.10,5.25,5.40,5.60,5.85,6.10,6.40,6.75\n2,6.20,6.40,6.60,6.85,7.15,7.45,7.80,8.20\n")
 	excelGrid := filepath.Join(dir, "excel.csv") // the same grid, saved as "CSV UTF-8"
@@ -652,9 +658,11 @@ func TestCarrierCommands(t *testing.T) {
 	}{
 		{[]string{"-db", db, "carrier", "put", card}, `{"code":"ACMEX","version":1,"effective_from":"2026-01-01","in_force_version":1,"created":true}`},
 		{[]string{"carrier", "prices", "ACMEX", "GROUND", grid, "-effective-from", "2099-01-01", "-db", db}, `{"code":"ACMEX","version":2,"effective_from":"2099-01-01","in_force_version":1,"created":false}`},
-		{[]string{"carrier", "-db", db, "list"}, `{"code":"ACMEX","name":"Acme Express","version":1,"effective_from":"2026-01-01","services":["GROUND"]}`},
+		{[]string{"carrier", "put", future, "-db", db}, `{"code":"FUTUR","version":1,"effective_from":"2099-01-01","in_force_version":null,"created":true}`},
+		{[]string{"carrier", "-db", db, "list"}, `{"code":"ACMEX","name":"Acme Express","version":1,"effective_from":"2026-01-01","in_force_version":1,"services":["GROUND"]}` + "\n" +
+			`{"code":"FUTUR","name":"Acme Express","version":1,"effective_from":"2099-01-01","in_force_version":null,"services":["GROUND"]}`},
 		{[]string{"carrier", "prices", "ACMEX", "GROUND", excelGrid, "-effective-from", "2099-01-01", "-dry-run", "-db", db},
-			`{"code":"ACMEX","version":3,"effective_from":"2099-01-01","in_force_version":1,"created":false,"dry_run":true}`},
+			`{"code":"ACMEX","version":3,"effective_from":"2099-01-01","in_force_version":1,"created":false,"dry_run":true,"changes":[]}`},
 	} {
 		out, err := runCLI(t, tt.args...)
 		if err != nil || strings.TrimSpace(out) != tt.want {
@@ -666,10 +674,6 @@ func TestCarrierCommands(t *testing.T) {
 		t.Errorf("carrier prices with a bad cell = %v; want an error naming row 1, zone_8", err)
 	}
 	beta := filepath.Join(dir, "beta.json")
-	body, err := os.ReadFile(card)
-	if err != nil {
-		t.Fatal(err)
-	}
 	write(beta, strings.Replace(strings.Replace(string(body), "ACMEX", "BETAX", 1), `"range_start": 1,`, `"range_start": 999999,`, 1))
 	for _, dry := range []string{"-dry-run", "-dry-run=false"} {
 		if _, err := runCLI(t, "carrier", "put", dry, beta, "-db", db); err == nil || !strings.Contains(err.Error(), "tracking.range_start") || !strings.Contains(err.Error(), "carrier ACMEX") {

@@ -25,7 +25,7 @@ func commands() []command {
 		{name: "account show", synopsis: "ID|NAME", summary: "print one account as JSON, with organization_id and ingest_secret", define: defineAccountShow},
 		{name: "token create", synopsis: "-account ID -scopes S1,S2,…", summary: "create a token; prints the bearer token alone on one line", define: defineTokenCreate},
 		{name: "token revoke", synopsis: "TOKEN", summary: "revoke a token (later requests with it: 401)", define: defineTokenRevoke},
-		{name: "carrier list", synopsis: "", summary: "print every stored carrier as JSON, one line each: its version in force today and its services", define: defineCarrierList},
+		{name: "carrier list", synopsis: "", summary: "print every stored carrier as JSON, one line each: its version in force today (in_force_version; null before any is, when the first to come is shown) and its services", define: defineCarrierList},
 		{name: "carrier put", synopsis: "CARD.json [-dry-run]", summary: "store a carrier's card (with its \"code\") as its new version; prints the version", define: defineCarrierPut},
 		{name: "carrier prices", synopsis: "CODE SERVICE GRID.csv [-effective-from D] [-dry-run]", summary: "store a new version with one service's prices from a CSV grid (weight_oz|weight_lb,zone_1,…,zone_8)", define: defineCarrierPrices},
 		{name: "inspect shipment", synopsis: "ID", summary: "print a shipment's stored record as JSON, straight from the database: request, quotes in cents, label, tracking events", define: defineInspectShipment},
@@ -224,18 +224,24 @@ func defineTokenRevoke(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 	}
 }
 
-// carrierLine is a carrier as the command line prints it.
+// carrierLine is a carrier as the command line prints it, as the API shows it: the version in
+// force (before any is, the first to come) and the one in force's number, null before any is.
 type carrierLine struct {
-	Code          string   `json:"code"`
-	Name          string   `json:"name"`
-	Version       int64    `json:"version"`
-	EffectiveFrom string   `json:"effective_from"`
-	Services      []string `json:"services"`
+	Code           string   `json:"code"`
+	Name           string   `json:"name"`
+	Version        int64    `json:"version"`
+	EffectiveFrom  string   `json:"effective_from"`
+	InForceVersion *int64   `json:"in_force_version"`
+	Services       []string `json:"services"`
 }
 
 func carrierLineOf(c *shipping.StoredCarrier, today time.Time) carrierLine {
-	v := shipping.Shown(c.Versions, today.UTC().Format(time.DateOnly))
+	date := today.UTC().Format(time.DateOnly)
+	v := shipping.Shown(c.Versions, date)
 	l := carrierLine{Code: c.Code, Name: v.Card.Name, Version: v.Version, EffectiveFrom: v.Card.EffectiveFrom, Services: []string{}}
+	if f := shipping.InForce(c.Versions, date); f != nil {
+		l.InForceVersion = &f.Version
+	}
 	for _, s := range v.Card.Services {
 		l.Services = append(l.Services, s.Code)
 	}
@@ -278,13 +284,13 @@ func (e *env) printPut(put shipping.CarrierPut, dryRun bool, today time.Time) er
 		InForceVersion *int64                 `json:"in_force_version"`
 		Created        bool                   `json:"created"`
 		DryRun         bool                   `json:"dry_run,omitempty"`
-		Changes        []shipping.PriceChange `json:"changes,omitempty"`
+		Changes        []shipping.PriceChange `json:"changes,omitzero"` // [] in a dry run that changes no price
 	}{Code: put.Carrier.Code, Version: v.Version, EffectiveFrom: v.Card.EffectiveFrom, Created: put.Created, DryRun: dryRun}
 	if f := shipping.InForce(put.Carrier.Versions, today.UTC().Format(time.DateOnly)); f != nil {
 		out.InForceVersion = &f.Version
 	}
 	if dryRun {
-		out.Changes = put.Changes
+		out.Changes = append([]shipping.PriceChange{}, put.Changes...)
 	}
 	return json.NewEncoder(e.stdout).Encode(out)
 }
