@@ -70,6 +70,9 @@ func TestCardValidate(t *testing.T) {
 		{"zone chart", "ACME", func(c *Card) { c.ZoneChart = []ZoneChartEntry{{"100", "200-299", 9}} }, []string{"zone_chart[0].zone"}},
 		{"range start above end", "ACME", func(c *Card) { c.Tracking.RangeStart = 200 }, []string{"tracking.range_end"}},
 		{"range beyond digits", "ACME", func(c *Card) { c.Tracking.RangeEnd = 1e10 }, []string{"tracking.range_end"}},
+		{"range beyond 18 digits", "ACME", func(c *Card) {
+			c.Tracking.Digits, c.Tracking.RangeStart, c.Tracking.RangeEnd = 30, 1<<63-3, 1<<63-1
+		}, []string{"tracking.range_end"}},
 		{"unknown scheme", "ACME", func(c *Card) { c.Tracking.Scheme = "mod7" }, []string{"tracking.scheme"}},
 		{"impb needs codes", "ACME", func(c *Card) {
 			c.Tracking = TrackingScheme{Scheme: SchemeUSPSIMpb, MailerID: "927007687", RangeEnd: 10}

@@ -162,8 +162,14 @@ func (t *TrackingScheme) validate(v *ValidationError, p string, services []CardS
 	}
 	if w := t.serialWidth(); w > 0 && w < 19 && t.RangeEnd >= pow10(w) {
 		v.Add(p+".range_end", "out_of_range", "must fit the scheme's "+strconv.Itoa(w)+" serial digits")
+	} else if t.RangeEnd > MaxSerial {
+		v.Add(p+".range_end", "out_of_range", "must be at most "+strconv.FormatInt(MaxSerial, 10))
 	}
 }
+
+// MaxSerial is the largest serial a range may reach: 18 digits, far from int64's end, so
+// that counting serials and reserving them in blocks never overflows.
+const MaxSerial = 999_999_999_999_999_999
 
 func pow10(n int) int64 {
 	p := int64(1)
