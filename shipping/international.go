@@ -145,7 +145,8 @@ func (c *Card) validateCountryZones(v *ValidationError) {
 }
 
 // ErrCountryNotServiced is a carrier's reason for not quoting a country abroad that none of
-// its international services delivers to.
+// its international services delivers to, or a route at home when it has only international
+// services.
 var ErrCountryNotServiced = errors.New("country not serviced")
 
 // ErrDDPNotOffered is a carrier's reason for not quoting a DDP shipment: none of its services

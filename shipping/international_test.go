@@ -152,6 +152,14 @@ func TestInternationalRates(t *testing.T) {
 	if err != nil || slices.ContainsFunc(quotes, func(q Quote) bool { return q.Service == "INTL" }) {
 		t.Errorf("Rates(domestic) = %v, %v; want no INTL quote", quotes, err)
 	}
+	// A card of international services only serves no route at home: the country, not the weight.
+	intl := testCard()
+	intl.CountryZones = card.CountryZones
+	intl.Services = slices.Clone(card.Services[len(card.Services)-1:])
+	only := NewTableCarrier("ABROAD", []*CarrierVersion{{Version: 1, Card: intl}})
+	if _, err := only.Rates(context.Background(), dom); !errors.Is(err, ErrCountryNotServiced) {
+		t.Errorf("Rates(domestic) of an international-only card = %v; want ErrCountryNotServiced", err)
+	}
 	// DDP on a card without a fee.
 	card.Services[len(card.Services)-1].DDPFeeCents = 0
 	if _, err := c.Rates(context.Background(), req("CA", func(r *RateRequest) { r.DDP = true })); !errors.Is(err, ErrDDPNotOffered) {

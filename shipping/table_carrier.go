@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -198,6 +199,9 @@ func (c *TableCarrier) Quotes(ctx context.Context, req RateRequest) ([]Quote, []
 		return c.internationalRates(v, x.card, req)
 	}
 	card := x.card
+	if !slices.ContainsFunc(card.Services, func(s CardService) bool { return !s.International }) {
+		return nil, nil, ErrCountryNotServiced // a card of international services serves no route at home
+	}
 	dest := zip3Index(req.Destination.Zip)
 	if x.coverage != nil && (dest < 0 || !x.coverage[dest]) {
 		return nil, nil, ErrZipNotServiced
