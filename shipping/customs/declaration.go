@@ -250,6 +250,20 @@ func (d *Declaration) ExportStatement() string {
 	return Exemption
 }
 
+// notUSExport is what the documents print on the AES / ITN line of an export from another
+// country without an ITN: the US exemption cites a US rule that does not apply there.
+const notUSExport = "Not a US export"
+
+// exportStatement is what d's documents print on the AES / ITN line: the US filing
+// (Declaration.ExportStatement) for an export from the US, or when an ITN is given; otherwise
+// notUSExport.
+func (d Document) exportStatement() string {
+	if strings.EqualFold(d.From.Country, "US") || d.Declaration.AESITN != "" {
+		return d.Declaration.ExportStatement()
+	}
+	return notUSExport
+}
+
 // TotalValueCents is the declared value of all lines, in US cents.
 func (d *Declaration) TotalValueCents() int64 {
 	var total int64

@@ -380,7 +380,7 @@ func (d Document) drawFoot(c canvas, y int) {
 		{"Total weight", formatOz(decl.WeightOz())},
 		{"Total value", formatCents(decl.TotalValueCents()) + " " + Currency},
 		{"Incoterm", incotermLabel(decl.Incoterm)},
-		{"AES / ITN", decl.ExportStatement()},
+		{"AES / ITN", d.exportStatement()},
 	}
 	for _, f := range facts {
 		y += 34

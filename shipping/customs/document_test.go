@@ -178,11 +178,20 @@ func TestInvoicePDF(t *testing.T) {
 			wantText(t, tc.name, text, append(want, itemTexts(tc.doc)...))
 		})
 	}
-	// An export from elsewhere carries no US destination control statement.
+	// An export from elsewhere carries no US destination control statement, nor the US
+	// exemption from filing.
 	d := sampleDocument(1, "")
 	d.From.Country = "GB"
-	if text := pdfText(t, d.InvoicePDF()); strings.Contains(text, "Export Administration Regulations") {
-		t.Errorf("an invoice from GB prints the US destination control statement")
+	if text := pdfText(t, d.InvoicePDF()); strings.Contains(text, "Export Administration Regulations") ||
+		strings.Contains(text, Exemption) || !strings.Contains(text, "Not a US export") {
+		t.Errorf("an invoice from GB prints the US destination control statement or exemption:\n%s", text)
+	}
+	b, err := d.DeclarationPDF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := pdfText(t, b); strings.Contains(text, Exemption) || !strings.Contains(text, "Not a US export") {
+		t.Errorf("a declaration from GB prints the US exemption:\n%s", text)
 	}
 }
 

@@ -87,7 +87,7 @@ func (d Document) InvoicePDF() []byte {
 		{"Carrier", d.Carrier}, {"Service", d.Service},
 		{"Country of export", countryName(d.From.Country)}, {"Country of destination", countryName(d.To.Country)},
 		{"Reason for export", contentsLabel(decl.ContentsType)}, {"Incoterm", incotermLabel(decl.Incoterm)},
-		{"Currency", Currency}, {"AES / ITN", decl.ExportStatement()},
+		{"Currency", Currency}, {"AES / ITN", d.exportStatement()},
 	}
 	for i, t := range terms {
 		x := invMargin + float64(i%2)*260
