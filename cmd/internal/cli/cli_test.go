@@ -689,6 +689,43 @@ func TestCarrierCommands(t *testing.T) {
 	}
 }
 
+// TestBaseURLFlag: a -base-url that is not an http or https URL with a host stops serve before
+// it opens anything: label and document URLs begin with it.
+func TestBaseURLFlag(t *testing.T) {
+	for _, v := range []string{"not a url", "ftp://example.com", "https://", "example.com/waybill"} {
+		db := filepath.Join(t.TempDir(), "w.db")
+		_, err := runCLI(t, "serve", "-db", db, "-base-url", v)
+		if err == nil || !strings.Contains(err.Error(), "-base-url") {
+			t.Errorf("serve -base-url %q: %v; want an error naming the flag", v, err)
+		}
+		if _, err := os.Stat(db); err == nil {
+			t.Errorf("serve -base-url %q created the database", v)
+		}
+	}
+}
+
+// TestStopWhileOpening: a stop (SIGINT, SIGTERM) that comes while serve opens its database — a
+// first start's migrations — is not a failure: serve returns nil, logs it and prints no token;
+// the database opens again.
+func TestStopWhileOpening(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "w.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	e := &env{d: sqlite, limits: testLimits, getenv: noEnv, stdin: strings.NewReader(""), stdout: stdout, stderr: stderr}
+	if err := run(ctx, e, []string{"serve", "-db", db, "-addr", "127.0.0.1:0"}); err != nil || stdout.String() != "" {
+		t.Fatalf("serve stopped while opening = %v, printed %q; want nil and nothing", err, stdout)
+	}
+	if !strings.Contains(stderr.String(), `"msg":"stopped before serving"`) {
+		t.Errorf("serve stopped while opening logged %q; want a JSON line saying so", stderr)
+	}
+	if _, err := os.Stat(db); err == nil {
+		if _, err := runCLI(t, "account", "list", "-db", db); err != nil {
+			t.Errorf("the database after a stop while opening: %v", err)
+		}
+	}
+}
+
 // TestTrackingPollIntervalFlag: a bad -tracking-poll-interval stops serve before it opens
 // anything.
 func TestTrackingPollIntervalFlag(t *testing.T) {

@@ -61,6 +61,9 @@ func defineServe(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context,
 		if err != nil {
 			return err
 		}
+		if u, err := url.Parse(*baseURL); *baseURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			return fmt.Errorf("-base-url: %q is not an http or https URL with a host", *baseURL)
+		}
 		return e.serve(ctx, serveConfig{addr: *addr, db: *db, baseURL: *baseURL, allowPrivate: allowPrivate,
 			retry: retry, simulate: simulate.step, metricsAddr: *metricsAddr, pollInterval: poll})
 	}
@@ -92,6 +95,12 @@ func (e *env) serve(ctx context.Context, c serveConfig) error {
 	log := slog.New(slog.NewJSONHandler(logOut, nil))
 
 	db, err := e.d.Open(ctx, c.db)
+	if err != nil && ctx.Err() != nil {
+		// Stopped while opening (a first start's migrations, say): each migration is a
+		// transaction, so the next start goes on from there. A stop is not a failure.
+		log.Info("stopped before serving", "err", err)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
