@@ -203,6 +203,7 @@ func TestAccountCommands(t *testing.T) {
 		{[]string{"account", "show", "nobody"}, "no account"},
 		{[]string{"account", "show"}, "usage: waybill account show ID|NAME"},
 		{[]string{"account", "list", "extra"}, "usage"},
+		{[]string{"token", "create", "-account", "Initech"}, "usage: waybill token create"},
 		{[]string{"account", "frobnicate"}, "unknown command"},
 		{[]string{"serve", "-simulate-tracking=soon"}, "neither true, false nor a positive Go duration"},
 	}

@@ -185,7 +185,7 @@ func defineTokenCreate(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 	account := fs.String("account", "", "the account's id (or its name, if no other account has it)")
 	scopeList := fs.String("scopes", "", "comma-separated scopes: "+strings.Join(httpapi.AllScopes, ","))
 	return func(ctx context.Context, args []string) error {
-		if len(args) > 0 || *account == "" {
+		if len(args) > 0 || *account == "" || *scopeList == "" {
 			return errUsage("token create")
 		}
 		scopes, err := httpapi.ParseScopes(strings.Split(*scopeList, ","))

@@ -49,7 +49,7 @@ func defineServe(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context,
 		}
 		poll, err := time.ParseDuration(*pollInterval)
 		if err != nil || poll <= 0 {
-			return fmt.Errorf("-tracking-poll-interval: %q is not a positive duration", *pollInterval)
+			return fmt.Errorf("-tracking-poll-interval (WAYBILL_TRACKING_POLL_INTERVAL): %q is not a positive duration", *pollInterval)
 		}
 		if allowPrivateErr != nil && !flagGiven(fs, "webhook-allow-private") {
 			return allowPrivateErr
