@@ -166,6 +166,14 @@ func TestMetricsAccess(t *testing.T) {
 	if w.Code != 200 || !strings.Contains(w.Body.String(), "# TYPE http_requests_total counter") {
 		t.Errorf("MetricsHandler = %d %q", w.Code, w.Body)
 	}
+	// Mounted under another path, as README shows.
+	mux := http.NewServeMux()
+	mux.Handle("/internal/metrics", http.StripPrefix("/internal", e.api.MetricsHandler()))
+	w = httptest.NewRecorder()
+	mux.ServeHTTP(w, httptest.NewRequest("GET", "/internal/metrics", nil))
+	if w.Code != 200 || !strings.Contains(w.Body.String(), "# TYPE http_requests_total counter") {
+		t.Errorf("MetricsHandler under /internal = %d %q", w.Code, w.Body)
+	}
 	w = httptest.NewRecorder()
 	e.api.MetricsHandler().ServeHTTP(w, httptest.NewRequest("POST", "/metrics", nil))
 	if w.Code != 405 {
