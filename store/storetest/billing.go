@@ -324,7 +324,7 @@ func testDeferredCents(t *testing.T) {
 	b.seedLabel(acct, label{status: "OUT_FOR_DELIVERY", purchased: time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC), postage: 500, total: 500, retail: 600,
 		insured: 250_00}) // insurance: $2.55 more
 	b.seedLabel(acct, label{status: "PRE_TRANSIT", purchased: time.Date(2026, 11, 12, 0, 0, 0, 0, time.UTC), postage: 666, total: 666, retail: 700}) // not in transit yet
-	b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), postage: 111, total: 111, retail: 200}) // after period_end
+	b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), postage: 111, total: 111, retail: 200})   // after period_end
 	b.seedLabel(acct, label{status: "VOIDED", purchased: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), postage: 222, total: 222, retail: 300})
 	b.seedLabel(other, label{status: "IN_TRANSIT", purchased: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), postage: 333, total: 333, retail: 400})
 	delivered := b.seedLabel(acct, label{status: "IN_TRANSIT", purchased: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC), postage: 444, total: 444, retail: 500})
