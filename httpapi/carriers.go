@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"net/http"
 	"slices"
@@ -139,16 +140,22 @@ func (a *API) listCarriers(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	stored = slices.DeleteFunc(stored, func(c *shipping.StoredCarrier) bool { return c.Deleted })
-	views := []shipping.CarrierView{}
+	// Each carrier is viewed and encoded before the next: a real-size card decoded is several
+	// times its JSON, and a page of them all at once went far past the server's memory limit.
+	var items [][]byte
 	from := min(len(stored), (p.Number-1)*p.Size)
 	for _, c := range stored[from:min(len(stored), from+p.Size)] {
 		v, err := a.ship.carriers.View(r.Context(), c, nil)
 		if err != nil {
 			return err
 		}
-		views = append(views, v)
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		items = append(items, b)
 	}
-	writeList(w, views, offsetMeta(p, store.List[shipping.CarrierView]{Total: len(stored),
+	writeEncodedList(w, items, offsetMeta(p, store.List[shipping.CarrierView]{Total: len(stored),
 		HasNext: from+p.Size < len(stored), HasPrev: p.Number > 1}))
 	return nil
 }

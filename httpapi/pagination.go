@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -35,6 +36,34 @@ func writeList(w http.ResponseWriter, data any, meta metadata) {
 		Data     any      `json:"data"`
 		Metadata metadata `json:"metadata"`
 	}{data, meta})
+}
+
+// writeEncodedList answers a list of items already encoded, the same bytes writeList writes,
+// without joining them into one buffer first.
+func writeEncodedList(w http.ResponseWriter, items [][]byte, meta metadata) {
+	m, err := json.Marshal(meta)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, nil)
+		return
+	}
+	const open, mid, end = `{"data":[`, `],"metadata":`, "}\n"
+	n := len(open) + len(mid) + len(m) + len(end) + max(len(items)-1, 0)
+	for _, it := range items {
+		n += len(it)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(n))
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, open)
+	for i, it := range items {
+		if i > 0 {
+			io.WriteString(w, ",")
+		}
+		w.Write(it)
+	}
+	io.WriteString(w, mid)
+	w.Write(m)
+	io.WriteString(w, end)
 }
 
 // writeStoredList answers a list of stored responses, linked: the same bytes writeList writes
