@@ -120,18 +120,13 @@ func boolParam(r *http.Request, name string) (bool, error) {
 	return v, nil
 }
 
-// purchaseRate buys rateID for the shipment (the buy endpoint, and POST /shipments with
-// buy_cheapest_rate) and returns the purchased shipment. idempotencyKey may be empty.
-func (a *API) purchaseRate(ctx context.Context, accountID, shipmentID, rateID string, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, error) {
-	s, _, _, err := a.buy(ctx, accountID, shipmentID, rateID, 0, inlineLabel, idempotencyKey)
-	return s, err
-}
-
 // buy is purchaseRate, with the purchase's options, that also reports whether the answer is an
 // idempotent replay, and returns the shipment's stored rendering when that is the answer (not
 // for a replay, nor with the label document inlined).
 func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, insuredCents int64, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, string, bool, error) {
-	req := shipping.BuyRequest{AccountID: accountID, ShipmentID: shipmentID, RateID: rateID, InsuredCents: insuredCents}
+	// With the label document inlined the answer is the shipment itself, with every quote.
+	req := shipping.BuyRequest{AccountID: accountID, ShipmentID: shipmentID, RateID: rateID, InsuredCents: insuredCents,
+		WholeShipment: inlineLabel}
 	bought, err := a.labels.buyer.Buy(ctx, req.Keyed(idempotencyKey, inlineLabel))
 	if err != nil {
 		return nil, "", false, err

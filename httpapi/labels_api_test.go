@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image/png"
@@ -541,4 +542,47 @@ func TestIdempotencyKeyDecidesFirst(t *testing.T) {
 			t.Errorf("POST %s under the used key: %d %s; want 422 idempotency_key_reused", other, code, body)
 		}
 	}
+}
+
+// TestBoughtShipmentHasEveryQuote: a purchase reads only the bought rate before the carrier
+// call; every answer still shows the shipment with all its quotes, as GET does: the plain buy,
+// the buy with the label document inlined, a replay under an Idempotency-Key, and a create
+// that buys its cheapest rate.
+func TestBoughtShipmentHasEveryQuote(t *testing.T) {
+	e := newEnv(t)
+	type answer struct {
+		Data struct {
+			ID            string            `json:"id"`
+			ShippingRates []json.RawMessage `json:"shipping_rates"`
+		} `json:"data"`
+	}
+	check := func(name string, w *httptest.ResponseRecorder, status int) {
+		t.Helper()
+		got := decode[answer](t, w, status)
+		stored := decode[answer](t, e.do("GET", "/shipments/"+got.Data.ID, "all", nil), http.StatusOK)
+		if len(got.Data.ShippingRates) < 2 || len(got.Data.ShippingRates) != len(stored.Data.ShippingRates) {
+			t.Errorf("%s: answered %d quotes; GET shows %d (want at least 2)", name, len(got.Data.ShippingRates), len(stored.Data.ShippingRates))
+		}
+	}
+	buy := func(path, key string) *httptest.ResponseRecorder {
+		s := decode[shipmentAnswer](t, e.do("POST", "/shipments", "all", shipmentBody("ALL", "PDF")), http.StatusCreated)
+		req := httptest.NewRequest("POST", "/shipments/"+s.Data.ID+"/rates/"+s.Data.ShippingRates[1].ID+path, nil)
+		req.Header.Set("Authorization", "Bearer "+e.tokens["all"])
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		w := httptest.NewRecorder()
+		e.api.ServeHTTP(w, req)
+		if key != "" {
+			check("the first buy under a key", w, http.StatusOK)
+			w = httptest.NewRecorder()
+			e.api.ServeHTTP(w, req.Clone(req.Context()))
+		}
+		return w
+	}
+	check("a buy", buy("", ""), http.StatusOK)
+	check("a buy with the label inlined", buy("?inline_label=true", ""), http.StatusOK)
+	check("a replay under a key", buy("", "k-every-quote"), http.StatusOK)
+	body := strings.Replace(shipmentBody("ALL", "PDF"), "{", `{"buy_cheapest_rate": true, `, 1)
+	check("a create that buys", e.do("POST", "/shipments", "all", body), http.StatusCreated)
 }

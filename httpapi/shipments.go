@@ -58,11 +58,11 @@ func (a *API) answerCreate(w http.ResponseWriter, ctx context.Context, n shippin
 	}
 	if n.Request.BuyCheapestRate {
 		cheapest, _ := shipping.Cheapest(s.ShippingRates)
-		bought, err := a.purchaseRate(ctx, n.AccountID, s.ID, cheapest.ID, false, "")
+		_, rendered, _, err := a.buy(ctx, n.AccountID, s.ID, cheapest.ID, 0, false, "")
 		if err != nil {
 			return err
 		}
-		writeData(w, http.StatusCreated, bought)
+		a.writeStoredData(w, http.StatusCreated, rendered)
 		return nil
 	}
 	// The stored rendering is the answer: the shipment is encoded once.

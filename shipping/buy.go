@@ -23,6 +23,10 @@ type BuyRequest struct {
 	// Key is the request's Idempotency-Key ("" for none), Fingerprint what the request asked
 	// for: the same key must ask the same.
 	Key, Fingerprint string
+	// WholeShipment asks that Bought.Shipment carry every quote of the shipment, for a caller
+	// that answers with it rather than with Bought.Rendered (a label document inlined, say).
+	// Without it a store may give the bought rate alone when it gives the rendering.
+	WholeShipment bool
 }
 
 // MaxIdempotencyKey bounds an Idempotency-Key.
@@ -59,7 +63,9 @@ func (r BuyRequest) Keyed(key string, inlineLabel bool) BuyRequest {
 }
 
 // Bought is a purchase's answer: the bought shipment, its stored rendering when the store kept
-// one (empty for a replay), and whether it is an Idempotency-Key's stored answer.
+// one (empty for a replay), and whether it is an Idempotency-Key's stored answer. With a
+// rendering and without BuyRequest.WholeShipment, Shipment.ShippingRates may hold the bought
+// rate alone: the rendering is the answer.
 type Bought struct {
 	Shipment *Shipment
 	Rendered string
@@ -112,7 +118,7 @@ type Reservation interface {
 	// transaction the shipment is written only if it is still OPEN as held (else
 	// ErrReservationLost), and check decides again with the order's shipments read anew, the
 	// order locked (BuyRequest.Recheck): of two buys for one order that race, the second sees
-	// the first's label.
+	// the first's label. s is the bought shipment as Bought.Shipment holds it.
 	Record(ctx context.Context, trackingCode string, check func(Reservation) error) (s *Shipment, rendered string, err error)
 	// Release gives the shipment and the key up, writing nothing else.
 	Release(ctx context.Context) error

@@ -66,6 +66,8 @@ type labelBuy struct {
 	held           []string // the keys of db.holds this purchase holds
 
 	read    *shipping.Shipment // the shipment as read before the reservation; nil if unreadable
+	// onlyRate is true while read's ShippingRates hold the bought rate alone (wholeRates).
+	onlyRate bool
 	stored  []byte             // read's packed value, which every change to the shipment rewrites
 	pre     *prebought         // read bought with the mark; nil unless read was OPEN with the rate
 	labelID string
@@ -99,8 +101,8 @@ func (b *labelBuy) unhold() {
 
 // prepare reads the shipment and, if it is OPEN with the rate, renders it bought.
 func (b *labelBuy) prepare(ctx context.Context) error {
-	read, stored, open := b.db.shipmentToBuy(ctx, b.r.AccountID, b.r.ShipmentID)
-	b.read, b.stored = read, stored
+	read, stored, open := b.db.shipmentToBuy(ctx, b.r.AccountID, b.r.ShipmentID, b.r.RateID)
+	b.read, b.stored, b.onlyRate = read, stored, read != nil
 	if read == nil || read.Status != shipping.StatusOpen || b.rateOf(read) == nil {
 		return nil
 	}
@@ -108,8 +110,27 @@ func (b *labelBuy) prepare(ctx context.Context) error {
 	bought := *read
 	purchased(&bought, *b.rateOf(&bought), b.labelID, trackingCodeMark, b.now, b.r.InsuredCents, b.insurance)
 	var err error
-	b.pre, err = prebuy(&bought, open, read.UpdatedAt)
+	b.pre, err = prebuy(&bought, open, read.UpdatedAt, func() error {
+		err := b.wholeRates(ctx, b.db.r)
+		bought.ShippingRates = read.ShippingRates
+		return err
+	})
 	return err
+}
+
+// wholeRates reads, once, the quotes of the shipment read before the reservation that
+// shipmentToBuy left out: the answer is the stored rendering, which has them, unless the whole
+// shipment is asked for (an Idempotency-Key's answer, BuyRequest.WholeShipment).
+func (b *labelBuy) wholeRates(ctx context.Context, q querier) error {
+	if !b.onlyRate {
+		return nil
+	}
+	b.read.ShippingRates = nil
+	if err := loadQuotes(ctx, q, []*shipping.Shipment{b.read}); err != nil {
+		return err
+	}
+	b.onlyRate = false
+	return nil
 }
 
 // rateOf returns the rate bought in s, nil if s has none of that ID.
@@ -224,6 +245,11 @@ func (b *labelBuy) Record(ctx context.Context, code string, check func(shipping.
 	if err != nil {
 		return nil, "", err
 	}
+	if b.r.WholeShipment && b.s == b.read {
+		if err := b.wholeRates(ctx, b.db.r); err != nil { // quotes never change: read after the commit
+			return nil, "", err
+		}
+	}
 	if b.codeJSON != nil {
 		return b.s, b.pre.shipment.with(b.codeJSON), nil
 	}
@@ -264,6 +290,11 @@ func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string, check fu
 	}
 	if b.r.Key == "" {
 		return nil
+	}
+	if s == b.read {
+		if err := b.wholeRates(ctx, tx); err != nil {
+			return err
+		}
 	}
 	answer, err := json.Marshal(s)
 	if err != nil {
@@ -437,12 +468,12 @@ func (db *DB) lockOrderShipments(ctx context.Context, tx *sql.Tx, accountID, ord
 	return shipments[orderID], err
 }
 
-// shipmentToBuy reads a shipment with its rates, without its label, its packed value and its
-// rendering, off the writer; nil when it cannot (a missing shipment, one without a packed
+// shipmentToBuy reads a shipment with the rate rateID alone among its quotes (none if it has no
+// such rate), without its label, its packed value and its rendering, off the writer; nil when it cannot (a missing shipment, one without a packed
 // rendering, an error: the purchase's transaction reads it again). Without its label: the read
 // is used only if the shipment is OPEN, and an OPEN shipment has none (a label moves its
 // shipment on, and no shipment moves back).
-func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (s *shipping.Shipment, packed, rendering []byte) {
+func (db *DB) shipmentToBuy(ctx context.Context, accountID, id, rateID string) (s *shipping.Shipment, packed, rendering []byte) {
 	var orderID sql.NullString
 	var additional bool
 	s, err := scanShipment(db.readRow(ctx, `SELECT `+shipmentColumns+`, packed, order_id, order_additional FROM `+shipmentsFrom+`
@@ -454,7 +485,12 @@ func (db *DB) shipmentToBuy(ctx context.Context, accountID, id string) (s *shipp
 	if rendering, err = codec.AppendRendering(nil, packed, 1); err != nil {
 		return nil, nil, nil
 	}
-	if err := loadQuotes(ctx, db.r, []*shipping.Shipment{s}); err != nil {
+	// The bought rate alone: the stored rendering has the others (labelBuy.wholeRates).
+	s.ShippingRates = []shipping.Rate{}
+	r, err := scanQuote(db.readRow(ctx, `SELECT `+quoteColumns+` FROM shipment_quotes WHERE shipment_id = $1 AND id = $2`, id, rateID))
+	if err == nil {
+		s.ShippingRates = append(s.ShippingRates, r)
+	} else if !errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, nil
 	}
 	return s, packed, rendering
@@ -479,14 +515,18 @@ type prebought struct {
 
 // prebuy makes the prebought of s, bought with trackingCodeMark for its tracking code, from
 // open, its rendering before (when its updated_at was then); nil when a rendering does not
-// hold the mark.
-func prebuy(s *shipping.Shipment, open []byte, then shipping.Timestamp) (*prebought, error) {
+// hold the mark. When open cannot be spliced, s is rendered whole, its every quote read first
+// (wholeRates).
+func prebuy(s *shipping.Shipment, open []byte, then shipping.Timestamp, wholeRates func() error) (*prebought, error) {
 	labelJSON, err := renderLabel(s.ShippingLabel)
 	if err != nil {
 		return nil, err
 	}
 	shipmentJSON := boughtRendering(open, s, then, labelJSON)
 	if shipmentJSON == nil {
+		if err := wholeRates(); err != nil {
+			return nil, err
+		}
 		if shipmentJSON, err = renderShipment(s); err != nil {
 			return nil, err
 		}

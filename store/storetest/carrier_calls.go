@@ -382,3 +382,58 @@ func testPurchaseTellsSubscribers(t *testing.T) {
 		t.Errorf("events of the paused subscription: %+v; want none", e)
 	}
 }
+
+// A purchase reads only the bought rate of its shipment before the carrier call, and answers
+// with the stored rendering, which has every quote. Where the shipment itself is the answer it
+// has every quote too: BuyRequest.WholeShipment (a label document inlined), and an
+// Idempotency-Key's stored answer and its replay.
+func testBoughtAnswers(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	acct, err := db.CreateAccount(ctx, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := buyer(db, func(_ context.Context, _ *shipping.Shipment, _ shipping.Rate, labelID string, _ shipping.SerialSource) (string, error) {
+		return "TRK-" + labelID, nil
+	})
+	for _, tt := range []struct {
+		name  string
+		edit  func(*shipping.BuyRequest)
+		whole bool // the answer's shipment has every quote
+	}{
+		{"plain", func(*shipping.BuyRequest) {}, false},
+		{"the whole shipment asked for", func(r *shipping.BuyRequest) { r.WholeShipment = true }, true},
+		{"under a key", func(r *shipping.BuyRequest) { r.Key, r.Fingerprint = "k-answers", "f" }, true},
+	} {
+		s := testShipment(db, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
+		if _, err := db.CreateShipment(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		req := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: s.ID, RateID: s.ShippingRates[1].ID}
+		tt.edit(&req)
+		got, err := b.Buy(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: buy = %v", tt.name, err)
+		}
+		stored, err := db.ShipmentJSON(ctx, acct.ID, s.ID)
+		if err != nil || got.Rendered != stored {
+			t.Errorf("%s: answered %.80s…; want the stored rendering %.80s…, %v", tt.name, got.Rendered, stored, err)
+		}
+		for _, r := range s.ShippingRates {
+			if !strings.Contains(stored, `"id":"`+r.ID+`"`) {
+				t.Errorf("%s: the rendering lacks quote %s", tt.name, r.ID)
+			}
+		}
+		if n := len(got.Shipment.ShippingRates); tt.whole && n != 3 || n == 0 {
+			t.Errorf("%s: the bought shipment has %d quotes; want %s", tt.name, n, map[bool]string{true: "3", false: "the bought one at least"}[tt.whole])
+		}
+		if req.Key == "" {
+			continue
+		}
+		again, err := b.Buy(ctx, req)
+		if err != nil || !again.Replayed || len(again.Shipment.ShippingRates) != 3 {
+			t.Errorf("%s: the replay = %+v, %v; want the stored answer with 3 quotes", tt.name, again, err)
+		}
+	}
+}

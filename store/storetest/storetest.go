@@ -99,6 +99,7 @@ var tests = []struct {
 	{"SoldLabelVoided", testSoldLabelVoided},
 	{"PurchaseHold", testPurchaseHold},
 	{"PurchaseTellsSubscribers", testPurchaseTellsSubscribers},
+	{"BoughtAnswers", testBoughtAnswers},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of
