@@ -65,12 +65,11 @@ type labelBuy struct {
 	now, insurance int64
 	held           []string // the keys of db.holds this purchase holds
 
-	read    *shipping.Shipment // the shipment as read before the reservation; nil if unreadable
-	// onlyRate is true while read's ShippingRates hold the bought rate alone (wholeRates).
-	onlyRate bool
-	stored  []byte             // read's packed value, which every change to the shipment rewrites
-	pre     *prebought         // read bought with the mark; nil unless read was OPEN with the rate
-	labelID string
+	read     *shipping.Shipment // the shipment as read before the reservation; nil if unreadable
+	onlyRate bool               // read's ShippingRates hold the bought rate alone (wholeRates)
+	stored   []byte             // read's packed value, which every change to the shipment rewrites
+	pre      *prebought         // read bought with the mark; nil unless read was OPEN with the rate
+	labelID  string
 
 	key      *shipping.StoredKey // the Idempotency-Key as recorded before; nil if it was not
 	s        *shipping.Shipment  // the shipment to buy
@@ -469,10 +468,11 @@ func (db *DB) lockOrderShipments(ctx context.Context, tx *sql.Tx, accountID, ord
 }
 
 // shipmentToBuy reads a shipment with the rate rateID alone among its quotes (none if it has no
-// such rate), without its label, its packed value and its rendering, off the writer; nil when it cannot (a missing shipment, one without a packed
-// rendering, an error: the purchase's transaction reads it again). Without its label: the read
-// is used only if the shipment is OPEN, and an OPEN shipment has none (a label moves its
-// shipment on, and no shipment moves back).
+// such rate), without its label, its packed value and its rendering, off the writer; nil when
+// it cannot (a missing shipment, one without a packed rendering, an error: the purchase's
+// transaction reads it again). Without its label: the read is used only if the shipment is
+// OPEN, and an OPEN shipment has none (a label moves its shipment on, and no shipment moves
+// back).
 func (db *DB) shipmentToBuy(ctx context.Context, accountID, id, rateID string) (s *shipping.Shipment, packed, rendering []byte) {
 	var orderID sql.NullString
 	var additional bool

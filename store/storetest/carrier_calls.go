@@ -398,17 +398,24 @@ func testBoughtAnswers(t *testing.T) {
 		return "TRK-" + labelID, nil
 	})
 	for _, tt := range []struct {
-		name  string
-		edit  func(*shipping.BuyRequest)
-		whole bool // the answer's shipment has every quote
+		name    string
+		edit    func(*shipping.BuyRequest)
+		whole   bool // the answer's shipment has every quote
+		unsplit bool // the stored rendering cannot be spliced: the bought shipment is rendered whole
 	}{
-		{"plain", func(*shipping.BuyRequest) {}, false},
-		{"the whole shipment asked for", func(r *shipping.BuyRequest) { r.WholeShipment = true }, true},
-		{"under a key", func(r *shipping.BuyRequest) { r.Key, r.Fingerprint = "k-answers", "f" }, true},
+		{"plain", func(*shipping.BuyRequest) {}, false, false},
+		{"the whole shipment asked for", func(r *shipping.BuyRequest) { r.WholeShipment = true }, true, false},
+		{"under a key", func(r *shipping.BuyRequest) { r.Key, r.Fingerprint = "k-answers", "f" }, true, false},
+		{"a rendering rendered again", func(*shipping.BuyRequest) {}, false, true},
 	} {
 		s := testShipment(db, acct.ID, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
 		if _, err := db.CreateShipment(ctx, s); err != nil {
 			t.Fatal(err)
+		}
+		if tt.unsplit { // its updated_at is no longer the rendering's
+			if _, err := sqlOf(db).ExecContext(ctx, `UPDATE shipments SET updated_at = updated_at + 1 WHERE id = $1`, s.ID); err != nil {
+				t.Fatal(err)
+			}
 		}
 		req := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: s.ID, RateID: s.ShippingRates[1].ID}
 		tt.edit(&req)
