@@ -120,9 +120,10 @@ func boolParam(r *http.Request, name string) (bool, error) {
 	return v, nil
 }
 
-// buy is purchaseRate, with the purchase's options, that also reports whether the answer is an
-// idempotent replay, and returns the shipment's stored rendering when that is the answer (not
-// for a replay, nor with the label document inlined).
+// buy buys rateID for the shipment (the buy endpoint, POST /shipments with buy_cheapest_rate, a
+// batch item) and returns the purchased shipment, its stored rendering when that is the answer
+// (not for a replay, nor with the label document inlined: then the shipment is, with every
+// quote), and whether the answer is an idempotent replay. idempotencyKey may be empty.
 func (a *API) buy(ctx context.Context, accountID, shipmentID, rateID string, insuredCents int64, inlineLabel bool, idempotencyKey string) (*shipping.Shipment, string, bool, error) {
 	// With the label document inlined the answer is the shipment itself, with every quote.
 	req := shipping.BuyRequest{AccountID: accountID, ShipmentID: shipmentID, RateID: rateID, InsuredCents: insuredCents,
