@@ -38,6 +38,10 @@ func writeList(w http.ResponseWriter, data any, meta metadata) {
 	}{data, meta})
 }
 
+// listOpen, listMid and listEnd are the list envelope's bytes around its items and its
+// metadata, as writeList's encoding writes them, for the lists written from encoded items.
+const listOpen, listMid, listEnd = `{"data":[`, `],"metadata":`, "}\n"
+
 // writeEncodedList answers a list of items already encoded, the same bytes writeList writes,
 // without joining them into one buffer first.
 func writeEncodedList(w http.ResponseWriter, items [][]byte, meta metadata) {
@@ -46,24 +50,23 @@ func writeEncodedList(w http.ResponseWriter, items [][]byte, meta metadata) {
 		writeJSON(w, http.StatusInternalServerError, nil)
 		return
 	}
-	const open, mid, end = `{"data":[`, `],"metadata":`, "}\n"
-	n := len(open) + len(mid) + len(m) + len(end) + max(len(items)-1, 0)
+	n := len(listOpen) + len(listMid) + len(m) + len(listEnd) + max(len(items)-1, 0)
 	for _, it := range items {
 		n += len(it)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(http.StatusOK)
-	io.WriteString(w, open)
+	io.WriteString(w, listOpen)
 	for i, it := range items {
 		if i > 0 {
 			io.WriteString(w, ",")
 		}
 		w.Write(it)
 	}
-	io.WriteString(w, mid)
+	io.WriteString(w, listMid)
 	w.Write(m)
-	io.WriteString(w, end)
+	io.WriteString(w, listEnd)
 }
 
 // writeStoredList answers a list of stored responses, linked: the same bytes writeList writes
@@ -75,14 +78,14 @@ func (a *API) writeStoredList(w http.ResponseWriter, items []string, meta metada
 		return
 	}
 	b := responses.Get().(*[]byte)
-	*b = append((*b)[:0], `{"data":[`...)
+	*b = append((*b)[:0], listOpen...)
 	for i, it := range items {
 		if i > 0 {
 			*b = append(*b, ',')
 		}
 		*b = a.appendLinked(*b, it)
 	}
-	*b = append(append(append(*b, `],"metadata":`...), m...), "}\n"...)
+	*b = append(append(append(*b, listMid...), m...), listEnd...)
 	writeBytes(w, http.StatusOK, *b)
 	responses.Put(b)
 }
