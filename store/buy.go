@@ -118,8 +118,9 @@ func (b *labelBuy) prepare(ctx context.Context) error {
 }
 
 // wholeRates reads, once, the quotes of the shipment read before the reservation that
-// shipmentToBuy left out: the answer is the stored rendering, which has them, unless the whole
-// shipment is asked for (an Idempotency-Key's answer, BuyRequest.WholeShipment).
+// shipmentToBuy left out: the answer is the stored rendering, which has them, except where the
+// shipment itself is (BuyRequest.WholeShipment, an Idempotency-Key's stored answer) or is
+// rendered whole (a stored rendering that cannot be spliced: prebuy).
 func (b *labelBuy) wholeRates(ctx context.Context, q querier) error {
 	if !b.onlyRate {
 		return nil
