@@ -9,6 +9,7 @@ import (
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/shipping/manifest"
 	"github.com/waybill/waybill/store"
+	"github.com/waybill/waybill/webhook"
 )
 
 // Error is an API error answer: {"errors": {status, code, message, …}}.
@@ -92,7 +93,7 @@ func errorFor(err error) *Error {
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "nothing_to_manifest", Message: err.Error()}
 	case errors.Is(err, shipping.ErrLabelManifested):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "label_manifested", Message: err.Error()}
-	case errors.Is(err, shipping.ErrInvalidState), errors.Is(err, billing.ErrInvalidState):
+	case errors.Is(err, shipping.ErrInvalidState), errors.Is(err, billing.ErrInvalidState), errors.Is(err, webhook.ErrInactive):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "invalid_state", Message: err.Error()}
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: "internal_error", Message: "internal error"}

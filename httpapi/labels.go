@@ -25,7 +25,7 @@ type labelState struct {
 
 func (a *API) setupLabels() error {
 	a.labels = &labelState{}
-	a.labels.buyer = &shipping.Buyer{Store: a.db, Carrier: a.ship.carriers.Find, Serials: a.db.Serials(),
+	a.labels.buyer = &shipping.Buyer{Store: a.db, Carrier: a.ship.carriers.Find, Serials: a.db.Serials(), Now: a.now,
 		Timeout: a.cfg.CarrierTimeout, Log: a.log}
 	a.labels.voids = &shipping.VoidWorker{Queue: a.db, Buyer: a.labels.buyer, Now: a.now, Log: a.workerLog("label_voider")}
 	// An Idempotency-Key replays its answer for at least a day.

@@ -89,9 +89,15 @@ func invalidWebhook(err error) error {
 	return err
 }
 
-// checkWebhookURL validates a subscription URL, refusing private targets unless allowed.
+// checkWebhookURL validates a subscription URL, refusing private targets unless allowed; a
+// refused URL is a *shipping.ValidationError.
 func (a *API) checkWebhookURL(ctx context.Context, raw string) error {
-	return webhook.CheckURL(ctx, "url", raw, a.cfg.WebhookAllowPrivate, a.webhooks.resolver)
+	err := webhook.CheckURL(ctx, "url", raw, a.cfg.WebhookAllowPrivate, a.webhooks.resolver)
+	var fe *webhook.FieldError
+	if errors.As(err, &fe) {
+		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: fe.Field, Code: fe.Code, Message: fe.Message}}}
+	}
+	return err
 }
 
 // createWebhook: POST /webhooks {url, topic, is_active?}. The secret is shown only here.

@@ -112,8 +112,11 @@ type Reservation interface {
 	// OrderShipments are the shipments made for the shipment's order, nil when it has none or is
 	// an additional parcel.
 	OrderShipments() []OrderShipment
-	// Record writes the purchase under trackingCode in one transaction: the label, the bought
-	// shipment, the LABEL_PURCHASED event and the Idempotency-Key with its answer
+	// Prepare readies the purchase before the carrier is called, so that recording it has only
+	// the tracking code to fill in.
+	Prepare(ctx context.Context, p Purchase) error
+	// Record writes the prepared purchase under trackingCode in one transaction: the shipment
+	// as Purchase.Apply makes it, its label, PurchasedEvent and the Idempotency-Key with its answer
 	// (ErrIdempotencyKeyTaken when another purchase recorded under the key first). In that
 	// transaction the shipment is written only if it is still OPEN as held (else
 	// ErrReservationLost), and check decides again with the order's shipments read anew, the
@@ -190,7 +193,9 @@ type Buyer struct {
 	Serials SerialSource
 	// Timeout bounds each carrier call; 0 is DefaultCarrierTimeout.
 	Timeout time.Duration
-	Log     *slog.Logger
+	// Now is the clock purchases are dated by.
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // DefaultCarrierTimeout bounds a carrier call unless configured.
@@ -230,6 +235,10 @@ func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
 			b.log().Error("buy: release the shipment", "shipment", s.ID, "err", err)
 		}
 	}
+	if err := res.Prepare(ctx, r.PurchaseOf(res, b.Now())); err != nil {
+		release()
+		return Bought{}, err
+	}
 	sold := SoldLabel{AccountID: r.AccountID, ShipmentID: s.ID, LabelID: labelID, Carrier: rate.Carrier}
 	sold.TrackingCode, err = b.purchase(ctx, sold, PurchaseRequest{LabelID: labelID, ShipmentID: s.ID,
 		Service: rate.Service, ShipDate: s.ShipDate, Serials: b.Serials})
@@ -259,6 +268,12 @@ func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
 		return Bought{}, err
 	}
 	return Bought{Shipment: bought, Rendered: rendered}, nil
+}
+
+// PurchaseOf is the purchase r makes, at at, of the rate its reservation holds.
+func (r BuyRequest) PurchaseOf(res Reservation, at time.Time) Purchase {
+	_, rate := res.Held()
+	return Purchase{LabelID: res.LabelID(), RateID: rate.ID, At: at, InsuredCents: r.InsuredCents}
 }
 
 // Recheck is Check inside the transaction that records the purchase.

@@ -40,6 +40,8 @@ func (r buyReservation) Held() (*Shipment, *Rate) {
 
 func (r buyReservation) LabelID() string { return "lbl_1" }
 
+func (r buyReservation) Prepare(context.Context, Purchase) error { return nil }
+
 func (r buyReservation) Record(ctx context.Context, code string, check func(Reservation) error) (*Shipment, string, error) {
 	if r.st.recordErr != nil {
 		return nil, "", r.st.recordErr
@@ -87,7 +89,7 @@ func TestBuyerRecordFails(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &buyStore{recordErr: tt.recordErr, queueErr: tt.queue}
 			c := &soldCarrier{}
-			b := &Buyer{Store: st, Carrier: func(context.Context, string) (Carrier, bool, error) { return c, true, nil }}
+			b := &Buyer{Store: st, Now: time.Now, Carrier: func(context.Context, string) (Carrier, bool, error) { return c, true, nil }}
 			got, err := b.Buy(context.Background(), BuyRequest{AccountID: "a", ShipmentID: "shp_1", RateID: "rate_1"})
 			if !errors.Is(err, tt.recordErr) || tt.recordErr == nil && got.Shipment == nil {
 				t.Fatalf("Buy = %+v, %v; want %v", got, err, tt.recordErr)

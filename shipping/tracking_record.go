@@ -1,6 +1,10 @@
 package shipping
 
-import "context"
+import (
+	"context"
+
+	"github.com/waybill/waybill/webhook"
+)
 
 // LabelEvent is the payload of the LABEL_* webhook events (DESIGN §6).
 type LabelEvent struct {
@@ -82,11 +86,11 @@ func RecordTrackingEvent(ctx context.Context, st TrackingStore, carrier, trackin
 		}
 		payload := LabelEventOf(l, events)
 		if effect.EnteredNetwork {
-			if err := t.Emit(ctx, "LABEL_IN_TRANSIT", payload); err != nil {
+			if err := t.Emit(ctx, webhook.TopicLabelInTransit, payload); err != nil {
 				return err
 			}
 		}
-		if err := t.Emit(ctx, "LABEL_TRACKING_UPDATED", payload); err != nil {
+		if err := t.Emit(ctx, webhook.TopicLabelTrackingUpdated, payload); err != nil {
 			return err
 		}
 		if effect.Finished {

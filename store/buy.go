@@ -34,7 +34,6 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest) (shipping.R
 		return nil, err
 	}
 	b := &labelBuy{db: db, r: r, now: db.now()}
-	b.insurance = shipping.InsuranceCents(r.InsuredCents)
 	if r.Key != "" {
 		if err := b.hold(ctx, "key "+r.AccountID+"/"+r.Key); err != nil {
 			return nil, err
@@ -42,7 +41,8 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest) (shipping.R
 	}
 	err := b.hold(ctx, "shipment "+r.AccountID+"/"+r.ShipmentID)
 	if err == nil {
-		err = b.prepare(ctx)
+		b.read, b.stored, b.rendering = db.shipmentToBuy(ctx, r.AccountID, r.ShipmentID, r.RateID)
+		b.onlyRate = b.read != nil
 	}
 	if err == nil && b.read != nil && b.read.OrderID != "" && !b.read.Additional {
 		err = b.hold(ctx, "order "+r.AccountID+"/"+b.read.OrderID)
@@ -60,16 +60,18 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest) (shipping.R
 // labelBuy is one purchase: what it asks for, what was prepared before its reservation, and
 // what the reservation holds (shipping.Reservation).
 type labelBuy struct {
-	db             *DB
-	r              shipping.BuyRequest
-	now, insurance int64
-	held           []string // the keys of db.holds this purchase holds
+	db   *DB
+	r    shipping.BuyRequest
+	p    shipping.Purchase // as prepared
+	now  int64             // when the purchase is dated (Prepare)
+	held []string          // the keys of db.holds this purchase holds
 
-	read     *shipping.Shipment // the shipment as read before the reservation; nil if unreadable
-	onlyRate bool               // read's ShippingRates hold the bought rate alone (wholeRates)
-	stored   []byte             // read's packed value, which every change to the shipment rewrites
-	pre      *prebought         // read bought with the mark; nil unless read was OPEN with the rate
-	labelID  string
+	read      *shipping.Shipment // the shipment as read before the reservation; nil if unreadable
+	onlyRate  bool               // read's ShippingRates hold the bought rate alone (wholeRates)
+	stored    []byte             // read's packed value, which every change to the shipment rewrites
+	rendering []byte             // read's stored rendering
+	pre       *prebought         // read bought with the mark; nil unless prepared from read
+	labelID   string
 
 	key      *shipping.StoredKey // the Idempotency-Key as recorded before; nil if it was not
 	s        *shipping.Shipment  // the shipment to buy
@@ -98,22 +100,28 @@ func (b *labelBuy) unhold() {
 	b.held = nil
 }
 
-// prepare reads the shipment and, if it is OPEN with the rate, renders it bought.
-func (b *labelBuy) prepare(ctx context.Context) error {
-	read, stored, open := b.db.shipmentToBuy(ctx, b.r.AccountID, b.r.ShipmentID, b.r.RateID)
-	b.read, b.stored, b.onlyRate = read, stored, read != nil
-	if read == nil || read.Status != shipping.StatusOpen || b.rateOf(read) == nil {
+// readOpen reports whether the shipment read before the reservation was OPEN with the rate:
+// then it is the one the purchase checks and prepares, with no second read.
+func (b *labelBuy) readOpen() bool {
+	return b.read != nil && b.read.Status == shipping.StatusOpen && b.rateOf(b.read) != nil
+}
+
+// Prepare takes the purchase to record (shipping.Reservation) and, if the shipment was read
+// OPEN with the rate, renders it bought with the mark for the tracking code.
+func (b *labelBuy) Prepare(ctx context.Context, p shipping.Purchase) error {
+	b.p, b.now = p, Micros(p.At)
+	if !b.asRead {
 		return nil
 	}
-	b.labelID = b.db.NewID()
-	bought := *read
-	purchased(&bought, *b.rateOf(&bought), b.labelID, trackingCodeMark, b.now, b.r.InsuredCents, b.insurance)
+	bought := *b.read
+	p.Apply(&bought, trackingCodeMark)
 	var err error
-	b.pre, err = prebuy(&bought, open, read.UpdatedAt, func() error {
+	b.pre, err = prebuy(&bought, b.rendering, b.read.UpdatedAt, func() error {
 		err := b.wholeRates(ctx, b.db.r)
-		bought.ShippingRates = read.ShippingRates
+		bought.ShippingRates = b.read.ShippingRates
 		return err
 	})
+	b.asRead = b.pre != nil
 	return err
 }
 
@@ -167,8 +175,8 @@ func (b *labelBuy) reserve(ctx context.Context) error {
 			return err
 		}
 	}
-	b.s, b.asRead = b.read, b.pre != nil
-	if b.pre == nil {
+	b.s, b.asRead = b.read, b.readOpen()
+	if !b.asRead {
 		s, err := b.db.shipmentIn(ctx, b.db.r, b.r.AccountID, b.r.ShipmentID)
 		if errors.Is(err, ErrNotFound) {
 			b.s = nil // the account has no such shipment: Check says so, after the key
@@ -219,8 +227,7 @@ func (b *labelBuy) OrderShipments() []shipping.OrderShipment { return b.orders }
 // Held is the shipment to buy and the rate (shipping.Reservation).
 func (b *labelBuy) Held() (*shipping.Shipment, *shipping.Rate) { return b.s, b.rateOf(b.s) }
 
-// LabelID is the new label's ID (shipping.Reservation): drawn when the shipment was read OPEN
-// with the rate and rendered bought, else now.
+// LabelID is the new label's ID (shipping.Reservation).
 func (b *labelBuy) LabelID() string {
 	if b.labelID == "" {
 		b.labelID = b.db.NewID()
@@ -284,7 +291,8 @@ func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string, check fu
 		return err
 	}
 	if b.notify {
-		if err := b.db.insertEvents(ctx, tx, &b.r.AccountID, webhook.TopicLabelPurchased, shipping.LabelEventOf(s.ShippingLabel, nil)); err != nil {
+		e := shipping.PurchasedEvent(s.ShippingLabel)
+		if err := b.db.insertEvents(ctx, tx, &b.r.AccountID, e.Topic, e.Payload); err != nil {
 			return err
 		}
 	}
@@ -332,9 +340,9 @@ const labelInsertColumns = `id, account_id, shipment_id, shipping_rate_id, carri
 // value.
 func (b *labelBuy) labelValues(s *shipping.Shipment, code string, packedLabel []byte) []any {
 	rate := b.rateOf(s)
-	insured := sql.NullInt64{Int64: b.r.InsuredCents, Valid: b.r.InsuredCents > 0}
+	insured := sql.NullInt64{Int64: b.p.InsuredCents, Valid: b.p.InsuredCents > 0}
 	return []any{b.labelID, b.r.AccountID, b.r.ShipmentID, rate.ID, rate.Carrier, rate.Service, code, shipping.LabelPreTransit,
-		s.LabelFormat, b.now, b.now, insured, b.insurance, packedLabel, s.ShippingLabel.CommercialInvoice}
+		s.LabelFormat, b.now, b.now, insured, b.p.InsuranceCents(), packedLabel, s.ShippingLabel.CommercialInvoice}
 }
 
 // recordAtOnce records the purchase in one statement on PostgreSQL, when the shipment is still
@@ -352,7 +360,7 @@ func (b *labelBuy) recordAtOnce(ctx context.Context, code string, check func(shi
 	}
 	s := *b.s // bought only if the statement writes it: else record checks the shipment as read
 	rate := b.rateOf(&s)
-	purchased(&s, *rate, b.labelID, code, b.now, b.r.InsuredCents, b.insurance)
+	b.p.Apply(&s, code)
 	s.AccountID = b.r.AccountID
 	packedShipment, packedLabel, err := b.packings(&s, code)
 	if err != nil {
@@ -407,7 +415,7 @@ func (b *labelBuy) markBought(ctx context.Context, tx *sql.Tx, code string) (pac
 // which spares the purchase emit's own query.
 func (b *labelBuy) update(ctx context.Context, tx *sql.Tx, code string, stored []byte) (packedLabel []byte, ok bool, err error) {
 	s, rate := b.s, b.rateOf(b.s)
-	purchased(s, *rate, b.labelID, code, b.now, b.r.InsuredCents, b.insurance)
+	b.p.Apply(s, code)
 	s.AccountID = b.r.AccountID
 	packedShipment, packedLabel, err := b.packings(s, code)
 	if err != nil {
@@ -558,18 +566,6 @@ func (m marked) with(codeJSON []byte) string {
 	return b.String()
 }
 
-// purchased makes s, as read before its purchase, what the purchase of rate wrote: the
-// shipment bought from the rate's carrier, with its PRE_TRANSIT label.
-func purchased(s *shipping.Shipment, rate shipping.Rate, labelID, code string, now, insuredCents, insuranceCents int64) {
-	at, r := Time(now), rate.Insured(insuranceCents)
-	s.Status, s.Carrier, s.UpdatedAt = shipping.StatusPurchased, rate.Carrier, shipping.Timestamp{Time: at}
-	s.ShippingLabel = &shipping.Label{ID: labelID, ShipmentID: s.ID, Status: shipping.LabelPreTransit,
-		LabelFormat: s.LabelFormat, TrackingCode: code,
-		Carrier: rate.Carrier, Service: rate.Service, ShippingRateID: rate.ID, ShippingRate: &r, CreatedAt: shipping.Timestamp{Time: at}, UpdatedAt: shipping.Timestamp{Time: at},
-		CommercialInvoice: s.HasCustomsDocuments()}
-	s.ShippingLabel.Insure(insuredCents, insuranceCents)
-}
-
 // PruneIdempotencyKeys forgets the idempotency keys recorded before cutoff, of every account
 // (a maintenance pass). A retry under a forgotten key is executed again, which cannot buy twice:
 // its shipment is no longer OPEN.
@@ -642,13 +638,12 @@ func (db *DB) voidLabel(ctx context.Context, tx *sql.Tx, accountID string, l *sh
 	} else if err != nil {
 		return err
 	}
-	voided := *l
-	voided.Status, voided.Substatus = shipping.LabelVoided, nil
 	events, err := trackingEvents(ctx, tx, accountID, l.ID)
 	if err != nil {
 		return err
 	}
-	return db.emitEvent(ctx, tx, accountID, "LABEL_VOIDED", shipping.LabelEventOf(&voided, events))
+	e := shipping.VoidedEvent(l, events)
+	return db.emitEvent(ctx, tx, accountID, e.Topic, e.Payload)
 }
 
 // QueueVoid records a sold label to be voided at its carrier (shipping.BuyStore).

@@ -20,7 +20,7 @@ func (c codeCarrier) Void(context.Context, string) error { return nil }
 
 // buyAs buys rateID for the shipment through the use case, the carrier selling code.
 func buyAs(ctx context.Context, db *DB, accountID, shipmentID, rateID, code string) error {
-	b := &shipping.Buyer{Store: db, Serials: db.Serials(),
+	b := &shipping.Buyer{Store: db, Serials: db.Serials(), Now: db.Now,
 		Carrier: func(context.Context, string) (shipping.Carrier, bool, error) { return codeCarrier(code), true, nil }}
 	_, err := b.Buy(ctx, shipping.BuyRequest{AccountID: accountID, ShipmentID: shipmentID, RateID: rateID})
 	return err

@@ -125,7 +125,7 @@ func boughtShipment() *shipping.Shipment {
 		}
 	}
 	s.Messages = []shipping.Reason{{Carrier: "REGIONALX", Service: "REGSL", Message: "parcel weighs more than 1 lb"}}
-	purchased(s, s.ShippingRates[4], "lbl_0a1b2c3d4e5f60718293a4b5", "1Z999AA10123456784", at.UnixMicro(), 0, 0)
+	purchased(s, s.ShippingRates[4], "lbl_0a1b2c3d4e5f60718293a4b5", "1Z999AA10123456784", at.Time, 0)
 	return s
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -125,7 +126,7 @@ func TestBoughtRendering(t *testing.T) {
 			if name == "insured" {
 				insured = 10000
 			}
-			purchased(s, rate, "lbl_1", trackingCodeMark, then.UnixMicro()+1, insured, shipping.InsuranceCents(insured))
+			purchased(s, rate, "lbl_1", trackingCodeMark, then.Add(time.Microsecond), insured)
 			label, err := renderLabel(s.ShippingLabel)
 			if err != nil {
 				t.Fatal(err)
@@ -146,4 +147,13 @@ func TestBoughtRendering(t *testing.T) {
 			}
 		})
 	}
+}
+
+// purchased makes s bought from rate, one of its quotes or one it is given for the purchase
+// alone, as shipping.Purchase does.
+func purchased(s *shipping.Shipment, rate shipping.Rate, labelID, code string, at time.Time, insuredCents int64) {
+	rates := s.ShippingRates
+	s.ShippingRates = append(slices.Clip(rates), rate)
+	shipping.Purchase{LabelID: labelID, RateID: rate.ID, At: at, InsuredCents: insuredCents}.Apply(s, code)
+	s.ShippingRates = rates
 }

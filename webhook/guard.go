@@ -11,8 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/waybill/waybill/shipping"
 )
 
 // MaxURLLength bounds a subscription URL.
@@ -97,10 +95,10 @@ func DialControl(network, address string, _ syscall.RawConn) error {
 // is refused whatever it names) nor be, or resolve (through r) to, a blocked address. A host
 // that does not resolve now is accepted: DNS may be down or the name not yet published, and
 // DialControl refuses a blocked address whenever a delivery dials it. Problems are a
-// *shipping.ValidationError on field.
+// *FieldError on field.
 func CheckURL(ctx context.Context, field, raw string, allowPrivate bool, r Resolver) error {
 	invalid := func(code, msg string) error {
-		return &shipping.ValidationError{Fields: []shipping.FieldError{{Field: field, Code: code, Message: msg}}}
+		return &FieldError{Field: field, Code: code, Message: msg}
 	}
 	private := func() error {
 		return invalid("private_address", "must not point at a loopback, private, link-local, documentation, multicast or reserved address")

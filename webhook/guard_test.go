@@ -9,8 +9,6 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
-
-	"github.com/waybill/waybill/shipping"
 )
 
 func TestBlocked(t *testing.T) {
@@ -172,11 +170,11 @@ func TestCheckURL(t *testing.T) {
 	for _, tt := range tests {
 		err := CheckURL(context.Background(), "url", tt.url, tt.allowPrivate, r)
 		got := ""
-		var ve *shipping.ValidationError
-		if errors.As(err, &ve) && len(ve.Fields) == 1 && ve.Fields[0].Field == "url" {
-			got = ve.Fields[0].Code
+		var fe *FieldError
+		if errors.As(err, &fe) && fe.Field == "url" {
+			got = fe.Code
 		} else if err != nil {
-			t.Errorf("CheckURL(%q) = %v; want a ValidationError on url", tt.url, err)
+			t.Errorf("CheckURL(%q) = %v; want a FieldError on url", tt.url, err)
 			continue
 		}
 		if got != tt.wantCode {

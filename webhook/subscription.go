@@ -2,9 +2,6 @@ package webhook
 
 import (
 	"context"
-	"fmt"
-
-	"github.com/waybill/waybill/shipping"
 )
 
 // Subscriptions is what the subscription use cases need from persistence (implemented by
@@ -66,7 +63,7 @@ func Redeliver(ctx context.Context, st Subscriptions, accountID, subscriptionID,
 // redeliverable refuses to queue again the records of an inactive subscription.
 func redeliverable(s Subscription) error {
 	if !s.IsActive {
-		return fmt.Errorf("%w: the webhook subscription is not active", shipping.ErrInvalidState)
+		return ErrInactive
 	}
 	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-
-	"github.com/waybill/waybill/shipping"
 )
 
 func TestChangeApply(t *testing.T) {
@@ -60,7 +58,7 @@ func TestRedeliver(t *testing.T) {
 		want   error
 	}{
 		{true, nil},
-		{false, shipping.ErrInvalidState},
+		{false, ErrInactive},
 	}
 	for _, tt := range tests {
 		_, err := Redeliver(context.Background(), allowStore{active: tt.active}, "a", "s", "e")

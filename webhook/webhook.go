@@ -9,10 +9,9 @@ package webhook
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"time"
-
-	"github.com/waybill/waybill/shipping"
 )
 
 // Topics a subscription can name (interface §6).
@@ -95,6 +94,21 @@ func Body(e Event) []byte {
 		HappenedAt            string          `json:"happened_at"`
 		Status                string          `json:"status"`
 		Payload               json.RawMessage `json:"payload"`
-	}{e.ID, e.Topic, e.SubscriptionID, shipping.FormatTime(e.HappenedAt), e.Status, payload})
+	}{e.ID, e.Topic, e.SubscriptionID, e.HappenedAt.UTC().Format(timeLayout), e.Status, payload})
 	return b
 }
+
+// timeLayout is how the API writes timestamps: RFC 3339 in UTC with exactly six fractional
+// digits.
+const timeLayout = "2006-01-02T15:04:05.000000Z07:00"
+
+// ErrInactive is a redelivery asked of an inactive subscription, whose records are parked.
+var ErrInactive = errors.New("invalid state: the webhook subscription is not active")
+
+// FieldError is a subscription field that fails validation: the field, a stable code and a
+// message, as a validation error's fields show it.
+type FieldError struct {
+	Field, Code, Message string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Message }

@@ -27,7 +27,7 @@ func (c funcCarrier) Void(context.Context, string) error { return nil }
 
 // buyer is the use case that buys and voids labels over db, with every carrier buying with buy.
 func buyer(db *store.DB, buy purchaseFunc) *shipping.Buyer {
-	return &shipping.Buyer{Store: db, Serials: db.Serials(),
+	return &shipping.Buyer{Store: db, Serials: db.Serials(), Now: db.Now,
 		Carrier: func(context.Context, string) (shipping.Carrier, bool, error) { return funcCarrier{buy}, true, nil }}
 }
 

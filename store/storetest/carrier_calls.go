@@ -106,7 +106,7 @@ func testSoldLabelVoided(t *testing.T) {
 			ctx := context.Background()
 			acct, s := openShipment(t, db)
 			c := &voidingCarrier{refusals: tt.refusals}
-			b := &shipping.Buyer{Store: db, Serials: db.Serials(), Timeout: 50 * time.Millisecond,
+			b := &shipping.Buyer{Store: db, Serials: db.Serials(), Now: db.Now, Timeout: 50 * time.Millisecond,
 				Carrier: func(context.Context, string) (shipping.Carrier, bool, error) { return c, true, nil }}
 			c.sell = func(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
 				if tt.wantStatus == shipping.StatusCancelled {
@@ -157,9 +157,12 @@ func testPurchaseHold(t *testing.T) {
 	ctx := context.Background()
 	acct, s := openShipment(t, db)
 	req := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: s.ID, RateID: s.ShippingRates[0].ID}
-	buyer := &shipping.Buyer{Store: db}
+	buyer := &shipping.Buyer{Store: db, Now: db.Now}
 	first, _, err := buyer.Reserve(ctx, req)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Prepare(ctx, req.PurchaseOf(first, db.Now())); err != nil {
 		t.Fatal(err)
 	}
 	second := make(chan error, 1)
@@ -199,9 +202,12 @@ func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 	}
 	reserve := func(db *store.DB, r shipping.BuyRequest) shipping.Reservation {
 		t.Helper()
-		res, replay, err := (&shipping.Buyer{Store: db}).Reserve(ctx, r)
+		res, replay, err := (&shipping.Buyer{Store: db, Now: db.Now}).Reserve(ctx, r)
 		if err != nil || replay != nil {
 			t.Fatalf("reserve = %v, %v; want a reservation", replay, err)
+		}
+		if err := res.Prepare(ctx, r.PurchaseOf(res, db.Now())); err != nil {
+			t.Fatal(err)
 		}
 		return res
 	}
@@ -230,7 +236,7 @@ func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 		t.Errorf("recording under a key recorded elsewhere = %v; want it refused", err)
 	}
 	mine.Release(ctx)
-	if _, replay, err := (&shipping.Buyer{Store: here}).Reserve(ctx, keyed); err != nil || replay == nil || replay.ShippingLabel.TrackingCode != "TRK-KEY" {
+	if _, replay, err := (&shipping.Buyer{Store: here, Now: here.Now}).Reserve(ctx, keyed); err != nil || replay == nil || replay.ShippingLabel.TrackingCode != "TRK-KEY" {
 		t.Errorf("reserve under a key recorded elsewhere = %v, %v; want its answer replayed", replay, err)
 	}
 
@@ -246,7 +252,7 @@ func PurchaseAcrossHandles(t *testing.T, here, there *store.DB) {
 	first := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[3].ID, RateID: ss[3].ShippingRates[0].ID, Key: "k3", Fingerprint: "f3"}
 	second := shipping.BuyRequest{AccountID: acct.ID, ShipmentID: ss[4].ID, RateID: ss[4].ShippingRates[0].ID, Key: "k3", Fingerprint: "f4"}
 	c := &voidingCarrier{}
-	b := &shipping.Buyer{Store: there, Serials: there.Serials(),
+	b := &shipping.Buyer{Store: there, Serials: there.Serials(), Now: there.Now,
 		Carrier: func(context.Context, string) (shipping.Carrier, bool, error) { return c, true, nil }}
 	c.sell = func(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
 		if _, _, err := reserve(here, first).Record(ctx, "TRK-FIRST", first.Recheck); err != nil { // meanwhile, here
