@@ -15,7 +15,7 @@ import (
 // Carrier pushes (DESIGN §13): POST /carrier_events/{carrier}, signed with the carrier's inbound
 // secret like order import (X-Carrier-Signature, hex HMAC-SHA256 of the exact body keyed by the
 // secret's text), carries 1 to 1,000 tracking events. Each goes through the operator feed's
-// rules and use case (shipping.RecordTrackingEvent, restricted to the carrier's labels), in its
+// rules and use case (shipping.Tracking.Record, restricted to the carrier's labels), in its
 // own transaction, and gets its own result: a bad event never rejects the others, and a push
 // sent again changes nothing.
 
@@ -120,7 +120,7 @@ func (a *API) pushEvent(r *http.Request, carrier string, raw json.RawMessage) (p
 	if err != nil {
 		return pushResult{Status: pushInvalid, Message: eventProblem(err)}, nil
 	}
-	_, created, err := shipping.RecordTrackingEvent(r.Context(), a.db, carrier, req.TrackingCode, e)
+	_, created, err := a.labels.tracking.Record(r.Context(), carrier, req.TrackingCode, e)
 	var ve *shipping.ValidationError
 	switch {
 	case errors.Is(err, store.ErrNotFound):

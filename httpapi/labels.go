@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
 )
@@ -21,10 +22,12 @@ type labelState struct {
 	// labels carriers sold that could not be recorded.
 	buyer *shipping.Buyer
 	voids *shipping.VoidWorker
+	// tracking records tracking events from every source, billing the labels they finish.
+	tracking shipping.Tracking[billing.Ledger]
 }
 
 func (a *API) setupLabels() error {
-	a.labels = &labelState{}
+	a.labels = &labelState{tracking: shipping.Tracking[billing.Ledger]{Store: a.db, Bill: billing.BillFinishedLabel}}
 	a.labels.buyer = &shipping.Buyer{Store: a.db, Carrier: a.ship.carriers.Find, Serials: a.db.Serials(), Now: a.now,
 		Timeout: a.cfg.CarrierTimeout, Log: a.log}
 	a.labels.voids = &shipping.VoidWorker{Queue: a.db, Buyer: a.labels.buyer, Now: a.now, Log: a.workerLog("label_voider")}
@@ -378,7 +381,7 @@ func (a *API) postTrackingEvent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ev, created, err := shipping.RecordTrackingEvent(r.Context(), a.db, "", req.TrackingCode, e)
+	ev, created, err := a.labels.tracking.Record(r.Context(), "", req.TrackingCode, e)
 	if errors.Is(err, store.ErrNotFound) {
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no shipping label has tracking code " + req.TrackingCode}
 	}

@@ -12,7 +12,7 @@ func (a *API) setupSimulator() error {
 	if a.cfg.SimulateTracking <= 0 {
 		return nil
 	}
-	s := &shipping.Simulator{Store: a.db, Step: a.cfg.SimulateTracking, Now: a.now, Log: a.log}
+	s := &shipping.Simulator{Store: a.db, Events: a.labels.tracking, Step: a.cfg.SimulateTracking, Now: a.now, Log: a.log}
 	a.workers = append(a.workers, worker{name: "tracking_simulator", run: func(ctx context.Context) error { s.Run(ctx); return nil },
 		drain: s.Drain})
 	return nil

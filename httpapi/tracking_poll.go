@@ -14,7 +14,7 @@ const DefaultTrackingPollInterval = shipping.DefaultTrackingPollInterval
 // implement shipping.Tracker. Stored carriers are rate cards, which cannot be asked where a
 // parcel is: only a host's Go carriers are polled.
 func (a *API) setupPolling() error {
-	p := &shipping.Poller{Store: a.db, Trackers: map[string]shipping.Tracker{}, Interval: a.cfg.TrackingPollInterval,
+	p := &shipping.Poller{Store: a.db, Events: a.labels.tracking, Trackers: map[string]shipping.Tracker{}, Interval: a.cfg.TrackingPollInterval,
 		Timeout: 30 * time.Second, Capacity: 8, Every: time.Second, Now: a.now,
 		Log: a.workerLog("tracking_poller")}
 	for _, c := range a.cfg.Carriers {

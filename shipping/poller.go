@@ -39,13 +39,12 @@ type PollStore interface {
 	ClaimPolls(ctx context.Context, accountID string, carriers []string, now time.Time, first, lease time.Duration, limit int) ([]PollClaim, error)
 	// FinishPoll sets when the label is polled next, and its failures in a row.
 	FinishPoll(ctx context.Context, c PollClaim, next time.Time, failures int) error
-	// The events are recorded through RecordTrackingEvent.
-	TrackingStore
 }
 
 // Poller polls the labels of the carriers that implement Tracker.
 type Poller struct {
 	Store    PollStore
+	Events   EventRecorder      // records what the carriers answer
 	Trackers map[string]Tracker // by carrier code
 	Interval time.Duration      // 0 is DefaultTrackingPollInterval
 	// Timeout bounds one Track call; a call still running then is abandoned and counts as a
@@ -187,7 +186,7 @@ func (p *Poller) apply(ctx context.Context, c PollClaim, events []TrackingEvent)
 			err = errFutureEvent
 		}
 		if err == nil {
-			_, _, err = RecordTrackingEvent(ctx, p.Store, c.Carrier, c.TrackingCode, e)
+			_, _, err = p.Events.Record(ctx, c.Carrier, c.TrackingCode, e)
 		}
 		var ve *ValidationError
 		switch {

@@ -26,8 +26,7 @@ func (p Purchase) Apply(s *Shipment, trackingCode string) bool {
 	if i < 0 {
 		return false
 	}
-	// Stored timestamps have microsecond precision: the purchase is what a read gives back.
-	at := Timestamp{Time: time.UnixMicro(p.At.UnixMicro()).UTC()}
+	at := Timestamp{Time: Recorded(p.At)}
 	charge := p.InsuranceCents()
 	rate := s.ShippingRates[i]
 	bought := rate.Insured(charge)

@@ -70,7 +70,6 @@ type SimulatedLabel struct {
 
 // SimulatorStore is what the tracking simulator reads and records through.
 type SimulatorStore interface {
-	TrackingStore
 	// DueSimulatedLabels returns at most limit labels, of every account, whose status is in
 	// SimulatedStatuses (or the simulator's own missed delivery) and whose last event (or
 	// purchase) is at or before cutoff, the longest waiting first.
@@ -78,15 +77,16 @@ type SimulatorStore interface {
 }
 
 // Simulator moves purchased labels along on a compressed clock, a step apart: it records the
-// events NextSimulatedEvent gives through RecordTrackingEvent, as the operator feed does, so
+// events NextSimulatedEvent gives through Events, as the operator feed does, so
 // webhooks, billing and invoices follow as they would for a real carrier. It keeps no state:
 // what is due comes from the labels' stored status and last event time, so a restart carries
 // on.
 type Simulator struct {
-	Store SimulatorStore
-	Step  time.Duration
-	Now   func() time.Time
-	Log   *slog.Logger
+	Store  SimulatorStore
+	Events EventRecorder // records the events, as the operator feed does
+	Step   time.Duration
+	Now    func() time.Time
+	Log    *slog.Logger
 }
 
 // Run records due simulated events until ctx ends, looking a few times per step.
@@ -112,7 +112,7 @@ func (s *Simulator) Drain(ctx context.Context) error {
 			if err := ValidateTrackingEvent(&e); err != nil {
 				return err
 			}
-			_, created, err := RecordTrackingEvent(ctx, s.Store, "", l.TrackingCode, e)
+			_, created, err := s.Events.Record(ctx, "", l.TrackingCode, e)
 			switch {
 			case errors.Is(err, ErrNotFound), errors.Is(err, ErrInvalidState):
 				// Voided (or gone) since it was read: nothing to simulate.

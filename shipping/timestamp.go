@@ -16,6 +16,9 @@ func (t Timestamp) MarshalJSON() ([]byte, error) {
 	return append(t.UTC().AppendFormat(append(b, '"'), TimeLayout), '"'), nil
 }
 
+// Recorded is t as the record keeps it: in UTC, to the microsecond.
+func Recorded(t time.Time) time.Time { return time.UnixMicro(t.UnixMicro()).UTC() }
+
 // FormatTime writes t in TimeLayout.
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
 

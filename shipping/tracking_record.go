@@ -2,6 +2,7 @@ package shipping
 
 import (
 	"context"
+	"time"
 
 	"github.com/waybill/waybill/webhook"
 )
@@ -40,28 +41,41 @@ type TrackedLabel interface {
 	// Events lists the label's events, oldest first.
 	Events(ctx context.Context) ([]TrackingEvent, error)
 	// Emit records a webhook event of the label's account.
-	Emit(ctx context.Context, topic string, payload any) error
-	// Bill bills the finished label (billing.BillFinishedLabel), in the same transaction.
-	Bill(ctx context.Context) error
+	Emit(ctx context.Context, e Event) error
 }
 
-// TrackingStore is what recording a tracking event needs persisted.
-type TrackingStore interface {
+// TrackingStore is what recording a tracking event needs persisted. B is the billing books of
+// the same transaction, which a label that finishes is billed through.
+type TrackingStore[B any] interface {
 	// TrackLabel runs fn in one transaction on the label with the tracking code, of carrier
 	// unless it is empty, locked; ErrNotFound when there is none. fn may run more than once.
-	TrackLabel(ctx context.Context, carrier, trackingCode string, fn func(TrackedLabel) error) error
+	TrackLabel(ctx context.Context, carrier, trackingCode string, fn func(t TrackedLabel, books B) error) error
 }
 
-// RecordTrackingEvent records a validated event for the label with the tracking code, however it
-// arrived (the operator feed, a carrier's signed push, a poll; carrier is empty for the feed,
-// which reaches every carrier's labels), with its effects in the same transaction: the label
-// follows the latest event (ApplyTrackingEvent), LABEL_TRACKING_UPDATED is emitted, and
-// LABEL_IN_TRANSIT on the first in-network event; a label that finishes is billed. An event
-// already recorded changes nothing and is answered with created false. An unknown code is
-// ErrNotFound; a VOIDED label ErrInvalidState; an event dated before the purchase a
-// *ValidationError (CheckTrackingEvent).
-func RecordTrackingEvent(ctx context.Context, st TrackingStore, carrier, trackingCode string, e TrackingEvent) (ev TrackingEvent, created bool, err error) {
-	err = st.TrackLabel(ctx, carrier, trackingCode, func(t TrackedLabel) error {
+// EventRecorder records a validated tracking event (Tracking.Record), for the workers that
+// bring events in.
+type EventRecorder interface {
+	Record(ctx context.Context, carrier, trackingCode string, e TrackingEvent) (ev TrackingEvent, created bool, err error)
+}
+
+// Tracking records tracking events, however they arrive (the operator feed, a carrier's signed
+// push, a poll, the simulator), and bills the labels they finish.
+type Tracking[B any] struct {
+	Store TrackingStore[B]
+	// Bill bills a label that finished at finishedAt through the books of the transaction that
+	// finished it (billing.BillFinishedLabel).
+	Bill func(ctx context.Context, books B, labelID string, finishedAt time.Time) error
+}
+
+// Record records a validated event for the label with the tracking code (carrier is empty for
+// the operator feed, which reaches every carrier's labels), with its effects in the same
+// transaction: the label follows the latest event (ApplyTrackingEvent), LABEL_TRACKING_UPDATED
+// is emitted, and LABEL_IN_TRANSIT on the first in-network event; a label that finishes is
+// billed. An event already recorded changes nothing and is answered with created false. An
+// unknown code is ErrNotFound; a VOIDED label ErrInvalidState; an event dated before the
+// purchase a *ValidationError (CheckTrackingEvent).
+func (tr Tracking[B]) Record(ctx context.Context, carrier, trackingCode string, e TrackingEvent) (ev TrackingEvent, created bool, err error) {
+	err = tr.Store.TrackLabel(ctx, carrier, trackingCode, func(t TrackedLabel, books B) error {
 		ev, created = TrackingEvent{}, false
 		l := t.Label()
 		// Refused events are not recorded either.
@@ -86,15 +100,16 @@ func RecordTrackingEvent(ctx context.Context, st TrackingStore, carrier, trackin
 		}
 		payload := LabelEventOf(l, events)
 		if effect.EnteredNetwork {
-			if err := t.Emit(ctx, webhook.TopicLabelInTransit, payload); err != nil {
+			if err := t.Emit(ctx, Event{webhook.TopicLabelInTransit, payload}); err != nil {
 				return err
 			}
 		}
-		if err := t.Emit(ctx, webhook.TopicLabelTrackingUpdated, payload); err != nil {
+		if err := t.Emit(ctx, Event{webhook.TopicLabelTrackingUpdated, payload}); err != nil {
 			return err
 		}
 		if effect.Finished {
-			return t.Bill(ctx) // the label's row already shows its final status, which billing records
+			// The label's row already shows its final status, which billing records.
+			return tr.Bill(ctx, books, l.ID, Recorded(*l.FinishedAt))
 		}
 		return nil
 	})

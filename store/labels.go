@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/shipping"
 )
 
@@ -291,14 +292,15 @@ func (db *DB) ListTrackingEvents(ctx context.Context, accountID, labelID string,
 }
 
 // TrackLabel runs fn in one transaction on the label with the tracking code, of carrier unless
-// it is empty, locked (shipping.TrackingStore); ErrNotFound when there is none.
-func (db *DB) TrackLabel(ctx context.Context, carrier, trackingCode string, fn func(shipping.TrackedLabel) error) error {
+// it is empty, locked, with the billing ledger of the same transaction (shipping.TrackingStore);
+// ErrNotFound when there is none.
+func (db *DB) TrackLabel(ctx context.Context, carrier, trackingCode string, fn func(shipping.TrackedLabel, billing.Ledger) error) error {
 	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		account, l, err := db.lockTrackedLabel(ctx, tx, carrier, trackingCode)
 		if err != nil {
 			return err
 		}
-		return fn(&trackedLabel{db: db, tx: tx, account: account, l: l, now: db.now()})
+		return fn(&trackedLabel{db: db, tx: tx, account: account, l: l, now: db.now()}, ledger{db, tx})
 	})
 }
 
@@ -342,12 +344,8 @@ func (t *trackedLabel) Events(ctx context.Context) ([]shipping.TrackingEvent, er
 	return trackingEvents(ctx, t.tx, t.account, t.l.ID)
 }
 
-func (t *trackedLabel) Emit(ctx context.Context, topic string, payload any) error {
-	return t.db.emitEvent(ctx, t.tx, t.account, topic, payload)
-}
-
-func (t *trackedLabel) Bill(ctx context.Context) error {
-	return t.db.billFinishedLabel(ctx, t.tx, t.l.ID, Micros(*t.l.FinishedAt))
+func (t *trackedLabel) Emit(ctx context.Context, e shipping.Event) error {
+	return t.db.emitEvent(ctx, t.tx, t.account, e.Topic, e.Payload)
 }
 
 // lockTrackedLabel locks and reads the label with the tracking code, of carrier when it is not

@@ -19,12 +19,6 @@ func (db *DB) BillingTx(ctx context.Context, fn func(ctx context.Context, l bill
 	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, ledger{db, tx}) })
 }
 
-// billFinishedLabel bills a label that finished at finishedAt (microseconds) inside the
-// tracking event's transaction (billing.BillFinishedLabel).
-func (db *DB) billFinishedLabel(ctx context.Context, tx *sql.Tx, labelID string, finishedAt int64) error {
-	return billing.BillFinishedLabel(ctx, ledger{db, tx}, labelID, Time(finishedAt))
-}
-
 // EndedDrafts lists DRAFT invoices whose period ended before day (billing.Books).
 func (db *DB) EndedDrafts(ctx context.Context, day time.Time, limit int) ([]billing.InvoiceRef, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT account_id, id FROM invoices WHERE status = $1 AND period_end < $2

@@ -73,7 +73,7 @@ func testManifestsRaceChanges(t *testing.T) {
 			}()
 			go func() {
 				defer wg.Done()
-				_, _, err := shipping.RecordTrackingEvent(ctx, db, "ACME", ss[3+i].ShippingLabel.TrackingCode, shipping.TrackingEvent{
+				_, _, err := tracking(db).Record(ctx, "ACME", ss[3+i].ShippingLabel.TrackingCode, shipping.TrackingEvent{
 					Status: shipping.LabelInTransit, Message: "scan", OccurredAt: shipping.Timestamp{Time: time.Now().Add(time.Minute)}, Source: "carrier"})
 				if err != nil {
 					errs <- fmt.Errorf("round %d: tracking event: %w", round, err)
@@ -124,13 +124,13 @@ func testCarrierTrackingEvent(t *testing.T) {
 	acct := newAccount(t, db)
 	s := boughtLabels(t, db, acct.ID, 1)[0]
 	e := shipping.TrackingEvent{Status: shipping.LabelInTransit, Message: "scan", OccurredAt: shipping.Timestamp{Time: time.Now().Add(time.Minute)}, Source: "carrier"}
-	if _, _, err := shipping.RecordTrackingEvent(ctx, db, "OTHER", s.ShippingLabel.TrackingCode, e); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := tracking(db).Record(ctx, "OTHER", s.ShippingLabel.TrackingCode, e); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("another carrier's event: %v; want ErrNotFound", err)
 	}
-	if _, created, err := shipping.RecordTrackingEvent(ctx, db, "ACME", s.ShippingLabel.TrackingCode, e); err != nil || !created {
+	if _, created, err := tracking(db).Record(ctx, "ACME", s.ShippingLabel.TrackingCode, e); err != nil || !created {
 		t.Errorf("the carrier's event: created %v, %v", created, err)
 	}
-	if _, created, err := shipping.RecordTrackingEvent(ctx, db, "ACME", s.ShippingLabel.TrackingCode, e); err != nil || created {
+	if _, created, err := tracking(db).Record(ctx, "ACME", s.ShippingLabel.TrackingCode, e); err != nil || created {
 		t.Errorf("the same event again: created %v, %v; want a duplicate", created, err)
 	}
 	if _, err := db.CarrierEventSecret(ctx, "ACME"); !errors.Is(err, store.ErrNotFound) {
@@ -242,7 +242,7 @@ func testManifestSelection(t *testing.T) {
 		t.Fatal(err)
 	}
 	scanned := buy(acct.ID, "ACME", "2026-11-22", false)
-	if _, _, err := shipping.RecordTrackingEvent(ctx, db, "ACME", scanned.ShippingLabel.TrackingCode, shipping.TrackingEvent{
+	if _, _, err := tracking(db).Record(ctx, "ACME", scanned.ShippingLabel.TrackingCode, shipping.TrackingEvent{
 		Status: shipping.LabelInTransit, Message: "scan", OccurredAt: shipping.Timestamp{Time: now.Add(time.Minute)}, Source: "carrier"}); err != nil {
 		t.Fatal(err)
 	}

@@ -183,7 +183,7 @@ func testLabelChangesConcurrently(t *testing.T) {
 		}
 		event := func(status string, after time.Duration) func() error {
 			return func() error {
-				_, _, err := shipping.RecordTrackingEvent(ctx, db, "", code, shipping.TrackingEvent{Status: status, Message: status,
+				_, _, err := tracking(db).Record(ctx, "", code, shipping.TrackingEvent{Status: status, Message: status,
 					OccurredAt: shipping.Timestamp{Time: time.Now().Add(after)}, Source: "test"})
 				return err
 			}

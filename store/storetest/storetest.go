@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/waybill/waybill/billing"
+	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
 	"github.com/waybill/waybill/store/internal/groupcommit"
 )
@@ -109,4 +111,9 @@ func Run(t *testing.T, opener Opener) {
 	for _, tt := range tests {
 		t.Run(tt.name, tt.fn)
 	}
+}
+
+// tracking records tracking events in db, billing the labels they finish, as the service does.
+func tracking(db *store.DB) shipping.Tracking[billing.Ledger] {
+	return shipping.Tracking[billing.Ledger]{Store: db, Bill: billing.BillFinishedLabel}
 }
