@@ -64,6 +64,9 @@ var tests = []struct {
 	fn   func(t *testing.T)
 }{
 	{"Tokens", testTokens},
+	{"VoidRule", testVoidRule},
+	{"ImportRule", testImportRule},
+	{"PollRule", testPollRule},
 	{"ListByBrand", testListByBrand},
 	{"Bootstrap", testBootstrap},
 	{"CreateAccountMakesBillingProfile", testCreateAccountMakesBillingProfile},
