@@ -9,17 +9,6 @@ import (
 	"github.com/waybill/waybill/billing"
 )
 
-// InvoiceStatement reads, in one transaction, what an invoice's documents show: the invoice,
-// its account and billing profile, and every live line item, oldest first.
-func (db *DB) InvoiceStatement(ctx context.Context, accountID, invoiceID string) (billing.Statement, error) {
-	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return billing.Statement{}, err
-	}
-	defer tx.Rollback()
-	return statement(ctx, tx, accountID, invoiceID)
-}
-
 func statement(ctx context.Context, q billingQuerier, accountID, invoiceID string) (billing.Statement, error) {
 	var st billing.Statement
 	var err error

@@ -165,24 +165,14 @@ func (db *DB) claimSQL(where string, n int) string {
 		where, n+1, db.skipLocked(), n+2, n+3, where)
 }
 
-// CompleteImport ends a claimed import and upserts its order in one transaction. The claim's
-// attempts fence it: if the lease expired and the import was claimed again, nothing changes and
-// the answer is ingest.ErrStaleClaim. An order whose stored content comes from a newer import
-// is left alone; the import is PROCESSED all the same.
-func (db *DB) CompleteImport(ctx context.Context, c ingest.Claim, o *ingest.Order, errs []shipping.FieldError) error {
-	stale, err := db.CompleteImports(ctx, []ingest.Completion{{Claim: c, Order: o, Errors: errs}})
-	if err == nil && stale > 0 {
-		return ingest.ErrStaleClaim
-	}
-	return err
-}
-
-// CompleteImports is CompleteImport for a batch, in one transaction (ingest.Queue): stale
-// claims are skipped and counted, the others all commit or none does. The batch is written in
-// a stable key order (account, order id, import id), so two processes completing batches that
-// touch the same orders lock them in the same order and never deadlock. It takes two
-// statements per 64 completions (statementSizes), not two per completion: on PostgreSQL each
-// statement is a round trip.
+// CompleteImports ends claimed imports and upserts their orders in one transaction
+// (ingest.Queue). A claim's attempts fence it: if its lease expired and the import was claimed
+// again, it is stale, skipped and counted; the others all commit or none does. An order whose
+// stored content comes from a newer import is left alone; the import is PROCESSED all the
+// same. The batch is written in a stable key order (account, order id, import id), so two
+// processes completing batches that touch the same orders lock them in the same order and
+// never deadlock. It takes two statements per 64 completions (statementSizes), not two per
+// completion: on PostgreSQL each statement is a round trip.
 func (db *DB) CompleteImports(ctx context.Context, done []ingest.Completion) (stale int, err error) {
 	done = slices.Clone(done)
 	slices.SortFunc(done, func(a, b ingest.Completion) int {

@@ -155,32 +155,6 @@ type ShipmentFilter struct {
 	Asc bool
 }
 
-// ListShipments lists the account's shipments: one offset page (p), or one keyset page (k) when
-// k is not nil. Each has its rates and label.
-func (db *DB) ListShipments(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[*shipping.Shipment], error) {
-	from, args := shipmentWhere(shipmentsFrom, accountID, f)
-	q := listQuery[*shipping.Shipment]{
-		Columns: shipmentColumns,
-		From:    from,
-		Args:    args,
-		Scan:    func(rows *sql.Rows) (*shipping.Shipment, error) { return scanShipment(rows) },
-	}
-	var l List[*shipping.Shipment]
-	var err error
-	if k != nil {
-		k.Asc = f.Asc
-		l, err = keysetList(ctx, db.r, q, *k, func(s *shipping.Shipment) Key {
-			return Key{CreatedAt: Micros(s.CreatedAt.Time), ID: s.ID}
-		})
-	} else {
-		l, err = offsetList(ctx, db.r, q, shipmentOrder(f), p)
-	}
-	if err != nil {
-		return l, err
-	}
-	return l, db.completeShipments(ctx, accountID, l.Items)
-}
-
 // OptionalString is a field of a partial update: Set when the request named it, Value nil to
 // clear it.
 type OptionalString struct {
