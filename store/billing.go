@@ -28,12 +28,7 @@ func (db *DB) BillingProfile(ctx context.Context, accountID string) (billing.Pro
 	return billingProfile(ctx, db.r, accountID)
 }
 
-type billingQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-func billingProfile(ctx context.Context, q billingQuerier, accountID string) (billing.Profile, error) {
+func billingProfile(ctx context.Context, q querier, accountID string) (billing.Profile, error) {
 	p := billing.Profile{AccountID: accountID}
 	var name, addr sql.NullString
 	err := q.QueryRowContext(ctx, `SELECT currency, period, net_terms_days, bill_to_name, bill_to_address
@@ -56,9 +51,7 @@ func billingProfile(ctx context.Context, q billingQuerier, accountID string) (bi
 const invoiceColumns = `id, account_id, status, currency, invoice_number, period_start, period_end, total_cents,
 	deferred_cents, invoice_date, due_date, finalized_at, paid_at, marked_uncollectible_at, voided_at, created_at, updated_at`
 
-type billingRow interface{ Scan(dest ...any) error }
-
-func scanInvoice(s billingRow) (billing.Invoice, error) {
+func scanInvoice(s rowScanner) (billing.Invoice, error) {
 	var inv billing.Invoice
 	var invoiceDate, dueDate sql.NullString
 	var finalized, paid, uncollectible, voided sql.NullInt64
@@ -76,7 +69,7 @@ func (db *DB) Invoice(ctx context.Context, accountID, id string) (billing.Invoic
 	return invoice(ctx, db.r, accountID, id)
 }
 
-func invoice(ctx context.Context, q billingQuerier, accountID, id string) (billing.Invoice, error) {
+func invoice(ctx context.Context, q querier, accountID, id string) (billing.Invoice, error) {
 	inv, err := scanInvoice(q.QueryRowContext(ctx, `SELECT `+invoiceColumns+` FROM invoices WHERE account_id = $1 AND id = $2`, accountID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return inv, ErrNotFound
@@ -125,7 +118,7 @@ const lineItemColumns = `id, invoice_id, type, carrier, service, tracking_code, 
 	surcharges_cents, total_cents, retail_cents, purchased_at, shipping_label_status, shipment_request_parameters,
 	shipping_rate_metadata, created_at`
 
-func scanLineItem(s billingRow) (billing.LineItem, error) {
+func scanLineItem(s rowScanner) (billing.LineItem, error) {
 	var it billing.LineItem
 	var carrier, service, tracking, status, params, meta sql.NullString
 	var retail, purchased sql.NullInt64

@@ -9,7 +9,7 @@ import (
 	"github.com/waybill/waybill/billing"
 )
 
-func statement(ctx context.Context, q billingQuerier, accountID, invoiceID string) (billing.Statement, error) {
+func statement(ctx context.Context, q querier, accountID, invoiceID string) (billing.Statement, error) {
 	var st billing.Statement
 	var err error
 	if st.Invoice, err = invoice(ctx, q, accountID, invoiceID); err != nil {

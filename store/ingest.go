@@ -73,7 +73,7 @@ func (db *DB) OrderImport(ctx context.Context, accountID, id string) (ingest.Imp
 
 const importColumns = `id, account_id, order_id, status, errors, attempts, received_at, processed_at`
 
-func scanImport(row interface{ Scan(...any) error }) (ingest.Import, error) {
+func scanImport(row rowScanner) (ingest.Import, error) {
 	var imp ingest.Import
 	var orderID, errs sql.NullString
 	var received int64

@@ -51,6 +51,7 @@ func (db *DB) scanLabelAccount(row rowScanner, account *string) (*shipping.Label
 	return &l, nil
 }
 
+// nullMicros converts a time that may be missing to a nullable stored timestamp.
 func nullMicros(t *time.Time) sql.NullInt64 {
 	if t == nil {
 		return sql.NullInt64{}

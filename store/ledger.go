@@ -152,8 +152,8 @@ func (l ledger) MoveInvoice(ctx context.Context, inv billing.Invoice, from billi
 		finalized_at = $5, paid_at = $6, marked_uncollectible_at = $7, voided_at = $8, updated_at = $9
 		WHERE account_id = $10 AND id = $11 AND status = $12`,
 		string(inv.Status), nullString(inv.InvoiceDate), nullString(inv.DueDate), inv.DeferredCents,
-		nullTimeMicros(inv.FinalizedAt), nullTimeMicros(inv.PaidAt), nullTimeMicros(inv.MarkedUncollectibleAt),
-		nullTimeMicros(inv.VoidedAt), Micros(inv.UpdatedAt), inv.AccountID, inv.ID, string(from))
+		nullMicros(inv.FinalizedAt), nullMicros(inv.PaidAt), nullMicros(inv.MarkedUncollectibleAt),
+		nullMicros(inv.VoidedAt), Micros(inv.UpdatedAt), inv.AccountID, inv.ID, string(from))
 	if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
 		return false, nil
 	} else if err != nil {
@@ -163,13 +163,6 @@ func (l ledger) MoveInvoice(ctx context.Context, inv billing.Invoice, from billi
 }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
-
-func nullTimeMicros(t *time.Time) sql.NullInt64 {
-	if t == nil {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: Micros(*t), Valid: true}
-}
 
 // Label reads the label with its rate (the quote of its shipment it bought) and its shipment's
 // request.

@@ -70,6 +70,7 @@ const shipmentColumns = `id, account_id, status, brand, carrier, ship_date, rate
 // shipmentsFrom is what shipmentColumns are read from: a shipment's row and its request's.
 const shipmentsFrom = `shipments JOIN shipment_requests ON shipment_id = id`
 
+// rowScanner is a row to scan: *sql.Row and *sql.Rows both are one.
 type rowScanner interface{ Scan(dest ...any) error }
 
 // scanShipment reads a row selected as shipmentColumns, followed by any columns scanned into

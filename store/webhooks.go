@@ -117,7 +117,7 @@ func (db *DB) CreateWebhookSubscription(ctx context.Context, accountID, url, top
 
 const subscriptionColumns = "id, account_id, url, topic, is_active, created_at, updated_at"
 
-func scanSubscription(row interface{ Scan(...any) error }) (webhook.Subscription, error) {
+func scanSubscription(row rowScanner) (webhook.Subscription, error) {
 	var s webhook.Subscription
 	var created, updated int64
 	err := row.Scan(&s.ID, &s.AccountID, &s.URL, &s.Topic, &s.IsActive, &created, &updated)
@@ -226,7 +226,7 @@ func (db *DB) DeleteWebhookSubscription(ctx context.Context, accountID, id strin
 const eventColumns = `id, subscription_id, account_id, topic, url, payload, happened_at, status, attempts,
 	last_attempt_at, next_attempt_at, last_response_status, last_error`
 
-func scanEvent(row interface{ Scan(...any) error }, extra ...any) (webhook.Event, error) {
+func scanEvent(row rowScanner, extra ...any) (webhook.Event, error) {
 	var e webhook.Event
 	var happened int64
 	var payload string
