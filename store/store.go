@@ -49,8 +49,10 @@ type DB struct {
 	serials     serialBlocks        // tracking serials reserved ahead
 	holds       holds               // the shipments and orders this process is buying labels for
 
-	// Now, NewID and Rand are the store's only sources of time, identity and randomness, so
-	// tests can make them deterministic.
+	// Now, NewID and Rand are the sources of every time, identity and secret the store records
+	// or answers, so tests can make them deterministic. What only paces this process (the
+	// caches' lifetimes, the revocation check, the size of serial blocks) measures elapsed time
+	// on the wall clock instead: a test's fixed clock would stop it.
 	Now   func() time.Time
 	NewID func() string
 	Rand  io.Reader
