@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -51,9 +50,8 @@ func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, items []shippi
 			var args []any
 			rows := make([]string, size)
 			for i := range size {
-				n := len(args)
-				rows[i] = fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, $%d, 0, 0, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
-				args = append(args, b.ID, next, b.AccountID, items[next].ShipmentID, items[next].Body, b.Items[next].Status, errs[next], created)
+				values := placeholders(&args, []any{b.ID, next, b.AccountID, items[next].ShipmentID, items[next].Body, b.Items[next].Status, errs[next]})
+				rows[i] = "(" + values + ", 0, 0, " + arg(&args, created) + ")"
 				next++
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO batch_items (batch_id, position, account_id, shipment_id, body,

@@ -100,12 +100,10 @@ func (db *DB) Invoices(ctx context.Context, accountID string, f InvoiceFilter, p
 	from := "invoices WHERE account_id = $1"
 	args := []any{accountID}
 	if f.Status != "" {
-		args = append(args, string(f.Status))
-		from += fmt.Sprintf(" AND status = $%d", len(args))
+		from += " AND status = " + arg(&args, string(f.Status))
 	}
 	if f.Search != "" {
-		args = append(args, "%"+likeEscaper.Replace(strings.ToUpper(f.Search))+"%")
-		from += fmt.Sprintf(` AND invoice_number LIKE $%d ESCAPE '\'`, len(args))
+		from += " AND invoice_number LIKE " + arg(&args, "%"+likeEscaper.Replace(strings.ToUpper(f.Search))+"%") + ` ESCAPE '\'`
 	}
 	q := listQuery[billing.Invoice]{Columns: invoiceColumns, From: from, Args: args,
 		Scan: func(r *sql.Rows) (billing.Invoice, error) { return scanInvoice(r) }}
@@ -206,17 +204,8 @@ func (db *DB) InvoiceWithItems(ctx context.Context, accountID, invoiceID string,
 		stmt += " LIMIT $3"
 		args = append(args, limit+1)
 	}
-	rows, err := tx.QueryContext(ctx, stmt, args...)
-	if err != nil {
+	if items, err = collect(ctx, tx, stmt, args, scanLineItem); err != nil {
 		return inv, acct, nil, false, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		it, err := scanLineItem(rows)
-		if err != nil {
-			return inv, acct, nil, false, err
-		}
-		items = append(items, it)
 	}
 	if limit > 0 && len(items) > limit {
 		items, more = items[:limit], true
@@ -224,7 +213,7 @@ func (db *DB) InvoiceWithItems(ctx context.Context, accountID, invoiceID string,
 	if items == nil {
 		items = []billing.LineItem{}
 	}
-	return inv, acct, items, more, rows.Err()
+	return inv, acct, items, more, nil
 }
 
 // lockBillingProfile locks the account's billing profile (db.lock): a change of it and the

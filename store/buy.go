@@ -358,14 +358,15 @@ func (b *labelBuy) recordAtOnce(ctx context.Context, code string, check func(shi
 	if err != nil {
 		return false, err
 	}
-	notify, notifyArgs := subscribed("shipments", 9, webhook.TopicLabelPurchased)
+	args := append(b.boughtValues(rate, packedShipment), b.stored)
+	notify := subscribed("shipments", &args, webhook.TopicLabelPurchased)
 	// The select list's parameters are cast: PostgreSQL would read them as text.
 	res, err := b.db.w.ExecContext(ctx, `WITH bought AS (`+boughtUpdate+` AND packed = $8 AND NOT `+notify+`
 			RETURNING id)
 		INSERT INTO shipping_labels (`+labelInsertColumns+`)
 		SELECT $11, $12, $13, $14, $15, $16, $17, $18, $19, CAST($20 AS BIGINT), CAST($21 AS BIGINT),
 			CAST($22 AS BIGINT), CAST($23 AS BIGINT), CAST($24 AS BYTEA), CAST($25 AS BOOLEAN) FROM bought`,
-		slices.Concat(b.boughtValues(rate, packedShipment), []any{b.stored}, notifyArgs, b.labelValues(&s, code, packedLabel))...)
+		append(args, b.labelValues(&s, code, packedLabel)...)...)
 	if trackingCodeTaken(err) {
 		return false, shipping.ErrTrackingNumberTaken
 	}
@@ -418,8 +419,8 @@ func (b *labelBuy) update(ctx context.Context, tx *sql.Tx, code string, stored [
 		query += ` AND packed = $8`
 		args = append(args, stored)
 	}
-	notify, notifyArgs := subscribed("shipments", len(args)+1, webhook.TopicLabelPurchased)
-	err = tx.QueryRowContext(ctx, query+` RETURNING `+notify, append(args, notifyArgs...)...).Scan(&b.notify)
+	query += ` RETURNING ` + subscribed("shipments", &args, webhook.TopicLabelPurchased)
+	err = tx.QueryRowContext(ctx, query, args...).Scan(&b.notify)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}

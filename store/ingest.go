@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -239,21 +238,17 @@ func (db *DB) endImports(ctx context.Context, tx *sql.Tx, done []ingest.Completi
 			}
 			errsJSON = sql.NullString{String: string(b), Valid: true}
 		}
-		n := len(args)
-		rows[i] = fmt.Sprintf("(CAST($%d AS TEXT), CAST($%d AS TEXT), CAST($%d AS BIGINT), CAST($%d AS TEXT), CAST($%d AS TEXT))",
-			n+1, n+2, n+3, n+4, n+5)
-		args = append(args, d.Claim.AccountID, d.Claim.ID, d.Claim.Attempts, status, errsJSON)
+		rows[i] = "(CAST(" + arg(&args, d.Claim.AccountID) + " AS TEXT), CAST(" + arg(&args, d.Claim.ID) + " AS TEXT), CAST(" +
+			arg(&args, d.Claim.Attempts) + " AS BIGINT), CAST(" + arg(&args, status) + " AS TEXT), CAST(" + arg(&args, errsJSON) + " AS TEXT))"
 	}
-	n := len(args)
-	args = append(args, db.now(), ingest.StatusProcessing)
-	res, err := tx.QueryContext(ctx, `WITH ended (account_id, id, attempts, status, errors) AS (VALUES `+
-		strings.Join(rows, ", ")+`)
-		UPDATE order_imports SET status = ended.status, errors = ended.errors, processed_at = $`+strconv.Itoa(n+1)+`,
+	query := `WITH ended (account_id, id, attempts, status, errors) AS (VALUES ` + strings.Join(rows, ", ") + `)
+		UPDATE order_imports SET status = ended.status, errors = ended.errors, processed_at = ` + arg(&args, db.now()) + `,
 			claimed_until = 0
 		FROM ended
 		WHERE order_imports.account_id = ended.account_id AND order_imports.id = ended.id
-			AND order_imports.attempts = ended.attempts AND order_imports.status = $`+strconv.Itoa(n+2)+`
-		RETURNING order_imports.id`, args...)
+			AND order_imports.attempts = ended.attempts AND order_imports.status = ` + arg(&args, ingest.StatusProcessing) + `
+		RETURNING order_imports.id`
+	res, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -327,9 +322,9 @@ func (db *DB) insertOrders(ctx context.Context, tx *sql.Tx, orders []orderUpsert
 		if err != nil {
 			return err
 		}
-		n := len(args)
-		rows[i] = fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%[10]d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8, n+9, n+10)
-		args = append(args, u.id, c.AccountID, o.OrderID, o.Name, string(tags), addr, string(fos), c.ID, Micros(c.ReceivedAt), now)
+		values := placeholders(&args, []any{u.id, c.AccountID, o.OrderID, o.Name, string(tags), addr, string(fos), c.ID, Micros(c.ReceivedAt)})
+		at := arg(&args, now)
+		rows[i] = "(" + values + ", " + at + ", " + at + ")"
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO orders (id, account_id, order_id, name, tags, shipping_address,
 			fulfillment_orders, import_id, import_received_at, created_at, updated_at)

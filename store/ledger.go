@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/waybill/waybill/billing"
@@ -198,10 +197,9 @@ func (l ledger) Label(ctx context.Context, labelID string) (billing.Label, error
 func unbilledLabels(accountID string, before time.Time, statuses []string) (string, []any) {
 	args := []any{accountID}
 	in := placeholders(&args, statuses)
-	args = append(args, Micros(before))
 	return `SELECT l.id, l.status, l.insurance_cents, r.total_cents FROM shipping_labels l
 		JOIN shipment_quotes r ON r.shipment_id = l.shipment_id AND r.id = l.shipping_rate_id
-		WHERE l.account_id = $1 AND l.status IN (` + in + `) AND l.created_at < $` + strconv.Itoa(len(args)) + `
+		WHERE l.account_id = $1 AND l.status IN (` + in + `) AND l.created_at < ` + arg(&args, Micros(before)) + `
 		AND NOT EXISTS (SELECT 1 FROM billing_line_items b WHERE b.account_id = l.account_id AND b.label_id = l.id)`, args
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -167,22 +166,18 @@ type OptionalString struct {
 // the shipment.
 func (db *DB) UpdateShipmentReferences(ctx context.Context, accountID, id string, ref1, ref2 OptionalString) (*shipping.Shipment, error) {
 	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		// Placeholders are numbered in order of appearance: the SET list, then the WHERE.
-		sets := []string{"updated_at = $1"}
-		args := []any{db.now()}
+		var args []any
+		sets := []string{"updated_at = " + arg(&args, db.now())}
 		for _, r := range []struct {
 			column string
 			v      OptionalString
 		}{{"custom_reference_1", ref1}, {"custom_reference_2", ref2}} {
 			if r.v.Set {
-				args = append(args, r.v.Value)
-				sets = append(sets, r.column+" = $"+strconv.Itoa(len(args)))
+				sets = append(sets, r.column+" = "+arg(&args, r.v.Value))
 			}
 		}
-		n := len(args)
-		args = append(args, accountID, id)
-		res, err := tx.ExecContext(ctx, `UPDATE shipments SET `+strings.Join(sets, ", ")+`
-			WHERE account_id = $`+strconv.Itoa(n+1)+` AND id = $`+strconv.Itoa(n+2), args...)
+		query := `UPDATE shipments SET ` + strings.Join(sets, ", ") + ` WHERE account_id = ` + arg(&args, accountID) + ` AND id = ` + arg(&args, id)
+		res, err := tx.ExecContext(ctx, query, args...)
 		if err := rowsOrNotFound(res, err); err != nil {
 			return err
 		}

@@ -18,7 +18,6 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -290,9 +289,6 @@ func (db *DB) writeAll(ctx context.Context, stmts []sqlStmt) error {
 // its statement once per number of quotes.
 var oneStatements sync.Map // string → string
 
-// placeholder is a $N placeholder; the store's SQL holds no other $.
-var placeholder = regexp.MustCompile(`\$[0-9]+`)
-
 // oneStatement is the queries as one PostgreSQL statement (writeAll): each but the last a
 // data-modifying WITH, every query's placeholders numbered after those of the queries before.
 func oneStatement(queries []string) string {
@@ -303,13 +299,7 @@ func oneStatement(queries []string) string {
 	var b strings.Builder
 	last := 0 // the highest placeholder of the queries so far
 	for i, q := range queries {
-		first, high := last, last
-		q = placeholder.ReplaceAllStringFunc(q, func(p string) string {
-			n, _ := strconv.Atoi(p[1:])
-			high = max(high, first+n)
-			return "$" + strconv.Itoa(first+n)
-		})
-		last = high
+		q, last = shift(q, last)
 		switch {
 		case len(queries) == 1:
 			b.WriteString(q)
