@@ -664,27 +664,28 @@ func (db *DB) QueueVoid(ctx context.Context, v shipping.SoldLabel) error {
 }
 
 // ClaimVoids claims up to n queued voids due at now until lease runs out (shipping.VoidQueue).
+// A claimed void is due again when its lease runs out: the void worker sets the next attempt
+// when it fails, and forgets the void when it succeeds.
 func (db *DB) ClaimVoids(ctx context.Context, now time.Time, lease time.Duration, n int) ([]shipping.QueuedVoid, error) {
 	var due []shipping.QueuedVoid
 	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		due = due[:0]
-		rows, err := tx.QueryContext(ctx, `UPDATE label_voids SET due_at = $1 WHERE id IN (SELECT id FROM label_voids
-			WHERE due_at <= $2 ORDER BY due_at LIMIT $3`+db.skipLocked()+`)
-			RETURNING id, account_id, shipment_id, label_id, carrier, tracking_code, attempts`, Micros(now.Add(lease)), Micros(now), n)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var v shipping.QueuedVoid
-			if err := rows.Scan(&v.ID, &v.AccountID, &v.ShipmentID, &v.LabelID, &v.Carrier, &v.TrackingCode, &v.Attempts); err != nil {
-				return err
-			}
-			due = append(due, v)
-		}
-		return rows.Err()
+		var err error
+		due, err = claim(ctx, db, tx, voidQueue(Micros(now), Micros(now.Add(lease))), n, scanQueuedVoid)
+		return err
 	})
 	return due, err
+}
+
+// voidQueue leases the voids due at now until leaseEnd, the longest due first.
+func voidQueue(now, leaseEnd int64) queue {
+	return queue{table: "label_voids", key: []string{"id"}, where: "due_at <= $1", args: []any{now}, order: "due_at",
+		set: "due_at = $1", setArgs: []any{leaseEnd}, returning: "id, account_id, shipment_id, label_id, carrier, tracking_code, attempts"}
+}
+
+func scanQueuedVoid(row rowScanner) (shipping.QueuedVoid, error) {
+	var v shipping.QueuedVoid
+	err := row.Scan(&v.ID, &v.AccountID, &v.ShipmentID, &v.LabelID, &v.Carrier, &v.TrackingCode, &v.Attempts)
+	return v, err
 }
 
 // VoidDone forgets a void the carrier agreed to (shipping.VoidQueue).

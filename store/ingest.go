@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -94,41 +93,28 @@ func scanImport(row rowScanner) (ingest.Import, error) {
 }
 
 // ClaimImports leases up to limit due imports to the caller (ingest.Queue). It is the one
-// query that spans accounts: the worker serves them all. The subquery picks the oldest due
-// imports by the (status, received_at, id) index; on PostgreSQL it locks them and skips rows a
-// concurrent claimer holds, so claimers in several processes never wait on or deadlock with
-// each other. The repeated conditions in the outer WHERE keep a row claimed meanwhile out.
+// query that spans accounts: the worker serves them all. Expired leases come first (few: at
+// most the imports in flight when a worker stopped), then the queue in arrival order. Each is
+// one equality on status, so the queue's claim reads the first rows of the (status,
+// received_at, id) index instead of sorting the backlog.
 func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) ([]ingest.Claim, error) {
 	now := db.now()
 	var claims []ingest.Claim
 	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		claims = claims[:0]
-		// Expired leases first (few: at most the imports in flight when a worker stopped), then
-		// the queue in arrival order. Each is one equality on status, so the queue's claim reads
-		// the first rows of the (status, received_at, id) index instead of sorting the backlog.
-		claim := func(where string, limit int, args ...any) error {
-			args = append(args, limit, ingest.StatusProcessing, now+lease.Microseconds())
-			rows, err := tx.QueryContext(ctx, db.claimSQL(where, len(args)-3), args...)
+		for _, due := range []struct {
+			where string
+			args  []any
+		}{{claimExpired, []any{ingest.StatusProcessing, now}}, {claimQueued, []any{ingest.StatusQueued}}} {
+			got, err := claim(ctx, db, tx, importQueue(due.where, due.args, now+lease.Microseconds()), limit-len(claims), scanClaim)
 			if err != nil {
 				return err
 			}
-			defer rows.Close()
-			for rows.Next() {
-				var c ingest.Claim
-				var body string
-				var received int64
-				if err := rows.Scan(&c.ID, &c.AccountID, &body, &c.Attempts, &received); err != nil {
-					return err
-				}
-				c.Body, c.ReceivedAt = []byte(body), Time(received)
-				claims = append(claims, c)
+			if claims = append(claims, got...); len(claims) >= limit {
+				break
 			}
-			return rows.Err()
 		}
-		if err := claim(claimExpired, limit, ingest.StatusProcessing, now); err != nil || len(claims) >= limit {
-			return err
-		}
-		return claim(claimQueued, limit-len(claims), ingest.StatusQueued)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -146,22 +132,21 @@ const (
 	claimQueued  = "status = $1"
 )
 
-// claimSQL leases the oldest imports matching where (n parameters), up to the limit that
-// follows them, setting the status and the lease end that follow that. The CTE picks the rows
-// by the (status, received_at, id) index, and on PostgreSQL locks them, skipping rows another
-// claimer holds; the UPDATE then finds each by id, and repeats where so that a row claimed
-// meanwhile stays out. (With the pick as a subquery of `id IN (…)` beside the repeated
-// condition, SQLite walked every queued import through the status index for each claim, and
-// PostgreSQL could plan the subquery to run again for each row: one claim ran for minutes
-// behind a backlog.) Placeholders are numbered in the order they first appear, as SQLite binds
-// them.
-func (db *DB) claimSQL(where string, n int) string {
-	return fmt.Sprintf(`WITH picked AS (SELECT id FROM order_imports WHERE %s
-			ORDER BY received_at, id LIMIT $%d%s)
-		UPDATE order_imports SET status = $%d, claimed_until = $%d, attempts = attempts + 1
-		FROM picked WHERE order_imports.id = picked.id AND %s
-		RETURNING order_imports.id, account_id, body, attempts, received_at`,
-		where, n+1, db.skipLocked(), n+2, n+3, where)
+// importQueue leases the oldest imports matching where (with args) until until, by the
+// (status, received_at, id) index.
+func importQueue(where string, args []any, until int64) queue {
+	return queue{table: "order_imports", key: []string{"id"}, where: where, args: args, order: "received_at, id",
+		set: "status = $1, claimed_until = $2, attempts = attempts + 1", setArgs: []any{ingest.StatusProcessing, until},
+		returning: "id, account_id, body, attempts, received_at"}
+}
+
+func scanClaim(row rowScanner) (ingest.Claim, error) {
+	var c ingest.Claim
+	var body string
+	var received int64
+	err := row.Scan(&c.ID, &c.AccountID, &body, &c.Attempts, &received)
+	c.Body, c.ReceivedAt = []byte(body), Time(received)
+	return c, err
 }
 
 // CompleteImports ends claimed imports and upserts their orders in one transaction

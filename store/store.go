@@ -149,16 +149,6 @@ func newDB(w, r *sql.DB, dialect Dialect) *DB {
 // Dialect reports the engine behind db.
 func (db *DB) Dialect() Dialect { return db.dialect }
 
-// skipLocked ends a worker's claim subquery: on PostgreSQL, rows another transaction holds are
-// skipped rather than waited for (so concurrent claimers never queue behind or deadlock on each
-// other); SQLite's single writer needs nothing.
-func (db *DB) skipLocked() string {
-	if db.dialect == PostgreSQL {
-		return " FOR UPDATE SKIP LOCKED"
-	}
-	return ""
-}
-
 // lock takes the row locks of the rows a SELECT matches, for the rest of the transaction, on
 // PostgreSQL; SQLite's transactions run one at a time and need none. Transactions that change
 // the same rows take these locks first, in one order, so that they wait for each other instead

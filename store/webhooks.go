@@ -405,24 +405,35 @@ func (db *DB) LeaseWebhookEvents(ctx context.Context, cs []webhook.Candidate, no
 			if !t.active {
 				continue // deactivated meanwhile: its records are parked
 			}
-			var retryFrom int
-			e, err := scanEvent(tx.QueryRowContext(ctx, `UPDATE webhook_events
-				SET lease_until = $1, lease_token = $2, due_at = $1, url = $3
-				WHERE subscription_id = $4 AND id = $5 AND status = $6 AND due_at <= $7
-					AND (lease_until IS NULL OR lease_until <= $7)
-				RETURNING `+eventColumns+`, retry_from`,
-				Micros(until), token, t.url, c.SubscriptionID, c.ID, webhook.StatusPending, Micros(now)), &retryFrom)
-			if errors.Is(err, ErrNotFound) {
-				continue // taken or changed meanwhile
-			}
+			leased, err := claim(ctx, db, tx, eventQueue(c, Micros(now), Micros(until), token, t.url), 1, scanLeasedEvent)
 			if err != nil {
 				return err
 			}
-			out = append(out, webhook.Delivery{Event: e, Secret: t.secret, Round: e.Attempts - retryFrom, Lease: token})
+			for _, d := range leased { // none when taken or changed meanwhile
+				d.Secret, d.Lease = t.secret, token
+				out = append(out, d)
+			}
 		}
 		return nil
 	})
 	return out, err
+}
+
+// eventQueue leases the candidate's record, if it is still due at now and unleased, until
+// until under token, to be sent to url (due again when the lease ends).
+func eventQueue(c webhook.Candidate, now, until int64, token, url string) queue {
+	return queue{table: "webhook_events", key: []string{"subscription_id", "id"},
+		where: "subscription_id = $1 AND id = $2 AND status = $3 AND due_at <= $4 AND (lease_until IS NULL OR lease_until <= $4)",
+		args:  []any{c.SubscriptionID, c.ID, webhook.StatusPending, now},
+		set:   "lease_until = $1, lease_token = $2, due_at = $1, url = $3", setArgs: []any{until, token, url},
+		returning: eventColumns + ", retry_from"}
+}
+
+// scanLeasedEvent reads a leased record as a delivery: its event and its round.
+func scanLeasedEvent(row rowScanner) (webhook.Delivery, error) {
+	var retryFrom int
+	e, err := scanEvent(row, &retryFrom)
+	return webhook.Delivery{Event: e, Round: e.Attempts - retryFrom}, err
 }
 
 // FinishWebhookDeliveries implements webhook.Store: in one transaction it records each
