@@ -26,21 +26,13 @@ func (db *DB) billFinishedLabel(ctx context.Context, tx *sql.Tx, labelID string,
 
 // EndedDrafts lists DRAFT invoices whose period ended before day (billing.Books).
 func (db *DB) EndedDrafts(ctx context.Context, day time.Time, limit int) ([]billing.InvoiceRef, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT account_id, id FROM invoices WHERE status = $1 AND period_end < $2
-		ORDER BY period_end, id LIMIT $3`, string(billing.Draft), billing.Date(day), limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []billing.InvoiceRef
-	for rows.Next() {
-		var r billing.InvoiceRef
-		if err := rows.Scan(&r.AccountID, &r.ID); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return collect(ctx, db.r, `SELECT account_id, id FROM invoices WHERE status = $1 AND period_end < $2
+		ORDER BY period_end, id LIMIT $3`, []any{string(billing.Draft), billing.Date(day), limit},
+		func(row rowScanner) (billing.InvoiceRef, error) {
+			var r billing.InvoiceRef
+			err := row.Scan(&r.AccountID, &r.ID)
+			return r, err
+		})
 }
 
 // ledger is billing.Ledger over one transaction.
@@ -78,21 +70,8 @@ func (l ledger) SaveProfile(ctx context.Context, p billing.Profile) error {
 }
 
 func (l ledger) InvoicesFrom(ctx context.Context, accountID string, start time.Time) ([]billing.Invoice, error) {
-	rows, err := l.tx.QueryContext(ctx, `SELECT `+invoiceColumns+` FROM invoices WHERE account_id = $1 AND period_start >= $2`,
-		accountID, billing.Date(start))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []billing.Invoice
-	for rows.Next() {
-		inv, err := scanInvoice(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, inv)
-	}
-	return out, rows.Err()
+	return collect(ctx, l.tx, `SELECT `+invoiceColumns+` FROM invoices WHERE account_id = $1 AND period_start >= $2`,
+		[]any{accountID, billing.Date(start)}, scanInvoice)
 }
 
 // CreateInvoice numbers the invoice from the year's sequence in the same transaction. Numbers
@@ -205,20 +184,11 @@ func unbilledLabels(accountID string, before time.Time, statuses []string) (stri
 
 func (l ledger) UnbilledLabels(ctx context.Context, accountID string, before time.Time, statuses []string) ([]billing.Label, error) {
 	query, args := unbilledLabels(accountID, before, statuses)
-	rows, err := l.tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []billing.Label
-	for rows.Next() {
+	return collect(ctx, l.tx, query, args, func(row rowScanner) (billing.Label, error) {
 		b := billing.Label{AccountID: accountID}
-		if err := rows.Scan(&b.ID, &b.Status, &b.InsuranceCents, &b.Rate.TotalCents); err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+		err := row.Scan(&b.ID, &b.Status, &b.InsuranceCents, &b.Rate.TotalCents)
+		return b, err
+	})
 }
 
 func (l ledger) AddLineItem(ctx context.Context, accountID, labelID string, it billing.LineItem) (string, bool, error) {
