@@ -24,15 +24,16 @@ type queue struct {
 	returning string // the columns of the leased rows to answer
 }
 
-// sql is the statement that leases up to limit rows of q on the dialect, and its arguments. A CTE picks the
-// rows (on PostgreSQL it locks them and skips rows another claimer holds, so claimers in
-// several processes never wait on or deadlock with each other; SQLite's single writer needs
-// neither); the UPDATE then finds each by its key and repeats the condition, so that a row
-// leased meanwhile stays out. (With the pick as a subquery of `id IN (…)` beside the repeated
-// condition, SQLite walked every queued row through the status index for each claim, and
-// PostgreSQL could plan the subquery to run again for each row.) The CTE names its columns
-// apart from the table's, so the rest of the statement may name the table's unqualified.
-func (q queue) sql(d Dialect, limit int) (string, []any) {
+// statement is the statement that leases up to limit rows of q on the dialect, and its
+// arguments. A CTE picks the rows (on PostgreSQL it locks them and skips rows another claimer
+// holds, so claimers in several processes never wait on or deadlock with each other; SQLite's
+// single writer needs neither); the UPDATE then finds each by its key and repeats the
+// condition, so that a row leased meanwhile stays out. (With the pick as a subquery of
+// `id IN (…)` beside the repeated condition, SQLite walked every queued row through the status
+// index for each claim, and PostgreSQL could plan the subquery to run again for each row.) The
+// CTE names its columns apart from the table's, so the rest of the statement may name the
+// table's unqualified.
+func (q queue) statement(d Dialect, limit int) (string, []any) {
 	args := append([]any{}, q.args...)
 	picked, match := make([]string, len(q.key)), make([]string, len(q.key))
 	for i, k := range q.key {
@@ -57,6 +58,6 @@ func (q queue) sql(d Dialect, limit int) (string, []any) {
 
 // claim leases up to limit rows of q in tx and scans those it leased, in no set order.
 func claim[T any, R rowScanner](ctx context.Context, db *DB, tx *sql.Tx, q queue, limit int, scan func(R) (T, error)) ([]T, error) {
-	query, args := q.sql(db.dialect, limit)
+	query, args := q.statement(db.dialect, limit)
 	return collect(ctx, tx, query, args, scan)
 }

@@ -34,7 +34,7 @@ func TestClaimFindsRowsByKey(t *testing.T) {
 		{"webhook records", eventQueue(webhook.Candidate{SubscriptionID: "s", ID: "e"}, 1, 2, "t", "u"),
 			"SEARCH webhook_events USING INDEX sqlite_autoindex_webhook_events_1 (subscription_id=? AND id=?)"},
 	} {
-		query, args := tt.q.sql(db.dialect, 32)
+		query, args := tt.q.statement(db.dialect, 32)
 		plan := queryPlan(t, db, query, args...)
 		if !strings.Contains(plan, "SCAN picked\n"+tt.want) {
 			t.Errorf("%s: the UPDATE does not find its rows by key:\n%s", tt.name, plan)
