@@ -139,19 +139,6 @@ func TestPeriodsTile(t *testing.T) {
 	}
 }
 
-func TestPeriodEnded(t *testing.T) {
-	now := time.Date(2026, 12, 1, 0, 0, 0, 1000, time.UTC)
-	tests := []struct {
-		end  string
-		want bool
-	}{{"2026-11-30", true}, {"2026-12-01", false}, {"2026-12-31", false}, {"2025-01-31", true}}
-	for _, tt := range tests {
-		if got := PeriodEnded(tt.end, now); got != tt.want {
-			t.Errorf("PeriodEnded(%q, %v) = %v; want %v", tt.end, now, got, tt.want)
-		}
-	}
-}
-
 func TestDueDate(t *testing.T) {
 	tests := []struct {
 		date string

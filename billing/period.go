@@ -71,12 +71,6 @@ func ParseDate(s string) (time.Time, error) {
 	return t, nil
 }
 
-// PeriodEnded reports whether a period whose last day is periodEnd (YYYY-MM-DD) is over at
-// now: its last day is before now's UTC day. The closer finalizes such invoices.
-func PeriodEnded(periodEnd string, now time.Time) bool {
-	return periodEnd < Date(now)
-}
-
 // DueDate is the date an invoice issued on invoiceDate is due under net terms of netDays.
 func DueDate(invoiceDate time.Time, netDays int) time.Time {
 	return Day(invoiceDate).AddDate(0, 0, netDays)

@@ -112,8 +112,8 @@ func New(cfg Config) (*API, error) {
 	return a, nil
 }
 
-// Run runs the background workers (webhook delivery, order import, billing close) until ctx
-// ends, and returns once they all have stopped.
+// Run runs the background workers (Workers names them) until ctx ends, and returns once they
+// all have stopped.
 func (a *API) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(a.workers))

@@ -221,7 +221,12 @@ func TestInvoiceDocumentsStoredByCloser(t *testing.T) {
 	id := openInvoiceWithFees(t, e, 5)
 	e.setClock(time.Date(2026, 12, 1, 0, 0, 1, 0, time.UTC))
 	e.drain()
-	st, err := e.db.InvoiceStatement(context.Background(), acct, id)
+	var st billing.Statement
+	err := e.db.BillingTx(context.Background(), func(ctx context.Context, l billing.Ledger) error {
+		var err error
+		st, err = l.Statement(ctx, acct, id)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,6 @@ func (a *API) orderViews(ctx context.Context, acct string, orders ...ingest.Orde
 	return views, nil
 }
 
-// orderStamp formats a timestamp as RFC 3339 UTC with microseconds.
 // getOrderImport: GET /order_imports/{id}.
 func (a *API) getOrderImport(w http.ResponseWriter, r *http.Request) error {
 	imp, err := a.db.OrderImport(r.Context(), accountID(r), r.PathValue("id"))

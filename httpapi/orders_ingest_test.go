@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -183,16 +182,18 @@ func TestOrderImportLease(t *testing.T) {
 	if err != nil || len(second) != 1 || second[0].Attempts != 2 {
 		t.Fatalf("ClaimImports after the lease = %+v, %v; want the import, attempt 2", second, err)
 	}
-	order1, errs := ingest.Process(first[0], 10)
-	if err := e.db.CompleteImport(ctx, first[0], order1, errs); !errors.Is(err, ingest.ErrStaleClaim) {
-		t.Fatalf("CompleteImport(stale claim) = %v; want ErrStaleClaim", err)
+	complete := func(c ingest.Claim) (stale int, err error) {
+		o, errs := ingest.Process(c, 10)
+		return e.db.CompleteImports(ctx, []ingest.Completion{{Claim: c, Order: o, Errors: errs}})
 	}
-	order2, errs := ingest.Process(second[0], 10)
-	if err := e.db.CompleteImport(ctx, second[0], order2, errs); err != nil {
-		t.Fatalf("CompleteImport(current claim) = %v", err)
+	if stale, err := complete(first[0]); err != nil || stale != 1 {
+		t.Fatalf("CompleteImports(stale claim) = %d stale, %v; want 1 stale", stale, err)
 	}
-	if err := e.db.CompleteImport(ctx, second[0], order2, errs); !errors.Is(err, ingest.ErrStaleClaim) {
-		t.Fatalf("CompleteImport twice = %v; want ErrStaleClaim", err)
+	if stale, err := complete(second[0]); err != nil || stale != 0 {
+		t.Fatalf("CompleteImports(current claim) = %d stale, %v; want 0", stale, err)
+	}
+	if stale, err := complete(second[0]); err != nil || stale != 1 {
+		t.Fatalf("CompleteImports twice = %d stale, %v; want 1 stale", stale, err)
 	}
 	got, err := e.db.OrderImport(ctx, acme.ID, imp.ID)
 	if err != nil || got.Status != ingest.StatusProcessed || got.Attempts != 2 {
@@ -227,8 +228,8 @@ func TestOrderImportOlderNeverOverwrites(t *testing.T) {
 	}
 	for _, c := range []ingest.Claim{claims[1], claims[0]} { // newest first
 		o, errs := ingest.Process(c, 10)
-		if err := e.db.CompleteImport(ctx, c, o, errs); err != nil {
-			t.Fatal(err)
+		if stale, err := e.db.CompleteImports(ctx, []ingest.Completion{{Claim: c, Order: o, Errors: errs}}); err != nil || stale != 0 {
+			t.Fatalf("CompleteImports = %d stale, %v", stale, err)
 		}
 	}
 	l, err := e.db.ListOrders(ctx, acme.ID, "O-1", pageAll)

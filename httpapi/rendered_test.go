@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
 )
 
@@ -40,10 +41,25 @@ func (e *testEnv) freshLabel(t *testing.T, id string) []byte {
 
 func (e *testEnv) freshList(t *testing.T, p store.Page, k *store.Keyset) []byte {
 	t.Helper()
-	l, err := e.db.ListShipments(context.Background(), e.accounts["acme"].ID, store.ShipmentFilter{}, p, k)
+	ctx, acct := context.Background(), e.accounts["acme"].ID
+	page, err := e.db.ListShipmentsJSON(ctx, acct, store.ShipmentFilter{}, p, k)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The page's shipments, read afresh from their rows.
+	ids := make([]string, len(page.Items))
+	for i, js := range page.Items {
+		var s struct{ ID string }
+		if err := json.Unmarshal([]byte(js), &s); err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = s.ID
+	}
+	items, err := e.db.Shipments(ctx, acct, ids)
+	if err != nil || len(items) != len(ids) {
+		t.Fatalf("Shipments = %d, %v; want %d", len(items), err, len(ids))
+	}
+	l := store.List[*shipping.Shipment]{Items: items, HasNext: page.HasNext, HasPrev: page.HasPrev, Total: page.Total, Keys: page.Keys}
 	e.api.linkShipments(l.Items...)
 	w := httptest.NewRecorder()
 	if k != nil {

@@ -84,11 +84,6 @@ type BatchItem struct {
 	Errors json.RawMessage `json:"errors,omitempty"`
 }
 
-// ItemFinished reports whether an item status is an outcome.
-func ItemFinished(status string) bool {
-	return status == ItemCreated || status == ItemPurchased || status == ItemFailed
-}
-
 // Tally counts the batch's items by outcome.
 func (b *Batch) Tally() {
 	b.Created, b.Purchased, b.Failed = 0, 0, 0

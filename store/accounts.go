@@ -163,13 +163,6 @@ func scanAccount(row rowScanner) (Account, error) {
 	return a, err
 }
 
-// CountAccounts reports how many accounts exist.
-func (db *DB) CountAccounts(ctx context.Context) (int, error) {
-	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM accounts`).Scan(&n)
-	return n, err
-}
-
 // RotateIngestSecret replaces the account's ingest secret; the old one stops working at once.
 func (db *DB) RotateIngestSecret(ctx context.Context, accountID string) (Account, error) {
 	secret, err := db.newSecret()

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -51,9 +50,8 @@ func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, items []shippi
 			var args []any
 			rows := make([]string, size)
 			for i := range size {
-				n := len(args)
-				rows[i] = fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, $%d, 0, 0, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
-				args = append(args, b.ID, next, b.AccountID, items[next].ShipmentID, items[next].Body, b.Items[next].Status, errs[next], created)
+				values := placeholders(&args, []any{b.ID, next, b.AccountID, items[next].ShipmentID, items[next].Body, b.Items[next].Status, errs[next]})
+				rows[i] = "(" + values + ", 0, 0, " + arg(&args, created) + ")"
 				next++
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO batch_items (batch_id, position, account_id, shipment_id, body,
@@ -216,7 +214,7 @@ func (db *DB) ClaimBatchItems(ctx context.Context, accountID string, n int, leas
 			if len(claims) == n {
 				break
 			}
-			got, err := db.claimItems(ctx, tx, accountID, c.status, c.until, n-len(claims), now+lease.Microseconds())
+			got, err := claim(ctx, db, tx, batchItemQueue(accountID, c.status, c.until, now+lease.Microseconds()), n-len(claims), scanBatchClaim)
 			if err != nil {
 				return err
 			}
@@ -227,34 +225,21 @@ func (db *DB) ClaimBatchItems(ctx context.Context, accountID string, n int, leas
 	return claims, err
 }
 
-// claimItems leases up to limit of the account's items in status whose lease ended by until
-// (0 for queued items, which have none), in the batch's order. The CTE picks them by the
-// (account_id, status, queued_at, batch_id, position) index and on PostgreSQL locks them,
-// skipping rows another claimer holds; the UPDATE repeats the condition so a row claimed
-// meanwhile stays out.
-func (db *DB) claimItems(ctx context.Context, tx *sql.Tx, acct, status string, until int64, limit int, leaseEnd int64) ([]shipping.BatchClaim, error) {
-	rows, err := tx.QueryContext(ctx, `WITH picked AS (SELECT batch_id, position FROM batch_items
-			WHERE account_id = $1 AND status = $2 AND claimed_until <= $3
-			ORDER BY queued_at, batch_id, position LIMIT $4`+db.skipLocked()+`)
-		UPDATE batch_items SET status = $5, claimed_until = $6, attempts = attempts + 1
-		FROM picked WHERE batch_items.batch_id = picked.batch_id AND batch_items.position = picked.position
-			AND batch_items.account_id = $1 AND batch_items.status = $2 AND batch_items.claimed_until <= $3
-		RETURNING batch_items.batch_id, batch_items.position, batch_items.account_id, batch_items.shipment_id,
-			batch_items.body, batch_items.attempts`,
-		acct, status, until, limit, shipping.ItemProcessing, leaseEnd)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var claims []shipping.BatchClaim
-	for rows.Next() {
-		var c shipping.BatchClaim
-		if err := rows.Scan(&c.BatchID, &c.Index, &c.AccountID, &c.ShipmentID, &c.Body, &c.Attempts); err != nil {
-			return nil, err
-		}
-		claims = append(claims, c)
-	}
-	return claims, rows.Err()
+// batchItemQueue leases the account's items in status whose lease ended by until (0 for queued
+// items, which have none) until leaseEnd, in the batch's order, by the (account_id, status,
+// queued_at, batch_id, position) index.
+func batchItemQueue(accountID, status string, until, leaseEnd int64) queue {
+	return queue{table: "batch_items", key: []string{"batch_id", "position"},
+		where: "account_id = $1 AND status = $2 AND claimed_until <= $3", args: []any{accountID, status, until},
+		order: "queued_at, batch_id, position",
+		set:   "status = $1, claimed_until = $2, attempts = attempts + 1", setArgs: []any{shipping.ItemProcessing, leaseEnd},
+		returning: "batch_id, position, account_id, shipment_id, body, attempts"}
+}
+
+func scanBatchClaim(row rowScanner) (shipping.BatchClaim, error) {
+	var c shipping.BatchClaim
+	err := row.Scan(&c.BatchID, &c.Index, &c.AccountID, &c.ShipmentID, &c.Body, &c.Attempts)
+	return c, err
 }
 
 // claimedBatches fills in the claims' batch settings (buy, label format), one query.

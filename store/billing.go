@@ -28,12 +28,7 @@ func (db *DB) BillingProfile(ctx context.Context, accountID string) (billing.Pro
 	return billingProfile(ctx, db.r, accountID)
 }
 
-type billingQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-func billingProfile(ctx context.Context, q billingQuerier, accountID string) (billing.Profile, error) {
+func billingProfile(ctx context.Context, q querier, accountID string) (billing.Profile, error) {
 	p := billing.Profile{AccountID: accountID}
 	var name, addr sql.NullString
 	err := q.QueryRowContext(ctx, `SELECT currency, period, net_terms_days, bill_to_name, bill_to_address
@@ -56,9 +51,7 @@ func billingProfile(ctx context.Context, q billingQuerier, accountID string) (bi
 const invoiceColumns = `id, account_id, status, currency, invoice_number, period_start, period_end, total_cents,
 	deferred_cents, invoice_date, due_date, finalized_at, paid_at, marked_uncollectible_at, voided_at, created_at, updated_at`
 
-type billingRow interface{ Scan(dest ...any) error }
-
-func scanInvoice(s billingRow) (billing.Invoice, error) {
+func scanInvoice(s rowScanner) (billing.Invoice, error) {
 	var inv billing.Invoice
 	var invoiceDate, dueDate sql.NullString
 	var finalized, paid, uncollectible, voided sql.NullInt64
@@ -76,7 +69,7 @@ func (db *DB) Invoice(ctx context.Context, accountID, id string) (billing.Invoic
 	return invoice(ctx, db.r, accountID, id)
 }
 
-func invoice(ctx context.Context, q billingQuerier, accountID, id string) (billing.Invoice, error) {
+func invoice(ctx context.Context, q querier, accountID, id string) (billing.Invoice, error) {
 	inv, err := scanInvoice(q.QueryRowContext(ctx, `SELECT `+invoiceColumns+` FROM invoices WHERE account_id = $1 AND id = $2`, accountID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return inv, ErrNotFound
@@ -107,12 +100,10 @@ func (db *DB) Invoices(ctx context.Context, accountID string, f InvoiceFilter, p
 	from := "invoices WHERE account_id = $1"
 	args := []any{accountID}
 	if f.Status != "" {
-		args = append(args, string(f.Status))
-		from += fmt.Sprintf(" AND status = $%d", len(args))
+		from += " AND status = " + arg(&args, string(f.Status))
 	}
 	if f.Search != "" {
-		args = append(args, "%"+likeEscaper.Replace(strings.ToUpper(f.Search))+"%")
-		from += fmt.Sprintf(` AND invoice_number LIKE $%d ESCAPE '\'`, len(args))
+		from += " AND invoice_number LIKE " + arg(&args, "%"+likeEscaper.Replace(strings.ToUpper(f.Search))+"%") + ` ESCAPE '\'`
 	}
 	q := listQuery[billing.Invoice]{Columns: invoiceColumns, From: from, Args: args,
 		Scan: func(r *sql.Rows) (billing.Invoice, error) { return scanInvoice(r) }}
@@ -125,7 +116,7 @@ const lineItemColumns = `id, invoice_id, type, carrier, service, tracking_code, 
 	surcharges_cents, total_cents, retail_cents, purchased_at, shipping_label_status, shipment_request_parameters,
 	shipping_rate_metadata, created_at`
 
-func scanLineItem(s billingRow) (billing.LineItem, error) {
+func scanLineItem(s rowScanner) (billing.LineItem, error) {
 	var it billing.LineItem
 	var carrier, service, tracking, status, params, meta sql.NullString
 	var retail, purchased sql.NullInt64
@@ -213,17 +204,8 @@ func (db *DB) InvoiceWithItems(ctx context.Context, accountID, invoiceID string,
 		stmt += " LIMIT $3"
 		args = append(args, limit+1)
 	}
-	rows, err := tx.QueryContext(ctx, stmt, args...)
-	if err != nil {
+	if items, err = collect(ctx, tx, stmt, args, scanLineItem); err != nil {
 		return inv, acct, nil, false, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		it, err := scanLineItem(rows)
-		if err != nil {
-			return inv, acct, nil, false, err
-		}
-		items = append(items, it)
 	}
 	if limit > 0 && len(items) > limit {
 		items, more = items[:limit], true
@@ -231,7 +213,7 @@ func (db *DB) InvoiceWithItems(ctx context.Context, accountID, invoiceID string,
 	if items == nil {
 		items = []billing.LineItem{}
 	}
-	return inv, acct, items, more, rows.Err()
+	return inv, acct, items, more, nil
 }
 
 // lockBillingProfile locks the account's billing profile (db.lock): a change of it and the

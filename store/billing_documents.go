@@ -9,18 +9,7 @@ import (
 	"github.com/waybill/waybill/billing"
 )
 
-// InvoiceStatement reads, in one transaction, what an invoice's documents show: the invoice,
-// its account and billing profile, and every live line item, oldest first.
-func (db *DB) InvoiceStatement(ctx context.Context, accountID, invoiceID string) (billing.Statement, error) {
-	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return billing.Statement{}, err
-	}
-	defer tx.Rollback()
-	return statement(ctx, tx, accountID, invoiceID)
-}
-
-func statement(ctx context.Context, q billingQuerier, accountID, invoiceID string) (billing.Statement, error) {
+func statement(ctx context.Context, q querier, accountID, invoiceID string) (billing.Statement, error) {
 	var st billing.Statement
 	var err error
 	if st.Invoice, err = invoice(ctx, q, accountID, invoiceID); err != nil {
@@ -33,21 +22,13 @@ func statement(ctx context.Context, q billingQuerier, accountID, invoiceID strin
 	if st.Profile, err = billingProfile(ctx, q, accountID); err != nil {
 		return st, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+lineItemColumns+` FROM billing_line_items
-		WHERE account_id = $1 AND invoice_id = $2 AND deleted_at IS NULL ORDER BY created_at ASC, id ASC`, accountID, invoiceID)
-	if err != nil {
-		return st, err
+	st.Items, err = collect(ctx, q, `SELECT `+lineItemColumns+` FROM billing_line_items
+		WHERE account_id = $1 AND invoice_id = $2 AND deleted_at IS NULL ORDER BY created_at ASC, id ASC`,
+		[]any{accountID, invoiceID}, scanLineItem)
+	if st.Items == nil {
+		st.Items = []billing.LineItem{}
 	}
-	defer rows.Close()
-	st.Items = []billing.LineItem{}
-	for rows.Next() {
-		it, err := scanLineItem(rows)
-		if err != nil {
-			return st, err
-		}
-		st.Items = append(st.Items, it)
-	}
-	return st, rows.Err()
+	return st, err
 }
 
 // InvoiceDocument reads an invoice and its stored document of the kind (billing.Books).

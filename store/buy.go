@@ -366,14 +366,15 @@ func (b *labelBuy) recordAtOnce(ctx context.Context, code string, check func(shi
 	if err != nil {
 		return false, err
 	}
-	notify, notifyArgs := subscribed("shipments", 9, webhook.TopicLabelPurchased)
+	args := append(b.boughtValues(rate, packedShipment), b.stored)
+	notify := subscribed("shipments", &args, webhook.TopicLabelPurchased)
 	// The select list's parameters are cast: PostgreSQL would read them as text.
 	res, err := b.db.w.ExecContext(ctx, `WITH bought AS (`+boughtUpdate+` AND packed = $8 AND NOT `+notify+`
 			RETURNING id)
 		INSERT INTO shipping_labels (`+labelInsertColumns+`)
 		SELECT $11, $12, $13, $14, $15, $16, $17, $18, $19, CAST($20 AS BIGINT), CAST($21 AS BIGINT),
 			CAST($22 AS BIGINT), CAST($23 AS BIGINT), CAST($24 AS BYTEA), CAST($25 AS BOOLEAN) FROM bought`,
-		slices.Concat(b.boughtValues(rate, packedShipment), []any{b.stored}, notifyArgs, b.labelValues(&s, code, packedLabel))...)
+		append(args, b.labelValues(&s, code, packedLabel)...)...)
 	if trackingCodeTaken(err) {
 		return false, shipping.ErrTrackingNumberTaken
 	}
@@ -426,8 +427,8 @@ func (b *labelBuy) update(ctx context.Context, tx *sql.Tx, code string, stored [
 		query += ` AND packed = $8`
 		args = append(args, stored)
 	}
-	notify, notifyArgs := subscribed("shipments", len(args)+1, webhook.TopicLabelPurchased)
-	err = tx.QueryRowContext(ctx, query+` RETURNING `+notify, append(args, notifyArgs...)...).Scan(&b.notify)
+	query += ` RETURNING ` + subscribed("shipments", &args, webhook.TopicLabelPurchased)
+	err = tx.QueryRowContext(ctx, query, args...).Scan(&b.notify)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -658,27 +659,28 @@ func (db *DB) QueueVoid(ctx context.Context, v shipping.SoldLabel) error {
 }
 
 // ClaimVoids claims up to n queued voids due at now until lease runs out (shipping.VoidQueue).
+// A claimed void is due again when its lease runs out: the void worker sets the next attempt
+// when it fails, and forgets the void when it succeeds.
 func (db *DB) ClaimVoids(ctx context.Context, now time.Time, lease time.Duration, n int) ([]shipping.QueuedVoid, error) {
 	var due []shipping.QueuedVoid
 	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		due = due[:0]
-		rows, err := tx.QueryContext(ctx, `UPDATE label_voids SET due_at = $1 WHERE id IN (SELECT id FROM label_voids
-			WHERE due_at <= $2 ORDER BY due_at LIMIT $3`+db.skipLocked()+`)
-			RETURNING id, account_id, shipment_id, label_id, carrier, tracking_code, attempts`, Micros(now.Add(lease)), Micros(now), n)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var v shipping.QueuedVoid
-			if err := rows.Scan(&v.ID, &v.AccountID, &v.ShipmentID, &v.LabelID, &v.Carrier, &v.TrackingCode, &v.Attempts); err != nil {
-				return err
-			}
-			due = append(due, v)
-		}
-		return rows.Err()
+		var err error
+		due, err = claim(ctx, db, tx, voidQueue(Micros(now), Micros(now.Add(lease))), n, scanQueuedVoid)
+		return err
 	})
 	return due, err
+}
+
+// voidQueue leases the voids due at now until leaseEnd, the longest due first.
+func voidQueue(now, leaseEnd int64) queue {
+	return queue{table: "label_voids", key: []string{"id"}, where: "due_at <= $1", args: []any{now}, order: "due_at",
+		set: "due_at = $1", setArgs: []any{leaseEnd}, returning: "id, account_id, shipment_id, label_id, carrier, tracking_code, attempts"}
+}
+
+func scanQueuedVoid(row rowScanner) (shipping.QueuedVoid, error) {
+	var v shipping.QueuedVoid
+	err := row.Scan(&v.ID, &v.AccountID, &v.ShipmentID, &v.LabelID, &v.Carrier, &v.TrackingCode, &v.Attempts)
+	return v, err
 }
 
 // VoidDone forgets a void the carrier agreed to (shipping.VoidQueue).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -57,45 +56,41 @@ func (db *DB) PollAccounts(ctx context.Context, carriers []string, now time.Time
 // pollAccounts is PollAccounts' query.
 func pollAccounts(carriers []string, now time.Time, first time.Duration, limit int) (string, []any) {
 	args := []any{first.Microseconds(), Micros(now)}
-	in := placeholders(&args, carriers)
-	args = append(args, limit)
-	return `SELECT account_id FROM shipping_labels WHERE ` + pollDue + ` AND carrier IN (` + in + `)
-		GROUP BY account_id ORDER BY MIN(COALESCE(poll_at, created_at + $1)), account_id LIMIT $` + itoa(len(args)), args
+	query := `SELECT account_id FROM shipping_labels WHERE ` + pollDue + ` AND carrier IN (` + placeholders(&args, carriers) + `)
+		GROUP BY account_id ORDER BY MIN(COALESCE(poll_at, created_at + $1)), account_id LIMIT ` + arg(&args, limit)
+	return query, args
 }
 
 // ClaimPolls claims up to limit of the account's labels of carriers due for a poll at now, the
 // longest waiting first, until now+lease: another process (or round) skips a claimed label
 // until the claim ends, and a poll that dies with its process is retried after it.
 func (db *DB) ClaimPolls(ctx context.Context, accountID string, carriers []string, now time.Time, first, lease time.Duration, limit int) ([]shipping.PollClaim, error) {
+	if len(carriers) == 0 {
+		return nil, nil
+	}
 	var claims []shipping.PollClaim
 	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		args := []any{first.Microseconds(), Micros(now), accountID}
-		in := placeholders(&args, carriers)
-		args = append(args, limit)
-		rows, err := tx.QueryContext(ctx, `SELECT id, carrier, tracking_code, poll_failures FROM shipping_labels
-			WHERE `+pollDue+` AND account_id = $3 AND carrier IN (`+in+`)
-			ORDER BY COALESCE(poll_at, created_at + $1), id LIMIT $`+itoa(len(args))+db.skipLocked(), args...)
-		if err != nil {
-			return err
-		}
-		var ids []string
-		for rows.Next() {
-			c := shipping.PollClaim{AccountID: accountID}
-			if err := rows.Scan(&c.LabelID, &c.Carrier, &c.TrackingCode, &c.Failures); err != nil {
-				rows.Close()
-				return err
-			}
-			claims, ids = append(claims, c), append(ids, c.LabelID)
-		}
-		if err := rows.Close(); err != nil || len(ids) == 0 {
-			return err
-		}
-		args = []any{Micros(now.Add(lease)), accountID}
-		_, err = tx.ExecContext(ctx, `UPDATE shipping_labels SET poll_at = $1 WHERE account_id = $2
-			AND id IN (`+placeholders(&args, ids)+`)`, args...)
+		var err error
+		claims, err = claim(ctx, db, tx, pollQueue(accountID, carriers, Micros(now), first, Micros(now.Add(lease))), limit, scanPollClaim)
 		return err
 	})
 	return claims, err
+}
+
+// pollQueue leases the account's labels of carriers due for a poll at now until leaseEnd, the
+// longest waiting first (pollDue).
+func pollQueue(accountID string, carriers []string, now int64, first time.Duration, leaseEnd int64) queue {
+	args := []any{first.Microseconds(), now}
+	where := pollDue + ` AND account_id = ` + arg(&args, accountID) + ` AND carrier IN (` + placeholders(&args, carriers) + `)`
+	return queue{table: "shipping_labels", key: []string{"id"}, where: where, args: args,
+		order: "COALESCE(poll_at, created_at + $1), id", set: "poll_at = $1", setArgs: []any{leaseEnd},
+		returning: "account_id, id, carrier, tracking_code, poll_failures"}
+}
+
+func scanPollClaim(row rowScanner) (shipping.PollClaim, error) {
+	var c shipping.PollClaim
+	err := row.Scan(&c.AccountID, &c.LabelID, &c.Carrier, &c.TrackingCode, &c.Failures)
+	return c, err
 }
 
 // FinishPoll schedules a claimed label's next poll at next, recording failures, the polls in a
@@ -107,4 +102,3 @@ func (db *DB) FinishPoll(ctx context.Context, c shipping.PollClaim, next time.Ti
 		return err
 	})
 }
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -13,18 +13,5 @@ func (db *DB) AccountsNamed(ctx context.Context, name string) ([]Account, error)
 }
 
 func (db *DB) accountsWhere(ctx context.Context, query string, args ...any) ([]Account, error) {
-	rows, err := db.r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Account
-	for rows.Next() {
-		a, err := scanAccount(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return collect(ctx, db.r, query, args, scanAccount)
 }

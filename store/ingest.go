@@ -8,9 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -73,7 +71,7 @@ func (db *DB) OrderImport(ctx context.Context, accountID, id string) (ingest.Imp
 
 const importColumns = `id, account_id, order_id, status, errors, attempts, received_at, processed_at`
 
-func scanImport(row interface{ Scan(...any) error }) (ingest.Import, error) {
+func scanImport(row rowScanner) (ingest.Import, error) {
 	var imp ingest.Import
 	var orderID, errs sql.NullString
 	var received int64
@@ -95,41 +93,28 @@ func scanImport(row interface{ Scan(...any) error }) (ingest.Import, error) {
 }
 
 // ClaimImports leases up to limit due imports to the caller (ingest.Queue). It is the one
-// query that spans accounts: the worker serves them all. The subquery picks the oldest due
-// imports by the (status, received_at, id) index; on PostgreSQL it locks them and skips rows a
-// concurrent claimer holds, so claimers in several processes never wait on or deadlock with
-// each other. The repeated conditions in the outer WHERE keep a row claimed meanwhile out.
+// query that spans accounts: the worker serves them all. Expired leases come first (few: at
+// most the imports in flight when a worker stopped), then the queue in arrival order. Each is
+// one equality on status, so the queue's claim reads the first rows of the (status,
+// received_at, id) index instead of sorting the backlog.
 func (db *DB) ClaimImports(ctx context.Context, lease time.Duration, limit int) ([]ingest.Claim, error) {
 	now := db.now()
 	var claims []ingest.Claim
 	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		claims = claims[:0]
-		// Expired leases first (few: at most the imports in flight when a worker stopped), then
-		// the queue in arrival order. Each is one equality on status, so the queue's claim reads
-		// the first rows of the (status, received_at, id) index instead of sorting the backlog.
-		claim := func(where string, limit int, args ...any) error {
-			args = append(args, limit, ingest.StatusProcessing, now+lease.Microseconds())
-			rows, err := tx.QueryContext(ctx, db.claimSQL(where, len(args)-3), args...)
+		for _, due := range []struct {
+			where string
+			args  []any
+		}{{claimExpired, []any{ingest.StatusProcessing, now}}, {claimQueued, []any{ingest.StatusQueued}}} {
+			got, err := claim(ctx, db, tx, importQueue(due.where, due.args, now+lease.Microseconds()), limit-len(claims), scanClaim)
 			if err != nil {
 				return err
 			}
-			defer rows.Close()
-			for rows.Next() {
-				var c ingest.Claim
-				var body string
-				var received int64
-				if err := rows.Scan(&c.ID, &c.AccountID, &body, &c.Attempts, &received); err != nil {
-					return err
-				}
-				c.Body, c.ReceivedAt = []byte(body), Time(received)
-				claims = append(claims, c)
+			if claims = append(claims, got...); len(claims) >= limit {
+				break
 			}
-			return rows.Err()
 		}
-		if err := claim(claimExpired, limit, ingest.StatusProcessing, now); err != nil || len(claims) >= limit {
-			return err
-		}
-		return claim(claimQueued, limit-len(claims), ingest.StatusQueued)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -147,42 +132,31 @@ const (
 	claimQueued  = "status = $1"
 )
 
-// claimSQL leases the oldest imports matching where (n parameters), up to the limit that
-// follows them, setting the status and the lease end that follow that. The CTE picks the rows
-// by the (status, received_at, id) index, and on PostgreSQL locks them, skipping rows another
-// claimer holds; the UPDATE then finds each by id, and repeats where so that a row claimed
-// meanwhile stays out. (With the pick as a subquery of `id IN (…)` beside the repeated
-// condition, SQLite walked every queued import through the status index for each claim, and
-// PostgreSQL could plan the subquery to run again for each row: one claim ran for minutes
-// behind a backlog.) Placeholders are numbered in the order they first appear, as SQLite binds
-// them.
-func (db *DB) claimSQL(where string, n int) string {
-	return fmt.Sprintf(`WITH picked AS (SELECT id FROM order_imports WHERE %s
-			ORDER BY received_at, id LIMIT $%d%s)
-		UPDATE order_imports SET status = $%d, claimed_until = $%d, attempts = attempts + 1
-		FROM picked WHERE order_imports.id = picked.id AND %s
-		RETURNING order_imports.id, account_id, body, attempts, received_at`,
-		where, n+1, db.skipLocked(), n+2, n+3, where)
+// importQueue leases the oldest imports matching where (with args) until until, by the
+// (status, received_at, id) index.
+func importQueue(where string, args []any, until int64) queue {
+	return queue{table: "order_imports", key: []string{"id"}, where: where, args: args, order: "received_at, id",
+		set: "status = $1, claimed_until = $2, attempts = attempts + 1", setArgs: []any{ingest.StatusProcessing, until},
+		returning: "id, account_id, body, attempts, received_at"}
 }
 
-// CompleteImport ends a claimed import and upserts its order in one transaction. The claim's
-// attempts fence it: if the lease expired and the import was claimed again, nothing changes and
-// the answer is ingest.ErrStaleClaim. An order whose stored content comes from a newer import
-// is left alone; the import is PROCESSED all the same.
-func (db *DB) CompleteImport(ctx context.Context, c ingest.Claim, o *ingest.Order, errs []shipping.FieldError) error {
-	stale, err := db.CompleteImports(ctx, []ingest.Completion{{Claim: c, Order: o, Errors: errs}})
-	if err == nil && stale > 0 {
-		return ingest.ErrStaleClaim
-	}
-	return err
+func scanClaim(row rowScanner) (ingest.Claim, error) {
+	var c ingest.Claim
+	var body string
+	var received int64
+	err := row.Scan(&c.ID, &c.AccountID, &body, &c.Attempts, &received)
+	c.Body, c.ReceivedAt = []byte(body), Time(received)
+	return c, err
 }
 
-// CompleteImports is CompleteImport for a batch, in one transaction (ingest.Queue): stale
-// claims are skipped and counted, the others all commit or none does. The batch is written in
-// a stable key order (account, order id, import id), so two processes completing batches that
-// touch the same orders lock them in the same order and never deadlock. It takes two
-// statements per 64 completions (statementSizes), not two per completion: on PostgreSQL each
-// statement is a round trip.
+// CompleteImports ends claimed imports and upserts their orders in one transaction
+// (ingest.Queue). A claim's attempts fence it: if its lease expired and the import was claimed
+// again, it is stale, skipped and counted; the others all commit or none does. An order whose
+// stored content comes from a newer import is left alone; the import is PROCESSED all the
+// same. The batch is written in a stable key order (account, order id, import id), so two
+// processes completing batches that touch the same orders lock them in the same order and
+// never deadlock. It takes two statements per 64 completions (statementSizes), not two per
+// completion: on PostgreSQL each statement is a round trip.
 func (db *DB) CompleteImports(ctx context.Context, done []ingest.Completion) (stale int, err error) {
 	done = slices.Clone(done)
 	slices.SortFunc(done, func(a, b ingest.Completion) int {
@@ -249,21 +223,17 @@ func (db *DB) endImports(ctx context.Context, tx *sql.Tx, done []ingest.Completi
 			}
 			errsJSON = sql.NullString{String: string(b), Valid: true}
 		}
-		n := len(args)
-		rows[i] = fmt.Sprintf("(CAST($%d AS TEXT), CAST($%d AS TEXT), CAST($%d AS BIGINT), CAST($%d AS TEXT), CAST($%d AS TEXT))",
-			n+1, n+2, n+3, n+4, n+5)
-		args = append(args, d.Claim.AccountID, d.Claim.ID, d.Claim.Attempts, status, errsJSON)
+		rows[i] = "(CAST(" + arg(&args, d.Claim.AccountID) + " AS TEXT), CAST(" + arg(&args, d.Claim.ID) + " AS TEXT), CAST(" +
+			arg(&args, d.Claim.Attempts) + " AS BIGINT), CAST(" + arg(&args, status) + " AS TEXT), CAST(" + arg(&args, errsJSON) + " AS TEXT))"
 	}
-	n := len(args)
-	args = append(args, db.now(), ingest.StatusProcessing)
-	res, err := tx.QueryContext(ctx, `WITH ended (account_id, id, attempts, status, errors) AS (VALUES `+
-		strings.Join(rows, ", ")+`)
-		UPDATE order_imports SET status = ended.status, errors = ended.errors, processed_at = $`+strconv.Itoa(n+1)+`,
+	query := `WITH ended (account_id, id, attempts, status, errors) AS (VALUES ` + strings.Join(rows, ", ") + `)
+		UPDATE order_imports SET status = ended.status, errors = ended.errors, processed_at = ` + arg(&args, db.now()) + `,
 			claimed_until = 0
 		FROM ended
 		WHERE order_imports.account_id = ended.account_id AND order_imports.id = ended.id
-			AND order_imports.attempts = ended.attempts AND order_imports.status = $`+strconv.Itoa(n+2)+`
-		RETURNING order_imports.id`, args...)
+			AND order_imports.attempts = ended.attempts AND order_imports.status = ` + arg(&args, ingest.StatusProcessing) + `
+		RETURNING order_imports.id`
+	res, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -337,9 +307,9 @@ func (db *DB) insertOrders(ctx context.Context, tx *sql.Tx, orders []orderUpsert
 		if err != nil {
 			return err
 		}
-		n := len(args)
-		rows[i] = fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%[10]d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8, n+9, n+10)
-		args = append(args, u.id, c.AccountID, o.OrderID, o.Name, string(tags), addr, string(fos), c.ID, Micros(c.ReceivedAt), now)
+		values := placeholders(&args, []any{u.id, c.AccountID, o.OrderID, o.Name, string(tags), addr, string(fos), c.ID, Micros(c.ReceivedAt)})
+		at := arg(&args, now)
+		rows[i] = "(" + values + ", " + at + ", " + at + ")"
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO orders (id, account_id, order_id, name, tags, shipping_address,
 			fulfillment_orders, import_id, import_received_at, created_at, updated_at)

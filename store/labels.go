@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/waybill/waybill/billing"
@@ -52,6 +51,7 @@ func (db *DB) scanLabelAccount(row rowScanner, account *string) (*shipping.Label
 	return &l, nil
 }
 
+// nullMicros converts a time that may be missing to a nullable stored timestamp.
 func nullMicros(t *time.Time) sql.NullInt64 {
 	if t == nil {
 		return sql.NullInt64{}
@@ -192,12 +192,10 @@ func (db *DB) ListLabels(ctx context.Context, accountID string, f LabelFilter, p
 	args := []any{accountID}
 	where := "shipping_labels WHERE account_id = $1"
 	if f.Status != "" {
-		args = append(args, f.Status)
-		where += " AND status = $" + strconv.Itoa(len(args))
+		where += " AND status = " + arg(&args, f.Status)
 	}
 	if f.TrackingCode != "" {
-		args = append(args, f.TrackingCode)
-		where += " AND tracking_code = $" + strconv.Itoa(len(args))
+		where += " AND tracking_code = " + arg(&args, f.TrackingCode)
 	}
 	l, err := offsetList(ctx, db.r, listQuery[*shipping.Label]{
 		Columns: labelColumns,
@@ -256,21 +254,12 @@ func scanTrackingEvent(row rowScanner) (shipping.TrackingEvent, error) {
 
 // trackingEvents returns all of a label's events, oldest first.
 func trackingEvents(ctx context.Context, q querier, accountID, labelID string) ([]shipping.TrackingEvent, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+trackingEventColumns+` FROM tracking_events
-		WHERE account_id = $1 AND label_id = $2 ORDER BY occurred_at, id`, accountID, labelID)
-	if err != nil {
-		return nil, err
+	events, err := collect(ctx, q, `SELECT `+trackingEventColumns+` FROM tracking_events
+		WHERE account_id = $1 AND label_id = $2 ORDER BY occurred_at, id`, []any{accountID, labelID}, scanTrackingEvent)
+	if events == nil && err == nil {
+		events = []shipping.TrackingEvent{}
 	}
-	defer rows.Close()
-	events := []shipping.TrackingEvent{}
-	for rows.Next() {
-		e, err := scanTrackingEvent(rows)
-		if err != nil {
-			return nil, err
-		}
-		events = append(events, e)
-	}
-	return events, rows.Err()
+	return events, err
 }
 
 // ListTrackingEvents lists the events of one of the account's labels, oldest first.

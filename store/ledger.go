@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/waybill/waybill/billing"
@@ -21,21 +20,13 @@ func (db *DB) BillingTx(ctx context.Context, fn func(ctx context.Context, l bill
 
 // EndedDrafts lists DRAFT invoices whose period ended before day (billing.Books).
 func (db *DB) EndedDrafts(ctx context.Context, day time.Time, limit int) ([]billing.InvoiceRef, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT account_id, id FROM invoices WHERE status = $1 AND period_end < $2
-		ORDER BY period_end, id LIMIT $3`, string(billing.Draft), billing.Date(day), limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []billing.InvoiceRef
-	for rows.Next() {
-		var r billing.InvoiceRef
-		if err := rows.Scan(&r.AccountID, &r.ID); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return collect(ctx, db.r, `SELECT account_id, id FROM invoices WHERE status = $1 AND period_end < $2
+		ORDER BY period_end, id LIMIT $3`, []any{string(billing.Draft), billing.Date(day), limit},
+		func(row rowScanner) (billing.InvoiceRef, error) {
+			var r billing.InvoiceRef
+			err := row.Scan(&r.AccountID, &r.ID)
+			return r, err
+		})
 }
 
 // ledger is billing.Ledger over one transaction.
@@ -73,21 +64,8 @@ func (l ledger) SaveProfile(ctx context.Context, p billing.Profile) error {
 }
 
 func (l ledger) InvoicesFrom(ctx context.Context, accountID string, start time.Time) ([]billing.Invoice, error) {
-	rows, err := l.tx.QueryContext(ctx, `SELECT `+invoiceColumns+` FROM invoices WHERE account_id = $1 AND period_start >= $2`,
-		accountID, billing.Date(start))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []billing.Invoice
-	for rows.Next() {
-		inv, err := scanInvoice(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, inv)
-	}
-	return out, rows.Err()
+	return collect(ctx, l.tx, `SELECT `+invoiceColumns+` FROM invoices WHERE account_id = $1 AND period_start >= $2`,
+		[]any{accountID, billing.Date(start)}, scanInvoice)
 }
 
 // CreateInvoice numbers the invoice from the year's sequence in the same transaction. Numbers
@@ -146,8 +124,8 @@ func (l ledger) MoveInvoice(ctx context.Context, inv billing.Invoice, from billi
 		finalized_at = $5, paid_at = $6, marked_uncollectible_at = $7, voided_at = $8, updated_at = $9
 		WHERE account_id = $10 AND id = $11 AND status = $12`,
 		string(inv.Status), nullString(inv.InvoiceDate), nullString(inv.DueDate), inv.DeferredCents,
-		nullTimeMicros(inv.FinalizedAt), nullTimeMicros(inv.PaidAt), nullTimeMicros(inv.MarkedUncollectibleAt),
-		nullTimeMicros(inv.VoidedAt), Micros(inv.UpdatedAt), inv.AccountID, inv.ID, string(from))
+		nullMicros(inv.FinalizedAt), nullMicros(inv.PaidAt), nullMicros(inv.MarkedUncollectibleAt),
+		nullMicros(inv.VoidedAt), Micros(inv.UpdatedAt), inv.AccountID, inv.ID, string(from))
 	if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
 		return false, nil
 	} else if err != nil {
@@ -157,13 +135,6 @@ func (l ledger) MoveInvoice(ctx context.Context, inv billing.Invoice, from billi
 }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
-
-func nullTimeMicros(t *time.Time) sql.NullInt64 {
-	if t == nil {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: Micros(*t), Valid: true}
-}
 
 // Label reads the label with its rate (the quote of its shipment it bought) and its shipment's
 // request.
@@ -199,29 +170,19 @@ func (l ledger) Label(ctx context.Context, labelID string) (billing.Label, error
 func unbilledLabels(accountID string, before time.Time, statuses []string) (string, []any) {
 	args := []any{accountID}
 	in := placeholders(&args, statuses)
-	args = append(args, Micros(before))
 	return `SELECT l.id, l.status, l.insurance_cents, r.total_cents FROM shipping_labels l
 		JOIN shipment_quotes r ON r.shipment_id = l.shipment_id AND r.id = l.shipping_rate_id
-		WHERE l.account_id = $1 AND l.status IN (` + in + `) AND l.created_at < $` + strconv.Itoa(len(args)) + `
+		WHERE l.account_id = $1 AND l.status IN (` + in + `) AND l.created_at < ` + arg(&args, Micros(before)) + `
 		AND NOT EXISTS (SELECT 1 FROM billing_line_items b WHERE b.account_id = l.account_id AND b.label_id = l.id)`, args
 }
 
 func (l ledger) UnbilledLabels(ctx context.Context, accountID string, before time.Time, statuses []string) ([]billing.Label, error) {
 	query, args := unbilledLabels(accountID, before, statuses)
-	rows, err := l.tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []billing.Label
-	for rows.Next() {
+	return collect(ctx, l.tx, query, args, func(row rowScanner) (billing.Label, error) {
 		b := billing.Label{AccountID: accountID}
-		if err := rows.Scan(&b.ID, &b.Status, &b.InsuranceCents, &b.Rate.TotalCents); err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+		err := row.Scan(&b.ID, &b.Status, &b.InsuranceCents, &b.Rate.TotalCents)
+		return b, err
+	})
 }
 
 func (l ledger) AddLineItem(ctx context.Context, accountID, labelID string, it billing.LineItem) (string, bool, error) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
-	"strings"
 )
 
 // maxCount is how many matching rows a list counts before it reports its totals as unknown.
@@ -53,9 +51,9 @@ type listQuery[T any] struct {
 
 // offsetList runs q for one page ordered by orderBy.
 func offsetList[T any](ctx context.Context, db *sql.DB, q listQuery[T], orderBy string, p Page) (List[T], error) {
-	n := len(q.Args)
-	args := append(append([]any{}, q.Args...), p.Size+1, (p.Number-1)*p.Size)
-	stmt := fmt.Sprintf("SELECT %s FROM %s ORDER BY %s LIMIT $%d OFFSET $%d", q.Columns, q.From, orderBy, n+1, n+2)
+	args := append([]any{}, q.Args...)
+	stmt := fmt.Sprintf("SELECT %s FROM %s ORDER BY %s LIMIT %s OFFSET %s", q.Columns, q.From, orderBy,
+		arg(&args, p.Size+1), arg(&args, (p.Number-1)*p.Size))
 	items, err := collect(ctx, db, stmt, args, q.Scan)
 	if err != nil {
 		return List[T]{}, err
@@ -88,14 +86,13 @@ func keysetList[T any](ctx context.Context, db *sql.DB, q listQuery[T], k Keyset
 	if asc {
 		order, cmp = "ASC", ">"
 	}
-	n := len(q.Args)
 	args := append([]any{}, q.Args...)
-	where := q.From
+	where, cursor := q.From, ""
 	if k.Key != nil {
 		// A row-value comparison, which both engines turn into one index range; PostgreSQL
 		// cannot do so with the equivalent OR, and filtered every row before the cursor.
-		where += fmt.Sprintf(" AND (created_at, id) %s ($%d, $%d)", cmp, n+1, n+2)
-		args = append(args, k.Key.CreatedAt, k.Key.ID)
+		cursor = "(" + placeholders(&args, []any{k.Key.CreatedAt, k.Key.ID}) + ")"
+		where += " AND (created_at, id) " + cmp + " " + cursor
 	}
 	stmt := fmt.Sprintf("SELECT %s FROM %s ORDER BY created_at %s, id %s LIMIT %d", q.Columns, where, order, order, k.Size+1)
 	items, err := collect(ctx, db, stmt, args, q.Scan)
@@ -122,8 +119,7 @@ func keysetList[T any](ctx context.Context, db *sql.DB, q listQuery[T], k Keyset
 		if asc {
 			back = "<"
 		}
-		probe := fmt.Sprintf("SELECT COUNT(*) FROM (SELECT 1 FROM %s AND (created_at, id) %s= ($%d, $%d) LIMIT 1) c",
-			q.From, back, n+1, n+2)
+		probe := fmt.Sprintf("SELECT COUNT(*) FROM (SELECT 1 FROM %s AND (created_at, id) %s= %s LIMIT 1) c", q.From, back, cursor)
 		var c int
 		if err := db.QueryRowContext(ctx, probe, args...).Scan(&c); err != nil {
 			return List[T]{}, err
@@ -138,40 +134,4 @@ func keysetList[T any](ctx context.Context, db *sql.DB, q listQuery[T], k Keyset
 		l.Items = []T{}
 	}
 	return l, nil
-}
-
-// placeholders appends values to args and returns the "$i, $j, …" that name them, for an IN
-// list.
-func placeholders(args *[]any, values []string) string {
-	marks := make([]string, len(values))
-	for i, v := range values {
-		*args = append(*args, v)
-		marks[i] = "$" + strconv.Itoa(len(*args))
-	}
-	return strings.Join(marks, ", ")
-}
-
-// collect runs stmt and scans every row it returns.
-func collect[T any](ctx context.Context, db querier, stmt string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
-	rows, err := db.QueryContext(ctx, stmt, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
-// scanString scans a row of one text column.
-func scanString(rows *sql.Rows) (string, error) {
-	var s string
-	err := rows.Scan(&s)
-	return s, err
 }

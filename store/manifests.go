@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -255,12 +254,10 @@ func (db *DB) ListManifests(ctx context.Context, accountID string, f ManifestFil
 	args := []any{accountID}
 	where := "manifests WHERE account_id = $1"
 	if f.Carrier != "" {
-		args = append(args, f.Carrier)
-		where += " AND carrier = $" + strconv.Itoa(len(args))
+		where += " AND carrier = " + arg(&args, f.Carrier)
 	}
 	if f.ShipDate != "" {
-		args = append(args, f.ShipDate)
-		where += " AND ship_date = $" + strconv.Itoa(len(args))
+		where += " AND ship_date = " + arg(&args, f.ShipDate)
 	}
 	return offsetList(ctx, db.r, listQuery[Manifest]{
 		Columns: manifestColumns,

@@ -35,13 +35,6 @@ func openAt(t testing.TB) (*DB, string) {
 	return db, path
 }
 
-// TestOpenTest keeps openTest compiled and used.
-func TestOpenTest(t *testing.T) {
-	if err := openTest(t).Ping(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // reopenBefore turns db, the database at path, into the one a migration's test starts from:
 // stmts (what the database held before the migration) and the migration marked not applied, in
 // one transaction. It then closes db and opens path again, which applies the migration; the

@@ -11,7 +11,7 @@ import (
 // on (account_id, carrier, status)) and finds their shipments by id, so its cost follows the
 // labels not yet handed over, not the account's history with the carrier.
 func TestCloseOutPlans(t *testing.T) {
-	db, _ := openAt(t)
+	db := openTest(t)
 	where, args := dayWhere("a", "2026-11-26", []string{"s1", "s2"})
 	for _, tt := range []struct {
 		name, query string
@@ -34,7 +34,7 @@ func TestCloseOutPlans(t *testing.T) {
 // TestUnbilledLabelsPlan: closing an invoice reads the account's labels in the deferrable
 // statuses by the index on (account_id, status, created_at), not every label it ever bought.
 func TestUnbilledLabelsPlan(t *testing.T) {
-	db, _ := openAt(t)
+	db := openTest(t)
 	query, args := unbilledLabels("a", time.Now(), []string{"PRE_TRANSIT", "IN_TRANSIT"})
 	plan := queryPlan(t, db, query, args...)
 	if !strings.Contains(plan, "shipping_labels_account_status (account_id=? AND status=? AND created_at<?)") ||
@@ -46,7 +46,7 @@ func TestUnbilledLabelsPlan(t *testing.T) {
 // TestPollPlans: a poll round reads the carriers' labels still polled (an index searched by
 // carrier and status), not every label the carriers have had.
 func TestPollPlans(t *testing.T) {
-	db, _ := openAt(t)
+	db := openTest(t)
 	query, args := pollAccounts([]string{"ACME", "POSTLINE"}, time.Now(), time.Hour, 10)
 	plan := queryPlan(t, db, query, args...)
 	if !strings.Contains(plan, "carrier=? AND status=?") || strings.Contains(plan, "SCAN shipping_labels") {
@@ -58,7 +58,7 @@ func TestPollPlans(t *testing.T) {
 // reading an account's every row, however many ids a query names, and counts the labels
 // waiting for a manifest from the labels, not from every shipment the account bought.
 func TestPlannerStats(t *testing.T) {
-	db, _ := openAt(t)
+	db := openTest(t)
 	ids := make([]string, 50)
 	for i := range ids {
 		ids[i] = "id" + strconv.Itoa(i)

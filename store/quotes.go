@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -76,20 +75,12 @@ func quoteInsert(n int) string {
 	if s, ok := quoteInserts.Load(n); ok {
 		return s.(string)
 	}
-	var b strings.Builder
-	b.WriteString(`INSERT INTO shipment_quotes (` + quoteColumns + `) VALUES `)
-	for i := range n * quoteArgs {
-		switch {
-		case i == 0:
-			b.WriteString("($1")
-		case i%quoteArgs == 0:
-			b.WriteString("), ($" + strconv.Itoa(i+1))
-		default:
-			b.WriteString(", $" + strconv.Itoa(i+1))
-		}
+	var args []any // counted only: the rows' values are bound when the statement runs
+	rows := make([]string, n)
+	for i := range rows {
+		rows[i] = "(" + placeholders(&args, make([]any, quoteArgs)) + ")"
 	}
-	b.WriteString(")")
-	s, _ := quoteInserts.LoadOrStore(n, b.String())
+	s, _ := quoteInserts.LoadOrStore(n, `INSERT INTO shipment_quotes (`+quoteColumns+`) VALUES `+strings.Join(rows, ", "))
 	return s.(string)
 }
 

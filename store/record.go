@@ -132,20 +132,7 @@ func (db *DB) ExportShipments(ctx context.Context, since time.Time, each func(*R
 
 // accountIDs lists every account's id, oldest first.
 func (db *DB) accountIDs(ctx context.Context) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id FROM accounts ORDER BY created_at, id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return collect(ctx, db.r, `SELECT id FROM accounts ORDER BY created_at, id`, nil, scanString)
 }
 
 // exportPage lists the ids of the account's shipments after (created, id), and the created_at

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -273,12 +272,10 @@ func shipmentWhere(table, accountID string, f ShipmentFilter) (string, []any) {
 		where = append(where, "carrier IS NOT NULL")
 	}
 	if !f.CreatedFrom.IsZero() {
-		args = append(args, Micros(f.CreatedFrom))
-		where = append(where, "created_at >= $"+strconv.Itoa(len(args)))
+		where = append(where, "created_at >= "+arg(&args, Micros(f.CreatedFrom)))
 	}
 	if !f.CreatedBefore.IsZero() {
-		args = append(args, Micros(f.CreatedBefore))
-		where = append(where, "created_at < $"+strconv.Itoa(len(args)))
+		where = append(where, "created_at < "+arg(&args, Micros(f.CreatedBefore)))
 	}
 	return table + " WHERE " + strings.Join(where, " AND "), args
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -70,6 +69,7 @@ const shipmentColumns = `id, account_id, status, brand, carrier, ship_date, rate
 // shipmentsFrom is what shipmentColumns are read from: a shipment's row and its request's.
 const shipmentsFrom = `shipments JOIN shipment_requests ON shipment_id = id`
 
+// rowScanner is a row to scan: *sql.Row and *sql.Rows both are one.
 type rowScanner interface{ Scan(dest ...any) error }
 
 // scanShipment reads a row selected as shipmentColumns, followed by any columns scanned into
@@ -155,32 +155,6 @@ type ShipmentFilter struct {
 	Asc bool
 }
 
-// ListShipments lists the account's shipments: one offset page (p), or one keyset page (k) when
-// k is not nil. Each has its rates and label.
-func (db *DB) ListShipments(ctx context.Context, accountID string, f ShipmentFilter, p Page, k *Keyset) (List[*shipping.Shipment], error) {
-	from, args := shipmentWhere(shipmentsFrom, accountID, f)
-	q := listQuery[*shipping.Shipment]{
-		Columns: shipmentColumns,
-		From:    from,
-		Args:    args,
-		Scan:    func(rows *sql.Rows) (*shipping.Shipment, error) { return scanShipment(rows) },
-	}
-	var l List[*shipping.Shipment]
-	var err error
-	if k != nil {
-		k.Asc = f.Asc
-		l, err = keysetList(ctx, db.r, q, *k, func(s *shipping.Shipment) Key {
-			return Key{CreatedAt: Micros(s.CreatedAt.Time), ID: s.ID}
-		})
-	} else {
-		l, err = offsetList(ctx, db.r, q, shipmentOrder(f), p)
-	}
-	if err != nil {
-		return l, err
-	}
-	return l, db.completeShipments(ctx, accountID, l.Items)
-}
-
 // OptionalString is a field of a partial update: Set when the request named it, Value nil to
 // clear it.
 type OptionalString struct {
@@ -192,22 +166,18 @@ type OptionalString struct {
 // the shipment.
 func (db *DB) UpdateShipmentReferences(ctx context.Context, accountID, id string, ref1, ref2 OptionalString) (*shipping.Shipment, error) {
 	err := db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		// Placeholders are numbered in order of appearance: the SET list, then the WHERE.
-		sets := []string{"updated_at = $1"}
-		args := []any{db.now()}
+		var args []any
+		sets := []string{"updated_at = " + arg(&args, db.now())}
 		for _, r := range []struct {
 			column string
 			v      OptionalString
 		}{{"custom_reference_1", ref1}, {"custom_reference_2", ref2}} {
 			if r.v.Set {
-				args = append(args, r.v.Value)
-				sets = append(sets, r.column+" = $"+strconv.Itoa(len(args)))
+				sets = append(sets, r.column+" = "+arg(&args, r.v.Value))
 			}
 		}
-		n := len(args)
-		args = append(args, accountID, id)
-		res, err := tx.ExecContext(ctx, `UPDATE shipments SET `+strings.Join(sets, ", ")+`
-			WHERE account_id = $`+strconv.Itoa(n+1)+` AND id = $`+strconv.Itoa(n+2), args...)
+		query := `UPDATE shipments SET ` + strings.Join(sets, ", ") + ` WHERE account_id = ` + arg(&args, accountID) + ` AND id = ` + arg(&args, id)
+		res, err := tx.ExecContext(ctx, query, args...)
 		if err := rowsOrNotFound(res, err); err != nil {
 			return err
 		}

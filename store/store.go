@@ -18,7 +18,6 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,8 +48,10 @@ type DB struct {
 	serials     serialBlocks        // tracking serials reserved ahead
 	holds       holds               // the shipments and orders this process is buying labels for
 
-	// Now, NewID and Rand are the store's only sources of time, identity and randomness, so
-	// tests can make them deterministic.
+	// Now, NewID and Rand are the sources of every time, identity and secret the store records
+	// or answers, so tests can make them deterministic. What only paces this process (the
+	// caches' lifetimes, the revocation check, the size of serial blocks) measures elapsed time
+	// on the wall clock instead: a test's fixed clock would stop it.
 	Now   func() time.Time
 	NewID func() string
 	Rand  io.Reader
@@ -147,16 +148,6 @@ func newDB(w, r *sql.DB, dialect Dialect) *DB {
 
 // Dialect reports the engine behind db.
 func (db *DB) Dialect() Dialect { return db.dialect }
-
-// skipLocked ends a worker's claim subquery: on PostgreSQL, rows another transaction holds are
-// skipped rather than waited for (so concurrent claimers never queue behind or deadlock on each
-// other); SQLite's single writer needs nothing.
-func (db *DB) skipLocked() string {
-	if db.dialect == PostgreSQL {
-		return " FOR UPDATE SKIP LOCKED"
-	}
-	return ""
-}
 
 // lock takes the row locks of the rows a SELECT matches, for the rest of the transaction, on
 // PostgreSQL; SQLite's transactions run one at a time and need none. Transactions that change
@@ -288,9 +279,6 @@ func (db *DB) writeAll(ctx context.Context, stmts []sqlStmt) error {
 // its statement once per number of quotes.
 var oneStatements sync.Map // string → string
 
-// placeholder is a $N placeholder; the store's SQL holds no other $.
-var placeholder = regexp.MustCompile(`\$[0-9]+`)
-
 // oneStatement is the queries as one PostgreSQL statement (writeAll): each but the last a
 // data-modifying WITH, every query's placeholders numbered after those of the queries before.
 func oneStatement(queries []string) string {
@@ -301,13 +289,7 @@ func oneStatement(queries []string) string {
 	var b strings.Builder
 	last := 0 // the highest placeholder of the queries so far
 	for i, q := range queries {
-		first, high := last, last
-		q = placeholder.ReplaceAllStringFunc(q, func(p string) string {
-			n, _ := strconv.Atoi(p[1:])
-			high = max(high, first+n)
-			return "$" + strconv.Itoa(first+n)
-		})
-		last = high
+		q, last = shift(q, last)
 		switch {
 		case len(queries) == 1:
 			b.WriteString(q)

@@ -47,7 +47,8 @@ func (db *DB) emit(ctx context.Context, tx *sql.Tx, accountID *string, topic str
 		return fmt.Errorf("emit: unknown webhook topic %q", topic)
 	}
 	// Most changes reach no subscription: then no id is drawn and nothing is written.
-	f, args := subscriptionsTo(1, accountID, topic)
+	var args []any
+	f := subscriptionsTo(&args, accountID, topic)
 	var n int
 	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM (SELECT 1 "+f+" LIMIT 1) s", args...).Scan(&n); err != nil {
 		return fmt.Errorf("emit %s: %w", topic, err)
@@ -59,23 +60,20 @@ func (db *DB) emit(ctx context.Context, tx *sql.Tx, accountID *string, topic str
 }
 
 // subscriptionsTo is the FROM clause of the active subscriptions to topic (of one account, or
-// of all when accountID is nil), with its placeholders numbered from first, and its arguments.
-func subscriptionsTo(first int, accountID *string, topic string) (string, []any) {
-	f := fmt.Sprintf("FROM webhook_subscriptions WHERE topic = $%d AND is_active = $%d", first, first+1)
-	args := []any{topic, true}
+// of all when accountID is nil), its arguments appended to args.
+func subscriptionsTo(args *[]any, accountID *string, topic string) string {
+	f := "FROM webhook_subscriptions WHERE topic = " + arg(args, topic) + " AND is_active = " + arg(args, true)
 	if accountID != nil {
-		f += fmt.Sprintf(" AND account_id = $%d", first+2)
-		args = append(args, *accountID)
+		f += " AND account_id = " + arg(args, *accountID)
 	}
-	return f, args
+	return f
 }
 
 // subscribed is an expression for a statement that changes one row of table: whether the row's
-// account (its account_id) has an active subscription to topic, with its placeholders numbered
-// from first, and its arguments. Where it is known so, insertEvents emits without emit's query.
-func subscribed(table string, first int, topic string) (string, []any) {
-	f, args := subscriptionsTo(first, nil, topic)
-	return "EXISTS (SELECT 1 " + f + " AND account_id = " + table + ".account_id)", args
+// account (its account_id) has an active subscription to topic, its arguments appended to args.
+// Where it is known so, insertEvents emits without emit's query.
+func subscribed(table string, args *[]any, topic string) string {
+	return "EXISTS (SELECT 1 " + subscriptionsTo(args, nil, topic) + " AND account_id = " + table + ".account_id)"
 }
 
 // insertEvents is emit of a valid topic to subscriptions known to exist.
@@ -84,13 +82,13 @@ func (db *DB) insertEvents(ctx context.Context, tx *sql.Tx, accountID *string, t
 	if err != nil {
 		return fmt.Errorf("emit %s: %w", topic, err)
 	}
-	f, args := subscriptionsTo(4, accountID, topic)
+	args := []any{db.NewID(), string(body), db.now()}
+	f := subscriptionsTo(&args, accountID, topic)
 	// The casts type the select list's parameters for PostgreSQL, which would read them as text.
 	_, err = tx.ExecContext(ctx, `INSERT INTO webhook_events
 		(id, subscription_id, account_id, topic, url, payload, happened_at, status, next_attempt_at, due_at, created_at)
 		SELECT $1, id, account_id, topic, url, $2, CAST($3 AS BIGINT), '`+webhook.StatusPending+`', CAST($3 AS BIGINT), CAST($3 AS BIGINT),
-			CAST($3 AS BIGINT) `+f,
-		append([]any{db.NewID(), string(body), db.now()}, args...)...)
+			CAST($3 AS BIGINT) `+f, args...)
 	if err != nil {
 		return fmt.Errorf("emit %s: %w", topic, err)
 	}
@@ -117,7 +115,7 @@ func (db *DB) CreateWebhookSubscription(ctx context.Context, accountID, url, top
 
 const subscriptionColumns = "id, account_id, url, topic, is_active, created_at, updated_at"
 
-func scanSubscription(row interface{ Scan(...any) error }) (webhook.Subscription, error) {
+func scanSubscription(row rowScanner) (webhook.Subscription, error) {
 	var s webhook.Subscription
 	var created, updated int64
 	err := row.Scan(&s.ID, &s.AccountID, &s.URL, &s.Topic, &s.IsActive, &created, &updated)
@@ -226,7 +224,7 @@ func (db *DB) DeleteWebhookSubscription(ctx context.Context, accountID, id strin
 const eventColumns = `id, subscription_id, account_id, topic, url, payload, happened_at, status, attempts,
 	last_attempt_at, next_attempt_at, last_response_status, last_error`
 
-func scanEvent(row interface{ Scan(...any) error }, extra ...any) (webhook.Event, error) {
+func scanEvent(row rowScanner, extra ...any) (webhook.Event, error) {
 	var e webhook.Event
 	var happened int64
 	var payload string
@@ -305,21 +303,12 @@ func (db *DB) RedeliverWebhookEvent(ctx context.Context, accountID, subscription
 // work), takes up to accounts of them, longest waiting first and none of exclude, and reads up
 // to perAccount due records of each, none of excludeSubscriptions, account after account.
 func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, exclude, excludeSubscriptions []string, perAccount, accounts int) ([]webhook.Candidate, error) {
-	// Placeholders are numbered in order of first appearance (SQLite binds them so).
 	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
 	notIn := func(column string, ids []string) string {
 		if len(ids) == 0 {
 			return ""
 		}
-		ph := make([]string, len(ids))
-		for i, id := range ids {
-			ph[i] = arg(id)
-		}
-		return " AND " + column + " NOT IN (" + strings.Join(ph, ", ") + ")"
+		return " AND " + column + " NOT IN (" + placeholders(&args, ids) + ")"
 	}
 	q := `WITH RECURSIVE a (account_id) AS (
 			SELECT MIN(account_id) FROM webhook_events WHERE due_at IS NOT NULL
@@ -331,8 +320,8 @@ func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, exclude, excl
 			SELECT account_id, (SELECT MIN(e.due_at) FROM webhook_events e
 				WHERE e.account_id = a.account_id AND e.due_at IS NOT NULL) AS first_due
 			FROM a WHERE account_id IS NOT NULL` + notIn("account_id", exclude) + `
-		) d WHERE first_due <= ` + arg(Micros(now)) + ` ORDER BY first_due, account_id LIMIT ` + arg(accounts)
-	ids, err := queryStrings(ctx, db.r, q, args...)
+		) d WHERE first_due <= ` + arg(&args, Micros(now)) + ` ORDER BY first_due, account_id LIMIT ` + arg(&args, accounts)
+	ids, err := collect(ctx, db.r, q, args, scanString)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -345,18 +334,22 @@ func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, exclude, excl
 		var at, subs, limit string
 		parts := make([]string, len(chunk))
 		for i, id := range chunk {
-			acct := arg(id)
+			acct := arg(&args, id)
 			if i == 0 {
-				at = arg(Micros(now))
+				at = arg(&args, Micros(now))
 				subs = notIn("subscription_id", excludeSubscriptions)
-				limit = arg(perAccount)
+				limit = arg(&args, perAccount)
 			}
 			parts[i] = fmt.Sprintf(`SELECT * FROM (SELECT account_id, subscription_id, id, due_at FROM webhook_events
 				WHERE account_id = %s AND due_at <= %s AND (lease_until IS NULL OR lease_until <= %s)%s
 				ORDER BY due_at, subscription_id, id LIMIT %s) q%d`, acct, at, at, subs, limit, i)
 		}
-		if err := scanCandidates(ctx, db.r, strings.Join(parts, " UNION ALL "), args, byAccount); err != nil {
+		cs, err := collect(ctx, db.r, strings.Join(parts, " UNION ALL "), args, scanCandidate)
+		if err != nil {
 			return nil, err
+		}
+		for _, c := range cs {
+			byAccount[c.AccountID] = append(byAccount[c.AccountID], c)
 		}
 	}
 	var out []webhook.Candidate
@@ -369,38 +362,11 @@ func (db *DB) DueWebhookEvents(ctx context.Context, now time.Time, exclude, excl
 // dueChunk is how many accounts' due records one query reads.
 const dueChunk = 100
 
-func scanCandidates(ctx context.Context, q *sql.DB, query string, args []any, into map[string][]webhook.Candidate) error {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var c webhook.Candidate
-		var due int64
-		if err := rows.Scan(&c.AccountID, &c.SubscriptionID, &c.ID, &due); err != nil {
-			return err
-		}
-		into[c.AccountID] = append(into[c.AccountID], c)
-	}
-	return rows.Err()
-}
-
-func queryStrings(ctx context.Context, q *sql.DB, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+func scanCandidate(rows *sql.Rows) (webhook.Candidate, error) {
+	var c webhook.Candidate
+	var due int64
+	err := rows.Scan(&c.AccountID, &c.SubscriptionID, &c.ID, &due)
+	return c, err
 }
 
 // LeaseWebhookEvents implements webhook.Store: in one transaction it leases each candidate
@@ -439,24 +405,35 @@ func (db *DB) LeaseWebhookEvents(ctx context.Context, cs []webhook.Candidate, no
 			if !t.active {
 				continue // deactivated meanwhile: its records are parked
 			}
-			var retryFrom int
-			e, err := scanEvent(tx.QueryRowContext(ctx, `UPDATE webhook_events
-				SET lease_until = $1, lease_token = $2, due_at = $1, url = $3
-				WHERE subscription_id = $4 AND id = $5 AND status = $6 AND due_at <= $7
-					AND (lease_until IS NULL OR lease_until <= $7)
-				RETURNING `+eventColumns+`, retry_from`,
-				Micros(until), token, t.url, c.SubscriptionID, c.ID, webhook.StatusPending, Micros(now)), &retryFrom)
-			if errors.Is(err, ErrNotFound) {
-				continue // taken or changed meanwhile
-			}
+			leased, err := claim(ctx, db, tx, eventQueue(c, Micros(now), Micros(until), token, t.url), 1, scanLeasedEvent)
 			if err != nil {
 				return err
 			}
-			out = append(out, webhook.Delivery{Event: e, Secret: t.secret, Round: e.Attempts - retryFrom, Lease: token})
+			for _, d := range leased { // none when taken or changed meanwhile
+				d.Secret, d.Lease = t.secret, token
+				out = append(out, d)
+			}
 		}
 		return nil
 	})
 	return out, err
+}
+
+// eventQueue leases the candidate's record, if it is still due at now and unleased, until
+// until under token, to be sent to url (due again when the lease ends).
+func eventQueue(c webhook.Candidate, now, until int64, token, url string) queue {
+	return queue{table: "webhook_events", key: []string{"subscription_id", "id"},
+		where: "subscription_id = $1 AND id = $2 AND status = $3 AND due_at <= $4 AND (lease_until IS NULL OR lease_until <= $4)",
+		args:  []any{c.SubscriptionID, c.ID, webhook.StatusPending, now},
+		set:   "lease_until = $1, lease_token = $2, due_at = $1, url = $3", setArgs: []any{until, token, url},
+		returning: eventColumns + ", retry_from"}
+}
+
+// scanLeasedEvent reads a leased record as a delivery: its event and its round.
+func scanLeasedEvent(row rowScanner) (webhook.Delivery, error) {
+	var retryFrom int
+	e, err := scanEvent(row, &retryFrom)
+	return webhook.Delivery{Event: e, Round: e.Attempts - retryFrom}, err
 }
 
 // FinishWebhookDeliveries implements webhook.Store: in one transaction it records each

@@ -180,8 +180,9 @@ func TestSubscribed(t *testing.T) {
 		want bool
 	}{{a, true}, {b, false}, {c, false}} {
 		var got bool
-		expr, args := subscribed("shipments", 1, webhook.TopicLabelPurchased)
-		err := db.r.QueryRowContext(ctx, `SELECT `+expr+` FROM shipments WHERE id = $3`, append(args, tc.s.ID)...).Scan(&got)
+		var args []any
+		query := `SELECT ` + subscribed("shipments", &args, webhook.TopicLabelPurchased) + ` FROM shipments WHERE id = ` + arg(&args, tc.s.ID)
+		err := db.r.QueryRowContext(ctx, query, args...).Scan(&got)
 		if err != nil || got != tc.want {
 			t.Errorf("account %s: subscribed = %v, %v; want %v", tc.s.AccountID, got, err, tc.want)
 		}

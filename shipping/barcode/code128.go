@@ -1,11 +1,10 @@
-// Package barcode encodes and decodes Code 128 (ISO/IEC 15417) barcodes as module widths, the
-// form a drawing of the bars needs, GS1-128 among them (FNC1).
+// Package barcode encodes Code 128 (ISO/IEC 15417) barcodes as module widths, the form a
+// drawing of the bars needs, GS1-128 among them (FNC1).
 package barcode
 
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // patterns are the bar/space widths, in modules, of the Code 128 symbol values 0–106; each
@@ -132,74 +131,3 @@ func Modules(s string) ([]int, error) {
 	}
 	return widths, nil
 }
-
-// Decode reads the text back from bar and space widths in modules (as Modules returns them,
-// or measured off an image and rounded), checking the start, check and stop symbols. It reads
-// code sets B and C, A for its printable characters, and FNC1 (as FNC1) in any of them.
-func Decode(widths []int) (string, error) {
-	if len(widths) < 6*3+7 || (len(widths)-7)%6 != 0 {
-		return "", fmt.Errorf("barcode: %d bars and spaces do not make a Code 128 symbol", len(widths))
-	}
-	var tail strings.Builder
-	for _, w := range widths[len(widths)-7:] {
-		tail.WriteByte(byte('0' + w))
-	}
-	if tail.String() != patterns[stop] {
-		return "", errors.New("barcode: no stop pattern")
-	}
-	var vals []int
-	for i := 0; i+7 < len(widths); i += 6 {
-		var p strings.Builder
-		for _, w := range widths[i : i+6] {
-			if w < 1 || w > 4 {
-				return "", fmt.Errorf("barcode: width %d in symbol %d", w, len(vals))
-			}
-			p.WriteByte(byte('0' + w))
-		}
-		v, ok := lookup[p.String()]
-		if !ok {
-			return "", fmt.Errorf("barcode: unknown pattern %s in symbol %d", p.String(), len(vals))
-		}
-		vals = append(vals, v)
-	}
-	if check := vals[len(vals)-1]; checksum(vals[:len(vals)-1]) != check {
-		return "", errors.New("barcode: check symbol does not match")
-	}
-	vals = vals[:len(vals)-1]
-	set := vals[0]
-	if set < startA || set > startC {
-		return "", errors.New("barcode: no start symbol")
-	}
-	var out strings.Builder
-	for _, v := range vals[1:] {
-		switch {
-		case v == fnc1:
-			out.WriteString(FNC1)
-		case set == startC && v < 100:
-			fmt.Fprintf(&out, "%02d", v)
-		case set != startC && v < 96:
-			if set == startA && v >= 64 {
-				return "", errors.New("barcode: control characters are not supported")
-			}
-			out.WriteByte(byte(v + 32))
-		case v == codeC && set != startC:
-			set = startC
-		case v == codeB && set != startB:
-			set = startB
-		case v == codeA && set != startA:
-			set = startA
-		default:
-			return "", fmt.Errorf("barcode: symbol %d is not supported", v)
-		}
-	}
-	return out.String(), nil
-}
-
-// lookup maps a data, start or check symbol's pattern to its value.
-var lookup = func() map[string]int {
-	m := make(map[string]int, len(patterns))
-	for v, p := range patterns[:stop] {
-		m[p] = v
-	}
-	return m
-}()

@@ -79,9 +79,6 @@ func LookupCountry(code string) (c Country, ok bool) {
 	return *p, true
 }
 
-// HasPostalCodes reports whether the country's postal codes have a known format.
-func (c Country) HasPostalCodes() bool { return c.postalCode != nil }
-
 // NormalizePostalCode checks zip against the country's postal-code format and returns it as
 // the country writes it: upper case, with the space or hyphen where the country's own examples
 // have it ("k1a0b1" → "K1A 0B1" in CA, "1000001" → "100-0001" in JP, "941051234" →
@@ -150,40 +147,4 @@ func (c Country) PostalCodeInState(state, zip string) bool {
 	}
 	zip, ok = c.NormalizePostalCode(zip)
 	return !ok || zip == "" || s.postalPrefix.MatchString(zip)
-}
-
-// ValidPostalCode reports whether zip is a postal code of the country (see
-// Country.NormalizePostalCode); false for a country outside ISO 3166-1.
-func ValidPostalCode(country, zip string) bool {
-	c, ok := LookupCountry(country)
-	if !ok {
-		return false
-	}
-	_, ok = c.NormalizePostalCode(zip)
-	return ok
-}
-
-// NeedsState reports whether addresses in the country must name a state or province.
-func NeedsState(country string) bool {
-	c, ok := LookupCountry(country)
-	return ok && c.StateRequired
-}
-
-// ValidState reports whether state is acceptable for an address in the country. Where the
-// country needs a state, it must be one of the subdivisions the table lists (any text where it
-// lists none); elsewhere a state is optional free text, kept as given.
-func ValidState(country, state string) bool {
-	c, ok := LookupCountry(country)
-	switch {
-	case !ok:
-		return false
-	case !c.StateRequired:
-		return true
-	case strings.TrimSpace(state) == "":
-		return false
-	case c.Subdivisions == nil:
-		return true
-	}
-	_, ok = c.LookupState(state)
-	return ok
 }

@@ -54,7 +54,7 @@ func TestCountryTable(t *testing.T) {
 		}
 	}
 	for _, code := range []string{"US", "CA", "MX", "GB", "DE", "FR", "AU", "JP", "NL", "IT", "ES"} {
-		if c, _ := LookupCountry(code); !c.HasPostalCodes() || !c.PostalCodeRequired {
+		if c, _ := LookupCountry(code); c.postalCode == nil || !c.PostalCodeRequired {
 			t.Errorf("%s has no required postal-code format", code)
 		}
 	}
@@ -124,83 +124,62 @@ func TestNormalizePostalCode(t *testing.T) {
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%s NormalizePostalCode(%q) = %q, %v; want %q, %v", tc.country, tc.zip, got, ok, tc.want, tc.ok)
 		}
-		if v := ValidPostalCode(tc.country, tc.zip); v != tc.ok {
-			t.Errorf("ValidPostalCode(%q, %q) = %v; want %v", tc.country, tc.zip, v, tc.ok)
-		}
-	}
-	if ValidPostalCode("XX", "12345") {
-		t.Errorf("ValidPostalCode(%q, %q) = true; want false for a country outside ISO 3166-1", "XX", "12345")
 	}
 }
 
-func TestNeedsState(t *testing.T) {
+func TestStateRequired(t *testing.T) {
 	for _, tc := range []struct {
 		country string
 		want    bool
 	}{
 		{"US", true}, {"CA", true}, {"AU", true}, {"MX", true}, {"JP", true}, {"us", true},
-		{"GB", false}, {"DE", false}, {"FR", false}, {"NL", false}, {"XX", false}, {"", false},
+		{"GB", false}, {"DE", false}, {"FR", false}, {"NL", false},
 	} {
-		if got := NeedsState(tc.country); got != tc.want {
-			t.Errorf("NeedsState(%q) = %v; want %v", tc.country, got, tc.want)
+		if c, _ := LookupCountry(tc.country); c.StateRequired != tc.want {
+			t.Errorf("LookupCountry(%q).StateRequired = %v; want %v", tc.country, c.StateRequired, tc.want)
 		}
 	}
 }
 
-func TestValidState(t *testing.T) {
-	for _, tc := range []struct {
-		country, state string
-		want           bool
-	}{
-		{"CA", "ON", true},
-		{"CA", "on", true},
-		{"CA", "Ontario", true},
-		{"CA", "ONTARIO", true},
-		{"CA", "CA-ON", true},
-		{"CA", "XX", false},
-		{"CA", "", false},
-		{"US", "CA", true},
-		{"US", "New York", true},
-		{"US", "ZZ", false},
-		{"AU", "NSW", true},
-		{"AU", "New South Wales", true},
-		{"AU", "NSX", false},
-		{"MX", "CMX", true},
-		{"MX", "JAL", true},
-		{"MX", "XYZ", false},
-		{"JP", "13", true},
-		{"JP", "Tokyo", true},
-		{"JP", "Edo", false},
-		{"MX", "Ciudad de Mexico", true},
-		{"MX", "CIUDAD DE MÉXICO", true},
-		{"BR", "Amapa", true},
-		{"HK", "Kowloon", true},
-		{"HK", "Lantau", false},
-		{"AS", "Tutuila", true}, // a state is needed, but the table lists none
-		{"AS", "", false},
-		{"IE", "Dublin", true}, // optional state: free text
-		{"IE", "", true},
-		{"GB", "", true},        // no state in British addresses
-		{"GB", "England", true}, // but free text is kept
-		{"DE", "", true},
-		{"XX", "", false},
-	} {
-		if got := ValidState(tc.country, tc.state); got != tc.want {
-			t.Errorf("ValidState(%q, %q) = %v; want %v", tc.country, tc.state, got, tc.want)
-		}
-	}
-}
-
+// TestLookupState: a state is found by its code, its ISO 3166-2 code or its name, in any case
+// and with or without accents, and only among the country's own subdivisions.
 func TestLookupState(t *testing.T) {
-	ca, _ := LookupCountry("CA")
-	for _, state := range []string{"quebec", "Québec", "QC", "ca-qc"} {
-		if s, ok := ca.LookupState(state); !ok || s.Code != "QC" || s.Name != "Quebec" {
-			t.Errorf("CA LookupState(%q) = %+v, %v; want QC Quebec", state, s, ok)
+	for _, tc := range []struct {
+		country, state, want string // want "" for no subdivision
+	}{
+		{"CA", "ON", "ON"},
+		{"CA", "on", "ON"},
+		{"CA", "Ontario", "ON"},
+		{"CA", "ONTARIO", "ON"},
+		{"CA", "CA-ON", "ON"},
+		{"CA", "quebec", "QC"},
+		{"CA", "Québec", "QC"},
+		{"CA", "ca-qc", "QC"},
+		{"CA", "XX", ""},
+		{"CA", "", ""},
+		{"US", "CA", "CA"},
+		{"US", "New York", "NY"},
+		{"US", "ZZ", ""},
+		{"AU", "NSW", "NSW"},
+		{"AU", "New South Wales", "NSW"},
+		{"AU", "NSX", ""},
+		{"MX", "CMX", "CMX"},
+		{"MX", "JAL", "JAL"},
+		{"MX", "XYZ", ""},
+		{"MX", "Ciudad de Mexico", "CMX"},
+		{"MX", "CIUDAD DE MÉXICO", "CMX"},
+		{"JP", "13", "13"},
+		{"JP", "Tokyo", "13"},
+		{"JP", "Edo", ""},
+		{"BR", "Amapa", "AP"},
+		{"HK", "Kowloon", "Kowloon"},
+		{"HK", "Lantau", ""},
+		{"GB", "England", ""}, // no subdivisions listed
+	} {
+		c, _ := LookupCountry(tc.country)
+		if s, ok := c.LookupState(tc.state); s.Code != tc.want || ok != (tc.want != "") {
+			t.Errorf("%s LookupState(%q) = %q, %v; want %q", tc.country, tc.state, s.Code, ok, tc.want)
 		}
-	}
-	jp, _ := LookupCountry("JP")
-	if s, ok := jp.LookupState("tokyo"); !ok || s.Code != "13" {
-		t.Errorf("JP LookupState(%q) = %+v, %v; want 13", "tokyo", s, ok)
 	}
 }
 
@@ -220,8 +199,8 @@ func TestPostalCodeInState(t *testing.T) {
 		{"JP", "Tokyo", "0600001", false}, // Sapporo
 		{"MX", "CMX", "06600", true},
 		{"GB", "", "SW1A 1AA", true},    // no subdivisions
-		{"CA", "XX", "M5H 2N2", true},   // unknown state: reported by ValidState
-		{"CA", "ON", "not a zip", true}, // bad postal code: reported by ValidPostalCode
+		{"CA", "XX", "M5H 2N2", true},   // unknown state: reported by LookupState
+		{"CA", "ON", "not a zip", true}, // bad postal code: reported by NormalizePostalCode
 	} {
 		c, _ := LookupCountry(tc.country)
 		if got := c.PostalCodeInState(tc.state, tc.zip); got != tc.want {

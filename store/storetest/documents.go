@@ -101,7 +101,7 @@ func testInvoiceDocumentsRenderedOnce(t *testing.T) {
 	if inv.DeferredCents != 910 {
 		t.Fatalf("deferred_cents = %d; want 910", inv.DeferredCents)
 	}
-	st, err := b.InvoiceStatement(ctx, acct, nov.ID)
+	st, err := b.statement(ctx, acct, nov.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func testInvoiceDocumentsBackfilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := b.storedDocuments(acct, inv.ID, testRenderer)
-	st, err := b.InvoiceStatement(ctx, acct, inv.ID)
+	st, err := b.statement(ctx, acct, inv.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,4 +255,16 @@ func testUpdateBillingProfile(t *testing.T) {
 	if _, err := b.svc.UpdateProfile(ctx, "00000000-0000-7000-8000-ffffffffffff", func(*billing.Profile) {}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown account = %v; want ErrNotFound", err)
 	}
+}
+
+// statement reads what an invoice's documents show as the billing service does, through the
+// ledger of one transaction.
+func (b *billingDB) statement(ctx context.Context, accountID, invoiceID string) (billing.Statement, error) {
+	var st billing.Statement
+	err := b.BillingTx(ctx, func(ctx context.Context, l billing.Ledger) error {
+		var err error
+		st, err = l.Statement(ctx, accountID, invoiceID)
+		return err
+	})
+	return st, err
 }

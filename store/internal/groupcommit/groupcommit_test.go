@@ -225,19 +225,39 @@ func TestGroupCommitClose(t *testing.T) {
 	})
 }
 
-// Calls racing with Close are each answered: committed before it, or refused.
+// Calls racing with Close are each answered: committed before it (its row is there), or
+// refused (its row is not). Each round starts Close with the committer held and its queue
+// full, so that some calls are still queued when it stops.
 func TestGroupCommitCloseUnderLoad(t *testing.T) {
-	db := openGroup(t)
-	var wg sync.WaitGroup
-	errs := make([]error, 200)
-	for i := range errs {
-		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = db.inTx(context.Background(), insertParent(fmt.Sprint(i))) }()
-	}
-	within(t, func() { db.Close(); wg.Wait() })
-	for i, err := range errs {
-		if err != nil && !errors.Is(err, ErrClosed) {
-			t.Errorf("call %d: %v", i, err)
+	for round := range 10 {
+		db := openGroup(t)
+		g := db.group
+		g.Pause()
+		var wg sync.WaitGroup
+		errs := make([]error, 200)
+		for i := range errs {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[i] = db.inTx(context.Background(), insertParent(fmt.Sprint(i))) }()
+		}
+		for deadline := time.Now().Add(5 * time.Second); g.Arrived() < maxBatch+1; time.Sleep(100 * time.Microsecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the calls never filled the queue")
+			}
+		}
+		closed := make(chan struct{})
+		go func() { defer close(closed); g.Close() }()
+		g.Resume()
+		within(t, func() { <-closed; wg.Wait() })
+		rows := parents(t, db)
+		for i, err := range errs {
+			switch {
+			case err == nil && !rows[fmt.Sprint(i)]:
+				t.Errorf("round %d: call %d answered nil, but its row is missing", round, i)
+			case errors.Is(err, ErrClosed) && rows[fmt.Sprint(i)]:
+				t.Errorf("round %d: call %d answered ErrClosed, but its row was committed", round, i)
+			case err != nil && !errors.Is(err, ErrClosed):
+				t.Errorf("round %d: call %d: %v", round, i, err)
+			}
 		}
 	}
 }
