@@ -27,12 +27,12 @@ var steps = map[int]func(ctx context.Context, tx *sql.Tx, d Dialect) error{
 const batchSize = 500
 
 // eachInBatches calls each with the two columns, an id and a text, of every row query selects,
-// a batch of batchSize rows at a time in id order: query takes the id to start after ($1), the
-// batch's size ($2), then args ($3 on). A batch is read whole before each runs on it, so each
-// may write.
+// a batch of batchSize rows at a time in id order: query takes the id to start after ($1), then
+// args ($2 on), then the batch's size (the last placeholder; SQLite numbers placeholders in the
+// order they appear). A batch is read whole before each runs on it, so each may write.
 func eachInBatches(ctx context.Context, tx *sql.Tx, query string, each func(id, v string) error, args ...any) error {
 	for after := ""; ; {
-		rows, err := tx.QueryContext(ctx, query, append([]any{after, batchSize}, args...)...)
+		rows, err := tx.QueryContext(ctx, query, append(append([]any{after}, args...), batchSize)...)
 		if err != nil {
 			return err
 		}

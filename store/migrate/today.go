@@ -29,8 +29,8 @@ func repackOlder(ctx context.Context, tx *sql.Tx) error {
 		table string
 		parts int
 	}{{"shipments", 3}, {"shipping_labels", 1}} {
-		err := eachInBatches(ctx, tx, `SELECT id, packed FROM `+t.table+` WHERE id > $1 AND packed < $3
-			ORDER BY id LIMIT $2`, func(id, packed string) error {
+		err := eachInBatches(ctx, tx, `SELECT id, packed FROM `+t.table+` WHERE id > $1 AND packed < $2
+			ORDER BY id LIMIT $3`, func(id, packed string) error {
 			parts, err := p.unpackOlder([]byte(packed), t.parts)
 			if err != nil || packed[0] < packChecked {
 				return nil
