@@ -87,15 +87,17 @@ func TestLegibleRecords(t *testing.T) {
 	storetest.LegibleRecords(t, open)
 }
 
+// TestMigrateTwice: a second open applies no migration again.
 func TestMigrateTwice(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "twice.db")
-	for i := 0; i < 2; i++ {
+	storetest.MigrateTwice(t, func() (*store.DB, *sql.DB) {
 		db, err := store.OpenSQLite(context.Background(), path)
 		if err != nil {
-			t.Fatalf("open %d: %v", i, err)
+			t.Fatal(err)
 		}
-		db.Close()
-	}
+		t.Cleanup(func() { db.Close() })
+		return db, plainSQLite(t, path)
+	})
 }
 
 // TestNewUUIDv7 checks the layout: 8-4-4-4-12 lowercase hex, version 7, RFC variant, and the
