@@ -132,7 +132,7 @@ func withMarks(l *shipping.Label) shipping.Label {
 }
 
 // ShipmentJSON returns one of the account's shipments as rendered JSON (label_url marked, see
-// LabelURLMark). A shipment stored before renderings existed is rendered now.
+// LabelURLMark). A shipment without a stored rendering (storedJSON) is rendered now.
 func (db *DB) ShipmentJSON(ctx context.Context, accountID, id string) (string, error) {
 	return db.storedJSON(ctx, `SELECT packed FROM shipments WHERE account_id = $1 AND id = $2`, accountID, id,
 		func() ([]byte, error) {

@@ -212,7 +212,7 @@ func TestDecodeRates(t *testing.T) {
 func TestOlderRateMetadata(t *testing.T) {
 	got, older, err := readRateMetadata(`{"zone":8,"billable_weight_oz":31,"surcharges":[{"type":"FUEL","amount":0.19},{"type":"DAS","amount":3.95}]}`)
 	want := rateMetadata{USPSZone: 8, BillableWeight: 31,
-		WeightMetadata: weightMetadata{BillableOzWeight: 31, DimFactor: 166, DimThreshold: 1728},
+		WeightMetadata:     weightMetadata{BillableOzWeight: 31, DimFactor: 166, DimThreshold: 1728},
 		SurchargesMetadata: []surchargeMetadata{{"FUEL", money{0.19, "USD"}}, {"DAS", money{3.95, "USD"}}}}
 	if err != nil || !older || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("readRateMetadata(older) = %+v, %v, %v; want %+v, true", got, older, err, want)
