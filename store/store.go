@@ -64,8 +64,8 @@ const (
 	PostgreSQL
 )
 
-// migrate is the dialect as the migrations name it.
-func (d Dialect) migrate() migrate.Dialect {
+// forMigrations is the dialect as the migrations name it.
+func (d Dialect) forMigrations() migrate.Dialect {
 	if d == PostgreSQL {
 		return migrate.PostgreSQL
 	}
@@ -127,7 +127,7 @@ func Open(ctx context.Context, driver, dataSourceName string, dialect Dialect, m
 	db := newDB(sqldb, sqldb, dialect)
 	err = sqldb.PingContext(ctx)
 	if err == nil {
-		err = migrate.Apply(ctx, sqldb, dialect.migrate(), db.Now)
+		err = migrate.Apply(ctx, sqldb, dialect.forMigrations(), db.Now)
 	}
 	if err != nil {
 		sqldb.Close()
