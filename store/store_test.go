@@ -87,6 +87,19 @@ func TestLegibleRecords(t *testing.T) {
 	storetest.LegibleRecords(t, open)
 }
 
+// TestTodaysShapes runs migration 039 on rows stored in the shapes it rewrites.
+func TestTodaysShapes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "test.db")
+	storetest.TodaysShapes(t, func() (*store.DB, *sql.DB) {
+		db, err := store.OpenSQLite(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db, plainSQLite(t, path)
+	})
+}
+
 // TestMigrateTwice: a second open applies no migration again.
 func TestMigrateTwice(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "twice.db")
