@@ -137,20 +137,10 @@ func scanLineItem(s rowScanner) (billing.LineItem, error) {
 	it.Surcharges = []billing.Surcharge{}
 	if meta.Valid {
 		var m shipping.RateMetadata
-		if codec.FastRateMetadata(meta.String, &m) {
-			it.ShippingRateMetadata = json.RawMessage(meta.String)
-		} else {
-			// Written in another shape (before the real product's field names): show it in
-			// today's.
-			if err := codec.DecodeRateMetadata(meta.String, &m); err != nil {
-				return it, fmt.Errorf("line item %s: shipping_rate_metadata: %w", it.ID, err)
-			}
-			b, err := json.Marshal(m)
-			if err != nil {
-				return it, err
-			}
-			it.ShippingRateMetadata = b
+		if err := codec.DecodeRateMetadata(meta.String, &m); err != nil {
+			return it, fmt.Errorf("line item %s: shipping_rate_metadata: %w", it.ID, err)
 		}
+		it.ShippingRateMetadata = json.RawMessage(meta.String)
 		it.Surcharges = billing.SurchargesOf(m)
 	}
 	it.CreatedAt = shipping.Timestamp{Time: Time(created)}

@@ -166,10 +166,8 @@ func (b *labelBuy) reserve(ctx context.Context) error {
 		switch {
 		case err == nil:
 			b.key = &shipping.StoredKey{Fingerprint: fingerprint}
-			if answer != "" { // '' only in keys claimed before migration 030
-				if b.key.Answer, err = storedAnswer(answer, b.r); err != nil {
-					return err
-				}
+			if b.key.Answer, err = storedAnswer(answer, b.r); err != nil {
+				return err
 			}
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
@@ -312,9 +310,7 @@ func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string, check fu
 	// under it first wins, and this one is rolled back (its label is voided).
 	res, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint,
 		shipment_id, response, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (account_id, idempotency_key) DO UPDATE SET fingerprint = excluded.fingerprint,
-		shipment_id = excluded.shipment_id, response = excluded.response, created_at = excluded.created_at
-		WHERE idempotency_keys.response = ''`,
+		ON CONFLICT (account_id, idempotency_key) DO NOTHING`,
 		b.r.AccountID, b.r.Key, b.r.Fingerprint, b.r.ShipmentID, string(answer), b.now)
 	if err := rowsOrNotFound(res, err); errors.Is(err, ErrNotFound) {
 		return shipping.ErrIdempotencyKeyTaken
@@ -492,7 +488,7 @@ func (db *DB) shipmentToBuy(ctx context.Context, accountID, id, rateID string) (
 		return nil, nil, nil
 	}
 	s.OrderID, s.Additional = orderID.String, additional
-	if rendering, err = codec.AppendRendering(nil, packed, 1); err != nil {
+	if rendering, err = codec.AppendRendering(nil, packed); err != nil {
 		return nil, nil, nil
 	}
 	// The bought rate alone: the stored rendering has the others (labelBuy.wholeRates).

@@ -132,32 +132,23 @@ func (o cardOutline) card(code, effectiveFrom string) *shipping.Card {
 
 // versionOutlines calls each with the versions that where (with args) selects, by carrier and
 // version, as outlines whose Load reads the whole card from load (the read pool: a loader
-// outlives the transaction its outline was read in). A version stored before outlines were
-// (fillOutlines has not run since) is read from its card.
+// outlives the transaction its outline was read in).
 func versionOutlines(ctx context.Context, q, load querier, where string, args []any, each func(carrier string, v *shipping.CarrierVersion)) error {
-	rows, err := q.QueryContext(ctx, `SELECT carrier, version, effective_from, created_at, outline,
-		CASE WHEN outline IS NULL THEN card END FROM carrier_versions`+where+` ORDER BY carrier, version`, args...)
+	rows, err := q.QueryContext(ctx, `SELECT carrier, version, effective_from, created_at, outline
+		FROM carrier_versions`+where+` ORDER BY carrier, version`, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var carrier, from string
-		var outline, card sql.NullString
+		var carrier, from, outline string
 		var created int64
 		v := &shipping.CarrierVersion{}
-		if err := rows.Scan(&carrier, &v.Version, &from, &created, &outline, &card); err != nil {
+		if err := rows.Scan(&carrier, &v.Version, &from, &created, &outline); err != nil {
 			return err
 		}
 		var o cardOutline
-		if outline.Valid {
-			err = json.Unmarshal([]byte(outline.String), &o)
-		} else {
-			var c shipping.Card
-			err = json.Unmarshal([]byte(card.String), &c)
-			o = outlineOf(&c)
-		}
-		if err != nil {
+		if err := json.Unmarshal([]byte(outline), &o); err != nil {
 			return fmt.Errorf("carrier %s version %d: %w", carrier, v.Version, err)
 		}
 		v.CreatedAt, v.Card = Time(created), o.card(carrier, from)
@@ -188,48 +179,6 @@ func versionCard(ctx context.Context, q querier, carrier string, version int64) 
 // CarrierCard returns the whole card of a stored version (ErrNotFound when not stored).
 func (db *DB) CarrierCard(ctx context.Context, code string, version int64) (*shipping.Card, error) {
 	return versionCard(ctx, db.r, code, version)
-}
-
-// fillOutlines gives the versions stored before outlines were theirs, once.
-func (db *DB) fillOutlines(ctx context.Context) error {
-	rows, err := db.r.QueryContext(ctx, `SELECT carrier, version FROM carrier_versions WHERE outline IS NULL`)
-	if err != nil {
-		return err
-	}
-	type key struct {
-		carrier string
-		version int64
-	}
-	var missing []key
-	for rows.Next() {
-		var k key
-		if err := rows.Scan(&k.carrier, &k.version); err != nil {
-			rows.Close()
-			return err
-		}
-		missing = append(missing, k)
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	for _, k := range missing {
-		c, err := versionCard(ctx, db.r, k.carrier, k.version)
-		if err != nil {
-			return err
-		}
-		outline, err := json.Marshal(outlineOf(c))
-		if err != nil {
-			return err
-		}
-		if err := db.write(ctx, func(ctx context.Context, w writer) error {
-			_, err := w.ExecContext(ctx, `UPDATE carrier_versions SET outline = $1 WHERE carrier = $2 AND version = $3`,
-				string(outline), k.carrier, k.version)
-			return err
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // SeedCarriers stores the cards once in a database's life, on its first start: an operator's

@@ -188,30 +188,3 @@ func foreignKeys(t *testing.T, path, table string) string {
 const labelTableColumns = `id, account_id, shipment_id, shipping_rate_id, carrier, service, tracking_code, status,
 	substatus, label_format, last_event_at, first_carrier_scan_at, delivered_at, finished_at, created_at, updated_at,
 	insured_cents, insurance_cents, rendered, manifest_id, poll_at, poll_failures, packed, commercial_invoice`
-
-// TestMigrationForeignKeyCheck: on SQLite migrations run with foreign keys off (migration 034
-// rebuilds a table), so each is checked before it commits: one that leaves a row referring to
-// nothing fails, naming the table, and leaves nothing behind.
-func TestMigrationForeignKeyCheck(t *testing.T) {
-	ctx := context.Background()
-	db, _ := openAt(t)
-	conn, err := db.w.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.ExecContext(ctx, `PRAGMA foreign_keys = ON`)
-	err = db.applyMigration(ctx, conn, 999, "999_orphan.sql", `INSERT INTO tracking_events (id, account_id, label_id,
-		status, message, occurred_at, source, created_at) VALUES ('e1', 'nobody', 'no-label', 'DELIVERED', 'm', 0, 'carrier', 0);`)
-	if err == nil || !strings.Contains(err.Error(), "tracking_events") {
-		t.Fatalf("a migration leaving an orphan row: %v; want an error naming tracking_events", err)
-	}
-	var n int
-	if err := conn.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM tracking_events) + (SELECT COUNT(*) FROM schema_migrations
-		WHERE version = 999)`).Scan(&n); err != nil || n != 0 {
-		t.Errorf("after the failed migration: %d rows of it (%v); want none", n, err)
-	}
-}

@@ -56,11 +56,11 @@ func TestRerenderLabelled(t *testing.T) {
 			if err := tx.QueryRowContext(ctx, `SELECT packed FROM `+table+` WHERE id = $1`, id).Scan(&packed); err != nil {
 				return err
 			}
-			p, err := codec.Unpack(packed, 1)
+			p, err := codec.AppendRendering(nil, packed)
 			if err != nil {
 				return err
 			}
-			old := field.ReplaceAll(p[0], nil)
+			old := field.ReplaceAll(p, nil)
 			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET packed = $1 WHERE id = $2`, codec.Pack(old), id); err != nil {
 				return err
 			}

@@ -131,9 +131,9 @@ func withMarks(l *shipping.Label) shipping.Label {
 }
 
 // ShipmentJSON returns one of the account's shipments as rendered JSON (label_url marked, see
-// LabelURLMark). A shipment stored before renderings existed is rendered now.
+// LabelURLMark). A shipment without a stored rendering (storedJSON) is rendered now.
 func (db *DB) ShipmentJSON(ctx context.Context, accountID, id string) (string, error) {
-	return db.storedJSON(ctx, `SELECT packed FROM shipments WHERE account_id = $1 AND id = $2`, accountID, id, 3,
+	return db.storedJSON(ctx, `SELECT packed FROM shipments WHERE account_id = $1 AND id = $2`, accountID, id,
 		func() ([]byte, error) {
 			s, err := db.shipmentIn(ctx, db.r, accountID, id)
 			if err != nil {
@@ -145,7 +145,7 @@ func (db *DB) ShipmentJSON(ctx context.Context, accountID, id string) (string, e
 
 // LabelJSON returns one of the account's labels as rendered JSON (label_url marked).
 func (db *DB) LabelJSON(ctx context.Context, accountID, id string) (string, error) {
-	return db.storedJSON(ctx, `SELECT packed FROM shipping_labels WHERE account_id = $1 AND id = $2`, accountID, id, 1,
+	return db.storedJSON(ctx, `SELECT packed FROM shipping_labels WHERE account_id = $1 AND id = $2`, accountID, id,
 		func() ([]byte, error) {
 			l, err := db.Label(ctx, accountID, id)
 			if err != nil {
@@ -155,9 +155,10 @@ func (db *DB) LabelJSON(ctx context.Context, accountID, id string) (string, erro
 		})
 }
 
-// storedJSON reads one row's rendering with query (its packed value, of parts parts if of
-// format 3 or 4), or renders it now (render) for a row stored before renderings existed.
-func (db *DB) storedJSON(ctx context.Context, query, accountID, id string, parts int, render func() ([]byte, error)) (string, error) {
+// storedJSON reads one row's rendering with query (its packed value), or renders it now
+// (render) for a row that has none: stored before renderings existed, or whose rendering a
+// migration dropped as stale (the migrations cannot render).
+func (db *DB) storedJSON(ctx context.Context, query, accountID, id string, render func() ([]byte, error)) (string, error) {
 	var packed []byte
 	err := db.readRow(ctx, query, accountID, id).Scan(&packed)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -170,7 +171,7 @@ func (db *DB) storedJSON(ctx context.Context, query, accountID, id string, parts
 		b, err := render()
 		return string(b), err
 	}
-	b, err := storedRendering(packed, parts)
+	b, err := storedRendering(packed)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", id, err) // the log line names the row
 	}
@@ -180,12 +181,11 @@ func (db *DB) storedJSON(ctx context.Context, query, accountID, id string, parts
 // unpackBuffers hold renderings on their way from a packed value to a string.
 var unpackBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// storedRendering is the rendering a packed value holds; parts is what a value of format 3 or 4
-// holds.
-func storedRendering(packed []byte, parts int) (string, error) {
+// storedRendering is the rendering a packed value holds.
+func storedRendering(packed []byte) (string, error) {
 	buf := unpackBuffers.Get().(*[]byte)
 	defer unpackBuffers.Put(buf)
-	b, err := codec.AppendRendering((*buf)[:0], packed, parts)
+	b, err := codec.AppendRendering((*buf)[:0], packed)
 	if err != nil {
 		return "", err
 	}
@@ -229,7 +229,7 @@ func (db *DB) ListShipmentsJSON(ctx context.Context, accountID string, f Shipmen
 	}
 	for i, r := range l.Items {
 		if r.packed != nil {
-			if out.Items[i], err = storedRendering(r.packed, 3); err != nil {
+			if out.Items[i], err = storedRendering(r.packed); err != nil {
 				return out, fmt.Errorf("shipment %s: %w", r.id, err)
 			}
 			continue

@@ -11,14 +11,10 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-	"embed"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +22,7 @@ import (
 
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store/internal/groupcommit"
+	"github.com/waybill/waybill/store/migrate"
 )
 
 // ErrNotFound reports a missing row, or a row that belongs to another account: the domain's
@@ -68,8 +65,13 @@ const (
 	PostgreSQL
 )
 
-//go:embed migrations/*.sql
-var migrations embed.FS
+// forMigrations is the dialect as the migrations name it.
+func (d Dialect) forMigrations() migrate.Dialect {
+	if d == PostgreSQL {
+		return migrate.PostgreSQL
+	}
+	return migrate.SQLite
+}
 
 // OpenSQLite opens (creating if needed) the SQLite database at path and applies the
 // migrations. The caller must have registered the "sqlite3" driver (github.com/mattn/go-sqlite3).
@@ -102,11 +104,7 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxIdleConns(8)
 	db := newDB(w, r, SQLite)
 	db.group = groupcommit.New(w)
-	if err := db.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := db.fillOutlines(ctx); err != nil {
+	if err := migrate.Apply(ctx, w, migrate.SQLite, db.Now); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -130,10 +128,7 @@ func Open(ctx context.Context, driver, dataSourceName string, dialect Dialect, m
 	db := newDB(sqldb, sqldb, dialect)
 	err = sqldb.PingContext(ctx)
 	if err == nil {
-		err = db.migrate(ctx)
-	}
-	if err == nil {
-		err = db.fillOutlines(ctx)
+		err = migrate.Apply(ctx, sqldb, dialect.forMigrations(), db.Now)
 	}
 	if err != nil {
 		sqldb.Close()
@@ -359,130 +354,4 @@ func NewUUIDv7() string {
 	hex.Encode(out[24:36], b[10:16])
 	out[8], out[13], out[18], out[23] = '-', '-', '-', '-'
 	return string(out[:])
-}
-
-// migrationLock is the first key of the PostgreSQL advisory lock migrations run under; the
-// second is the schema's name, so databases in different schemas migrate independently.
-const migrationLock = 0x77617962 // "wayb"
-
-// migrate applies, in order and each in its own transaction, the embedded migrations that the
-// schema_migrations table does not list yet. It runs on one connection, holding (on
-// PostgreSQL) a session advisory lock, so processes starting together on a fresh database
-// migrate one after the other: the second finds every migration applied.
-func (db *DB) migrate(ctx context.Context) (err error) {
-	conn, err := db.w.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	defer conn.Close()
-	if db.dialect == PostgreSQL {
-		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1, hashtext(current_schema()))`, migrationLock); err != nil {
-			return fmt.Errorf("migrate: lock: %w", err)
-		}
-		defer func() {
-			_, uerr := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, migrationLock)
-			if err == nil && uerr != nil {
-				err = fmt.Errorf("migrate: unlock: %w", uerr)
-			}
-		}()
-	}
-	if db.dialect == SQLite {
-		// SQLite's way to change a table ALTER TABLE cannot: foreign keys off (outside any
-		// transaction), the table rebuilt, then checked (applyMigration) before the commit.
-		if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		defer func() {
-			_, ferr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`)
-			if err == nil && ferr != nil {
-				err = fmt.Errorf("migrate: %w", ferr)
-			}
-		}()
-	}
-	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migrate: %s: name must start with a number", base)
-		}
-		body, err := migrations.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		if err := db.applyMigration(ctx, conn, version, base, string(body)); err != nil {
-			return fmt.Errorf("migrate %s: %w", base, err)
-		}
-	}
-	return nil
-}
-
-// applyMigration applies one migration in one transaction on conn, unless it is applied already.
-func (db *DB) applyMigration(ctx context.Context, conn *sql.Conn, version int, base, body string) error {
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = $1`, version).Scan(&n); err != nil || n > 0 {
-		return err
-	}
-	for _, stmt := range splitStatements(body) {
-		if db.dialect == PostgreSQL {
-			// A table SQLite keeps in its key's order; PostgreSQL's tables have no rowid.
-			stmt = strings.TrimSuffix(stmt, " WITHOUT ROWID")
-		}
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("%w\n%s", err, stmt)
-		}
-	}
-	if step := migrationSteps[version]; step != nil {
-		if err := step(ctx, db, tx); err != nil {
-			return err
-		}
-	}
-	if db.dialect == SQLite {
-		var table string
-		var rowid sql.NullInt64
-		var parent string
-		var fk int
-		err := tx.QueryRowContext(ctx, `PRAGMA foreign_key_check`).Scan(&table, &rowid, &parent, &fk)
-		if err == nil {
-			return fmt.Errorf("a row of %s (rowid %d) refers to no row of %s", table, rowid.Int64, parent)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
-		version, base, db.now()); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-// splitStatements splits a migration on semicolons that end a line; migrations keep to that.
-func splitStatements(sqlText string) []string {
-	var out []string
-	for _, s := range strings.Split(sqlText, ";\n") {
-		var lines []string
-		for _, l := range strings.Split(s, "\n") {
-			if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "--") {
-				lines = append(lines, l)
-			}
-		}
-		if stmt := strings.TrimSuffix(strings.TrimSpace(strings.Join(lines, "\n")), ";"); stmt != "" {
-			out = append(out, stmt)
-		}
-	}
-	return out
 }

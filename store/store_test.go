@@ -87,15 +87,30 @@ func TestLegibleRecords(t *testing.T) {
 	storetest.LegibleRecords(t, open)
 }
 
-func TestMigrateTwice(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "twice.db")
-	for i := 0; i < 2; i++ {
+// TestTodaysShapes runs migration 039 on rows stored in the shapes it rewrites.
+func TestTodaysShapes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "test.db")
+	storetest.TodaysShapes(t, func() (*store.DB, *sql.DB) {
 		db, err := store.OpenSQLite(context.Background(), path)
 		if err != nil {
-			t.Fatalf("open %d: %v", i, err)
+			t.Fatal(err)
 		}
-		db.Close()
-	}
+		t.Cleanup(func() { db.Close() })
+		return db, plainSQLite(t, path)
+	})
+}
+
+// TestMigrateTwice: a second open applies no migration again.
+func TestMigrateTwice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "twice.db")
+	storetest.MigrateTwice(t, func() (*store.DB, *sql.DB) {
+		db, err := store.OpenSQLite(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db, plainSQLite(t, path)
+	})
 }
 
 // TestNewUUIDv7 checks the layout: 8-4-4-4-12 lowercase hex, version 7, RFC variant, and the

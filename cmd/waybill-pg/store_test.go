@@ -58,3 +58,29 @@ func TestLegibleRecords(t *testing.T) {
 	}
 	storetest.LegibleRecords(t, reopen)
 }
+
+// TestTodaysShapes runs migration 039 on rows stored in the shapes it rewrites.
+func TestTodaysShapes(t *testing.T) {
+	url := freshSchema(t)
+	storetest.TodaysShapes(t, func() (*store.DB, *sql.DB) {
+		db, err := open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db, plainPG(t, url)
+	})
+}
+
+// TestMigrateTwice: a second open applies no migration again.
+func TestMigrateTwice(t *testing.T) {
+	url := freshSchema(t)
+	storetest.MigrateTwice(t, func() (*store.DB, *sql.DB) {
+		db, err := open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db, plainPG(t, url)
+	})
+}

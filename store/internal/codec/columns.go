@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/waybill/waybill/shipping"
 )
@@ -117,37 +116,16 @@ func DecodeMessages(s *string) ([]shipping.Reason, error) {
 	return ms, err
 }
 
-// DecodeRateMetadata reads a rate metadata value as an invoice's line items keep it (and rows of
-// shipping_rates did). A page of line items reads a hundred of them, so the exact shape
-// encoding/json writes is parsed by hand; anything else falls back to encoding/json, which also
-// reads the shape written before the real product's field names were adopted
-// ({"zone","billable_weight_oz","surcharges":[{"type","amount"}]}).
+// DecodeRateMetadata reads a rate metadata value as an invoice's line items keep it. A page of
+// line items reads a hundred of them, so the exact shape encoding/json writes is parsed by hand;
+// anything else (an escape, a field the hand parser does not know) goes to encoding/json.
 func DecodeRateMetadata(s string, m *shipping.RateMetadata) error {
 	if FastRateMetadata(s, m) {
 		return nil
 	}
-	var stored struct {
-		shipping.RateMetadata
-		Zone             *int  `json:"zone"`
-		BillableWeightOz int64 `json:"billable_weight_oz"`
-		Surcharges       []struct {
-			Type   string  `json:"type"`
-			Amount float64 `json:"amount"`
-		} `json:"surcharges"`
-	}
-	if err := json.Unmarshal([]byte(s), &stored); err != nil {
+	*m = shipping.RateMetadata{}
+	if err := json.Unmarshal([]byte(s), m); err != nil {
 		return err
-	}
-	*m = stored.RateMetadata
-	if stored.Zone != nil && m.USPSZone == 0 {
-		// The earlier shape knew neither the actual weight nor the volume; they stay 0.
-		*m = shipping.RateMetadata{USPSZone: *stored.Zone, BillableWeight: stored.BillableWeightOz,
-			WeightMetadata: shipping.WeightMetadata{BillableOzWeight: stored.BillableWeightOz,
-				DimFactor: shipping.DimFactor, DimThreshold: shipping.DimThreshold}}
-		for _, sc := range stored.Surcharges {
-			m.SurchargesMetadata = append(m.SurchargesMetadata, shipping.SurchargeMetadata{SurchargeType: sc.Type,
-				Surcharge: shipping.Money{Amount: sc.Amount, Currency: "USD"}})
-		}
 	}
 	if m.SurchargesMetadata == nil {
 		m.SurchargesMetadata = []shipping.SurchargeMetadata{}
@@ -267,46 +245,6 @@ func (p *metaParser) rateMetadata(m *shipping.RateMetadata) bool {
 	}
 	*m = out
 	return true
-}
-
-// fastQuotes parses the quotes at the start of s, as a shipment's rendering has them,
-//
-//	[{"id":"S","shipment_id":"S","carrier":"S","service":"S","price":{"amount":F,"currency":"S"},
-//	  "estimated_delivery_date":"T","estimated_delivery_days":N,"rate_metadata":{…}},…]
-//
-// (rate_metadata as FastRateMetadata reads it, T in shipping.TimeLayout), and reports whether
-// s started with exactly that shape; what follows the array is not read.
-func fastQuotes(s string) ([]shipping.Rate, bool) {
-	p := &metaParser{s: s}
-	if !p.take("[") {
-		return nil, false
-	}
-	out := []shipping.Rate{}
-	for !p.take("]") {
-		if len(out) > 0 && !p.take(",") {
-			return nil, false
-		}
-		var r shipping.Rate
-		var date string
-		ok := p.take(`{"id":"`) && p.string(&r.ID) &&
-			p.take(`","shipment_id":"`) && p.string(&r.ShipmentID) &&
-			p.take(`","carrier":"`) && p.string(&r.Carrier) &&
-			p.take(`","service":"`) && p.string(&r.Service) &&
-			p.take(`","price":{"amount":`) && p.float(&r.Price.Amount, ",") &&
-			p.take(`,"currency":"`) && p.string(&r.Price.Currency) &&
-			p.take(`"},"estimated_delivery_date":"`) && p.string(&date) &&
-			p.take(`","estimated_delivery_days":`) && p.int(&r.EstimatedDeliveryDays, ",") &&
-			p.take(`,"rate_metadata":`) && p.rateMetadata(&r.RateMetadata) && p.take("}")
-		if !ok {
-			return nil, false
-		}
-		var err error
-		if r.EstimatedDeliveryDate.Time, err = time.Parse(shipping.TimeLayout, date); err != nil {
-			return nil, false
-		}
-		out = append(out, r)
-	}
-	return out, true
 }
 
 // fastMessages parses a shipment's messages after their opening bracket, as its rendering has

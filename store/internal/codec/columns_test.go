@@ -3,9 +3,7 @@ package codec
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/waybill/waybill/shipping"
 )
@@ -66,20 +64,6 @@ func TestDecodeRateMetadataFastPath(t *testing.T) {
 	}
 }
 
-// TestDecodeRateMetadataLegacy: rows written before the real product's field names were
-// adopted are read in the new shape.
-func TestDecodeRateMetadataLegacy(t *testing.T) {
-	var got shipping.RateMetadata
-	err := DecodeRateMetadata(`{"zone":8,"billable_weight_oz":31,"surcharges":[{"type":"FUEL","amount":0.19},{"type":"DAS","amount":3.95}]}`, &got)
-	want := shipping.RateMetadata{USPSZone: 8, BillableWeight: 31,
-		WeightMetadata: shipping.WeightMetadata{BillableOzWeight: 31, DimFactor: 166, DimThreshold: 1728},
-		SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.USD(19)},
-			{SurchargeType: "DAS", Surcharge: shipping.USD(395)}}}
-	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("DecodeRateMetadata(legacy) = %+v, %v; want %+v", got, err, want)
-	}
-}
-
 func FuzzDecodeRateMetadata(f *testing.F) {
 	f.Add(metaOneSurcharge)
 	f.Add(metaNoSurcharge)
@@ -118,57 +102,6 @@ func BenchmarkDecodeRateMetadata(b *testing.B) {
 			if err := json.Unmarshal([]byte(metaOneSurcharge), &m); err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
-}
-
-// TestFastQuotes: quotes as a rendering holds them are read back by the hand-written parser,
-// and anything else by encoding/json, to the same rates.
-func TestFastQuotes(t *testing.T) {
-	edd := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
-	rates := []shipping.Rate{
-		{ID: "r1", ShipmentID: "s1", Carrier: "USPS", Service: "GroundAdvantage", Price: shipping.USD(745), EstimatedDeliveryDays: 3,
-			EstimatedDeliveryDate: shipping.Timestamp{Time: edd}, RateMetadata: shipping.RateMetadata{USPSZone: 5, BillableWeight: 31,
-				WeightMetadata:     shipping.WeightMetadata{ActualOzWeight: 20.25, BillableOzWeight: 31, DimFactor: 166, DimThreshold: 1728, Volume: 320.5},
-				SurchargesMetadata: []shipping.SurchargeMetadata{{SurchargeType: "FUEL", Surcharge: shipping.USD(45)}}, CarrierVersion: 2}},
-		{ID: "r2", ShipmentID: "s1", Carrier: "UPS", Service: "Ground", Price: shipping.USD(1299), EstimatedDeliveryDays: 5,
-			EstimatedDeliveryDate: shipping.Timestamp{Time: edd}, RateMetadata: shipping.RateMetadata{USPSZone: 8, SurchargesMetadata: []shipping.SurchargeMetadata{}}},
-	}
-	b, err := json.Marshal(rates)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{string(b), string(b) + `,"shipping_label":null}`, `[]`} {
-		got, ok := fastQuotes(s)
-		want := rates
-		if s == `[]` {
-			want = []shipping.Rate{}
-		}
-		if !ok || !reflect.DeepEqual(got, want) {
-			t.Errorf("fastQuotes(%s) =\n %+v, %v; want\n %+v", s, got, ok, want)
-		}
-	}
-	if _, ok := fastQuotes(strings.Replace(string(b), `{"id"`, `{ "id"`, 1)); ok {
-		t.Error("fastQuotes read a shape it does not know")
-	}
-}
-
-// FuzzFastQuotes: whatever the hand-written parser accepts, encoding/json reads the same.
-func FuzzFastQuotes(f *testing.F) {
-	f.Add(`[{"id":"r1","shipment_id":"s1","carrier":"USPS","service":"Ground","price":{"amount":7.45,"currency":"USD"},` +
-		`"estimated_delivery_date":"2026-11-25T00:00:00.000000Z","estimated_delivery_days":3,"rate_metadata":` + metaOneSurcharge + `}]`)
-	f.Add(`[]`)
-	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := fastQuotes(s)
-		if !ok {
-			return
-		}
-		var want []shipping.Rate
-		if err := json.NewDecoder(strings.NewReader(s)).Decode(&want); err != nil {
-			t.Fatalf("fastQuotes(%q) accepted what encoding/json refuses: %v", s, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("fastQuotes(%q) = %+v; encoding/json reads %+v", s, got, want)
 		}
 	})
 }

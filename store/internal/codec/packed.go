@@ -5,50 +5,35 @@
 package codec
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
+	"github.com/waybill/waybill/store/internal/lz"
 	"hash/crc32"
 	"slices"
-	"strings"
-
-	"github.com/waybill/waybill/shipping"
-	"github.com/waybill/waybill/store/internal/lz"
 )
 
-// The packed copies of shipments' and labels' renderings (issues 24 and 32). A shipment's
-// record is its row, its request (shipment_requests) and its quotes (shipment_quotes), which
-// sqlite3 and psql read; shipments.packed is a copy of its rendering (the answer of
-// GET /shipments/{id}, label_url marked), packed by lz so that a GET reads one small value. A
-// label's packed value is its rendering. The store's rerender (and the create and the buy,
-// which render what they write) own them.
+// The packed copies of shipments' and labels' renderings. A shipment's record is its row, its
+// request (shipment_requests) and its quotes (shipment_quotes), which sqlite3 and psql read;
+// shipments.packed is a copy of its rendering (the answer of GET /shipments/{id}, label_url
+// marked), packed by lz so that a GET reads one small value. A label's packed value is its
+// rendering. The store's rerender (and the create and the buy, which render what they write)
+// own them.
 
-// Format versions. The first byte of a packed value names its format; every version is read
-// for as long as values of it may be stored (docs/storage.md specifies each), and all pack
-// against packDict, which is therefore never changed (TestPackDictPinned).
+// Format versions. The first byte of a packed value names its format (docs/storage.md
+// specifies each); both pack against packDict, which is therefore never changed
+// (TestPackDictPinned).
 //
-//	packV1          version, the parts' lengths (uvarints), the parts packed as one
-//	packV2Holed     version, the hole's offset and the filling (uvarints, then its bytes), then
-//	                what a packV1 value holds after its version, the first part without the filling
-//	packChecked     as packV1, with two CRC-32C (Castagnoli, little-endian) after the version: of
-//	                the first part unpacked, and of the others unpacked, one after the other
-//	packHoled       as packV2Holed, with the two CRC-32C after the filling, the first part's
-//	                counting the filling in its place
-//	packRendering   version, the CRC-32C of the rendering, its length (uvarint), it packed
-//	packRenderHoled as packV2Holed up to the filling, then the rendering's CRC-32C (counting
-//	                the filling), its length without the filling and the rest packed
+//	packRendering   version, the CRC-32C (Castagnoli, little-endian) of the rendering, its length
+//	                (uvarint), it packed
+//	packRenderHoled version, the hole's offset and the filling (uvarints, then its bytes), the
+//	                rendering's CRC-32C (counting the filling), its length without the filling
+//	                and the rest packed
 //
-// Versions 1 to 4 hold a label's rendering alone, or a shipment's rendering, request and quote
-// cents (three parts); migration 028 moved every shipment's request and quotes into columns and
-// rows and its rendering into a packRendering value. Values are written as packRendering and
-// packRenderHoled; a read checks what it unpacks against its CRC, and a whole read requires the
-// packed input used up, so a damaged value is an error, never wrong or broken data served.
+// Versions 1 to 4, older formats, were rewritten as version 5 by the migrations (store/migrate),
+// so a value of them read now is a damaged one. A read checks what it unpacks against its CRC,
+// and requires the packed input used up, so a damaged value is an error, never wrong or broken
+// data served.
 const (
-	packV1          = 1
-	packV2Holed     = 2
-	packChecked     = 3
-	packHoled       = 4
 	packRendering   = 5
 	packRenderHoled = 6
 )
@@ -71,24 +56,10 @@ var ErrChecksum = errors.New("store: packed value fails its checksum")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Legacy reports whether b is not a packed value of the versions written today: one of versions
-// 1 to 4, which held a shipment's request and quotes' cents beside its rendering (before
-// migration 028), or a malformed one, which Unpack refuses.
-func Legacy(b []byte) bool { return len(b) == 0 || b[0] < packRendering }
-
 // Pack is the packed value of a rendering (packRendering).
 func Pack(rendering []byte) []byte {
 	dst := binary.LittleEndian.AppendUint32([]byte{packRendering}, crc32.Checksum(rendering, castagnoli))
 	return packLength(dst, rendering)
-}
-
-// restCRC is the CRC-32C of the parts after the first, one after the other.
-func restCRC(parts [][]byte) uint32 {
-	var c uint32
-	for _, p := range parts[1:] {
-		c = crc32.Update(c, castagnoli, p)
-	}
-	return c
 }
 
 // packLength appends to dst the rendering's length, then the rendering packed (the one part of
@@ -123,88 +94,42 @@ func (h Holed) Fill(fill []byte) []byte {
 	return append(binary.LittleEndian.AppendUint32(append(out, fill...), crc), h.packed...)
 }
 
-// Unpack reads a packed value whole: n parts for versions 1 to 4, the rendering alone for the
-// later ones.
-func Unpack(b []byte, n int) ([][]byte, error) {
-	v, err := header(b, n)
+// AppendRendering appends to dst the rendering a packed value holds, unpacked and checked
+// against its CRC, the packed input used up.
+func AppendRendering(dst, b []byte) ([]byte, error) {
+	v, err := header(b)
 	if err != nil {
 		return nil, err
-	}
-	total := len(v.fill)
-	for _, l := range v.lens {
-		total += l
-	}
-	raw, err := packer.UnpackAll(make([]byte, 0, total), v.body, total-len(v.fill))
-	if err != nil {
-		return nil, ErrMalformed
-	}
-	raw = slices.Insert(raw, v.at, v.fill...)
-	v.lens[0] += len(v.fill)
-	parts := make([][]byte, len(v.lens))
-	for i, l := range v.lens {
-		parts[i], raw = raw[:l], raw[l:]
-	}
-	if v.checked && (crc32.Checksum(parts[0], castagnoli) != v.firstCRC || len(parts) > 1 && restCRC(parts) != v.restCRC) {
-		return nil, ErrChecksum
-	}
-	return parts, nil
-}
-
-// ErrUnchecked reports a value of versions 1 or 2, which carry no CRC: migration 037 rewrote
-// every one that was stored, so one read now is another value with its version byte damaged.
-var ErrUnchecked = errors.New("store: packed value of a version without a checksum")
-
-// AppendRendering appends to dst the rendering a packed value holds (its first part, of n
-// for versions 3 and 4), unpacked alone and checked against its CRC. A value of one part must
-// be used up by it.
-func AppendRendering(dst, b []byte, n int) ([]byte, error) {
-	v, err := header(b, n)
-	if err != nil {
-		return nil, err
-	}
-	if !v.checked {
-		return nil, ErrUnchecked
 	}
 	start := len(dst)
-	unpack := packer.Unpack
-	if len(v.lens) == 1 {
-		unpack = packer.UnpackAll
-	}
-	if dst, err = unpack(dst, v.body, v.lens[0]); err != nil || len(dst)-start != v.lens[0] {
+	if dst, err = packer.UnpackAll(dst, v.body, v.length); err != nil || len(dst)-start != v.length {
 		return nil, ErrMalformed
 	}
 	dst = slices.Insert(dst, start+v.at, v.fill...)
-	if crc32.Checksum(dst[start:], castagnoli) != v.firstCRC {
+	if crc32.Checksum(dst[start:], castagnoli) != v.crc {
 		return nil, ErrChecksum
 	}
 	return dst, nil
 }
 
-// packedValue is a packed value's header read: its parts' lengths as packed (the first
-// without the filling), its hole's offset and filling (none in a value without a hole), its
-// CRCs (in a checked format; restCRC in versions 3 and 4 only), and the packed parts.
+// packedValue is a packed value's header read: the rendering's length as packed (without the
+// filling), its hole's offset and filling (none in a value without a hole), its CRC, and the
+// packed rendering.
 type packedValue struct {
-	lens              []int
-	at                int
-	fill              []byte
-	checked           bool
-	firstCRC, restCRC uint32
-	body              []byte
+	length int
+	at     int
+	fill   []byte
+	crc    uint32
+	body   []byte
 }
 
-// header reads the header of a packed value, of n parts if its version is 1 to 4.
-func header(b []byte, n int) (packedValue, error) {
+// header reads the header of a packed value.
+func header(b []byte) (packedValue, error) {
 	var v packedValue
-	if len(b) == 0 || b[0] < packV1 || b[0] > packRenderHoled {
+	if len(b) == 0 || b[0] != packRendering && b[0] != packRenderHoled {
 		return v, ErrMalformed
 	}
-	version, total := b[0], 0
-	hasHole := version == packV2Holed || version == packHoled || version == packRenderHoled
-	v.checked = version >= packChecked
-	crcs := 2
-	if version >= packRendering {
-		n, crcs = 1, 1
-	}
+	holed, total := b[0] == packRenderHoled, 0
 	b = b[1:]
 	next := func() (int, bool) { // a uvarint that keeps the total unpacked within maxUnpacked
 		l, k := binary.Uvarint(b)
@@ -214,7 +139,7 @@ func header(b []byte, n int) (packedValue, error) {
 		b = b[k:]
 		return int(l), true
 	}
-	if hasHole {
+	if holed {
 		at, ok1 := next()
 		l, ok2 := next()
 		if !ok1 || !ok2 || l > len(b) {
@@ -222,75 +147,14 @@ func header(b []byte, n int) (packedValue, error) {
 		}
 		v.at, v.fill, b, total = at, b[:l], b[l:], l
 	}
-	if v.checked {
-		if len(b) < 4*crcs {
-			return v, ErrMalformed
-		}
-		v.firstCRC = binary.LittleEndian.Uint32(b)
-		if crcs == 2 {
-			v.restCRC = binary.LittleEndian.Uint32(b[4:])
-		}
-		b = b[4*crcs:]
-	}
-	v.lens = make([]int, n)
-	for i := range v.lens {
-		l, ok := next()
-		if !ok {
-			return v, ErrMalformed
-		}
-		v.lens[i], total = l, total+l
-	}
-	if v.at > v.lens[0] {
+	if len(b) < 4 {
 		return v, ErrMalformed
 	}
-	v.body = b
+	v.crc, b = binary.LittleEndian.Uint32(b), b[4:]
+	l, ok := next()
+	if !ok || v.at > l {
+		return v, ErrMalformed
+	}
+	v.length, v.body = l, b
 	return v, nil
-}
-
-// MessagesOf reads the messages of a shipment's rendering, kept there alone (billing copies the
-// request part, which they are not part of): nil for a rendering stored before shipments had
-// them, which therefore renders without them again. Only the shipment's own key is named
-// messages, and a quote inside a string is escaped, so `"messages":[` is found only there.
-func MessagesOf(rendering []byte) ([]shipping.Reason, error) {
-	const key = `"messages":[`
-	i := bytes.Index(rendering, []byte(key))
-	if i < 0 {
-		return nil, nil
-	}
-	rest := string(rendering[i+len(key):])
-	if ms, ok := fastMessages(rest); ok {
-		return ms, nil
-	}
-	var ms []shipping.Reason
-	err := json.NewDecoder(strings.NewReader("[" + rest)).Decode(&ms)
-	return ms, err
-}
-
-// QuotesOf reads the quotes of a shipment's rendering, with the cents a value of versions 1 to
-// 4 stored beside it.
-func QuotesOf(rendering, cents []byte) ([]shipping.Rate, error) {
-	_, rest, ok := strings.Cut(string(rendering), `"shipping_rates":`)
-	if !ok {
-		return nil, errors.New("no shipping_rates in the rendering")
-	}
-	rates, ok := fastQuotes(rest)
-	if !ok {
-		if err := json.NewDecoder(strings.NewReader(rest)).Decode(&rates); err != nil {
-			return nil, err
-		}
-	}
-	for i := range rates {
-		r := &rates[i]
-		for _, c := range []*int64{&r.PostageCents, &r.SurchargesCents, &r.TotalCents, &r.RetailCents} {
-			v, k := binary.Varint(cents)
-			if k <= 0 {
-				return nil, ErrMalformed
-			}
-			*c, cents = v, cents[k:]
-		}
-	}
-	if len(cents) > 0 {
-		return nil, ErrMalformed
-	}
-	return rates, nil
 }
