@@ -169,8 +169,7 @@ func TestRetryItem(t *testing.T) {
 		{"not found", ErrNotFound, 1, false},
 		{"invalid state", fmt.Errorf("%w: shipment is CANCELLED", ErrInvalidState), 1, false},
 		{"order already shipped", &OrderShippedError{ShipmentIDs: []string{"s1"}}, 1, false},
-		{"refusal of another layer", refusal(true), 1, false},
-		{"failure of another layer", refusal(false), 1, true},
+		{"malformed item", fmt.Errorf("%w: unexpected end of JSON input", ErrMalformedItem), 1, false},
 	}
 	for _, tt := range tests {
 		if got := RetryItem(tt.err, tt.attempt); got != tt.want {
@@ -178,12 +177,6 @@ func TestRetryItem(t *testing.T) {
 		}
 	}
 }
-
-// refusal is an error of another layer that says whether it is a refusal.
-type refusal bool
-
-func (r refusal) Error() string { return "an answer" }
-func (r refusal) Refusal() bool { return bool(r) }
 
 func TestItemInterrupted(t *testing.T) {
 	for attempts, want := range map[int]bool{1: false, MaxItemAttempts: false, MaxItemAttempts + 1: true} {
@@ -196,10 +189,10 @@ func TestItemInterrupted(t *testing.T) {
 // batchCreator records what CreateBatch hands the store.
 type batchCreator struct {
 	b         *Batch
-	completed any
+	completed json.RawMessage
 }
 
-func (c *batchCreator) CreateBatch(ctx context.Context, b *Batch, items []NewBatchItem, completed any) error {
+func (c *batchCreator) CreateBatch(ctx context.Context, b *Batch, items []NewBatchItem, completed json.RawMessage) error {
 	c.b, c.completed = b, completed
 	return nil
 }
@@ -235,8 +228,8 @@ func TestCreateBatch(t *testing.T) {
 					t.Errorf("item %d = %+v; want %s", i, it, tt.wantItems[i])
 				}
 			}
-			if tt.emitted && st.completed != any(b) || !tt.emitted && st.completed != nil {
-				t.Errorf("emitted %v; want BATCH_COMPLETED %v", st.completed, tt.emitted)
+			if want, _ := json.Marshal(b); tt.emitted && string(st.completed) != string(want) || !tt.emitted && st.completed != nil {
+				t.Errorf("emitted %s; want BATCH_COMPLETED %v: %s", st.completed, tt.emitted, want)
 			}
 			if b.LabelURL != nil {
 				t.Errorf("label_url %s on a batch without a purchased label", *b.LabelURL)
