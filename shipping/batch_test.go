@@ -250,3 +250,54 @@ func countQueued(statuses []string) int {
 	}
 	return n
 }
+
+// TestBatchComplete: the completion shows the last item as a read of the batch would once its
+// outcome is stored (a created or purchased item its shipment; a failed one its error, and its
+// shipment only if it made one), the batch COMPLETED at the stored microsecond and tallied, and
+// linked only when a label was bought.
+func TestBatchComplete(t *testing.T) {
+	now := time.Date(2026, 11, 26, 9, 0, 0, 999, time.UTC)
+	errs := json.RawMessage(`{"code":"no_rates_available"}`)
+	tests := []struct {
+		name       string
+		o          ItemOutcome
+		wantID     string // "" for none
+		wantErrors bool
+		wantLinked bool
+	}{
+		{"purchased", ItemOutcome{Status: ItemPurchased, ShipmentID: "s1"}, "s1", false, true},
+		{"created", ItemOutcome{Status: ItemCreated, ShipmentID: "s1"}, "s1", false, false},
+		{"failed after its create", ItemOutcome{Status: ItemFailed, ShipmentID: "s1", Errors: errs}, "s1", true, false},
+		{"failed before its create", ItemOutcome{Status: ItemFailed, Errors: errs}, "", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first := "s0"
+			b := &Batch{ID: "b1", Status: BatchProcessing, Count: 2, Items: []BatchItem{
+				{Index: 0, ShipmentID: &first, Status: ItemCreated}, {Index: 1, Status: ItemProcessing}}}
+			done, err := b.Complete(BatchClaim{BatchID: "b1", Index: 1, ShipmentID: "s1"}, tt.o, now, "https://x/labels")
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := b.Items[1]
+			if id := it.ShipmentID; tt.wantID == "" && id != nil || tt.wantID != "" && (id == nil || *id != tt.wantID) {
+				t.Errorf("item shipment %v; want %q", id, tt.wantID)
+			}
+			if it.Status != tt.o.Status || (it.Errors != nil) != tt.wantErrors {
+				t.Errorf("item %+v; want %s, errors %v", it, tt.o.Status, tt.wantErrors)
+			}
+			if want := now.Truncate(time.Microsecond); b.Status != BatchCompleted || !done.At.Equal(want) || !b.CompletedAt.Equal(want) {
+				t.Errorf("batch %s completed %v (%v); want COMPLETED at %v", b.Status, b.CompletedAt, done.At, want)
+			}
+			if b.Created+b.Purchased+b.Failed != 2 || (b.LabelURL != nil) != tt.wantLinked {
+				t.Errorf("tally %d/%d/%d, label_url %v; want 2 finished, linked %v", b.Created, b.Purchased, b.Failed, b.LabelURL, tt.wantLinked)
+			}
+			if want, _ := json.Marshal(b); string(done.Payload) != string(want) {
+				t.Errorf("payload %s; want the batch as shown %s", done.Payload, want)
+			}
+		})
+	}
+	if _, err := (&Batch{ID: "b1"}).Complete(BatchClaim{Index: 3}, ItemOutcome{Status: ItemCreated}, now, ""); err == nil {
+		t.Error("completing an item the batch does not have: no error")
+	}
+}
