@@ -171,4 +171,3 @@ func (a *API) batchLabelsOf(w http.ResponseWriter, r *http.Request, id string) e
 		filename: "batch-" + b.ID + shipping.LabelFileExtension(format), attachment: format == shipping.LabelFormatZPL})
 	return nil
 }
-

@@ -26,8 +26,12 @@ func (st *dayStore) CloseOutCandidates(ctx context.Context, accountID, carrier, 
 	return st.candidates, nil
 }
 
-func (st *dayStore) AccountName(ctx context.Context, accountID string) (string, error)  { return "Acme", nil }
-func (st *dayStore) AccountBrand(ctx context.Context, accountID string) (string, error) { return "", nil }
+func (st *dayStore) AccountName(ctx context.Context, accountID string) (string, error) {
+	return "Acme", nil
+}
+func (st *dayStore) AccountBrand(ctx context.Context, accountID string) (string, error) {
+	return "", nil
+}
 
 func (st *dayStore) StoreManifest(ctx context.Context, d Closed) error {
 	if st.changed > 0 {
