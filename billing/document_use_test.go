@@ -97,3 +97,77 @@ func TestDocument(t *testing.T) {
 		})
 	}
 }
+
+// finalizeBooks is Books over one DRAFT invoice whose ledger finalizes it; it notes whether a
+// transaction is running, so that a drawing inside one shows.
+type finalizeBooks struct {
+	Books
+	inv    Invoice
+	inTx   bool
+	stored *Documents
+}
+
+type finalizeLedger struct {
+	Ledger
+	b *finalizeBooks
+}
+
+func (b *finalizeBooks) BillingTx(ctx context.Context, fn func(context.Context, Ledger) error) error {
+	b.inTx = true
+	defer func() { b.inTx = false }()
+	return fn(ctx, finalizeLedger{b: b})
+}
+
+func (l finalizeLedger) LockInvoice(ctx context.Context, accountID, id string) (Invoice, error) {
+	return l.b.inv, nil
+}
+func (l finalizeLedger) Invoice(ctx context.Context, accountID, id string) (Invoice, error) {
+	return l.b.inv, nil
+}
+func (l finalizeLedger) Profile(ctx context.Context, accountID string) (Profile, error) {
+	return DefaultProfile(accountID), nil
+}
+
+func (l finalizeLedger) UnbilledLabels(ctx context.Context, accountID string, before time.Time, statuses []string) ([]Label, error) {
+	return nil, nil
+}
+
+func (l finalizeLedger) MoveInvoice(ctx context.Context, inv Invoice, from Status) (bool, error) {
+	l.b.inv = inv
+	return true, nil
+}
+
+func (l finalizeLedger) Statement(ctx context.Context, accountID, invoiceID string) (Statement, error) {
+	carrier, service := "ACME", "GROUND"
+	return Statement{Invoice: l.b.inv, Profile: DefaultProfile(accountID), Items: []LineItem{{Type: Postage,
+		Carrier: &carrier, Service: &service, PostageCents: 700, TotalCents: 700}}}, nil
+}
+
+func (l finalizeLedger) StoreDocuments(ctx context.Context, accountID, invoiceID string, d Documents) error {
+	l.b.stored = &d
+	return nil
+}
+
+// TestFinalizeDrawsOutsideTransactions: finalizing an invoice stores its documents, drawn
+// while no transaction of the ledger runs (the PDF names the services as it is drawn).
+func TestFinalizeDrawsOutsideTransactions(t *testing.T) {
+	b := &finalizeBooks{inv: Invoice{ID: "inv1", AccountID: "acct", Number: "INV-2026-000001", Status: Draft, Currency: "USD",
+		PeriodStart: "2026-11-01", PeriodEnd: "2026-11-30"}}
+	drawn, drawnInTx := 0, 0
+	s := &Service{Books: b, Now: func() time.Time { return time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) },
+		Render: Renderer{ServiceName: func(carrier, service string) string {
+			drawn++
+			if b.inTx {
+				drawnInTx++
+			}
+			return ""
+		}}}
+	inv, err := s.Transition(context.Background(), "acct", "inv1", Finalize)
+	if err != nil || inv.Status != Open {
+		t.Fatalf("Transition = %s, %v; want OPEN", inv.Status, err)
+	}
+	if b.stored == nil || drawn == 0 || drawnInTx != 0 {
+		t.Errorf("documents stored %v, drawn %d times, %d inside a transaction; want stored, drawn outside", b.stored != nil,
+			drawn, drawnInTx)
+	}
+}

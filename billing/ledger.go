@@ -210,10 +210,15 @@ func (s *Service) DeleteLineItem(ctx context.Context, accountID, itemID string) 
 // the invoice date (today), the due date (net terms later) and the deferred postage, and
 // stores the documents drawn with Render: a finalized invoice never changes, so its documents
 // are drawn once. The invoice is locked first, so concurrent moves cannot both happen, and a
-// label billed onto it meanwhile is counted once: in the total, not also as deferred.
+// label billed onto it meanwhile is counted once: in the total, not also as deferred. The
+// documents are drawn after the move commits, from the statement it read, and stored in a
+// transaction of their own, so no drawing holds the ledger's writer; should that step fail, the
+// invoice is finalized without documents and Document draws them when they are first asked for.
 func (s *Service) Transition(ctx context.Context, accountID, invoiceID string, action Action) (Invoice, error) {
 	var inv Invoice
+	var st *Statement
 	err := s.Books.BillingTx(ctx, func(ctx context.Context, l Ledger) error {
+		st = nil
 		cur, err := l.LockInvoice(ctx, accountID, invoiceID)
 		if err != nil {
 			return err
@@ -228,28 +233,31 @@ func (s *Service) Transition(ctx context.Context, accountID, invoiceID string, a
 			return fmt.Errorf("%w: invoice %s changed concurrently", ErrInvalidState, cur.Number)
 		}
 		if action == Finalize {
-			if err := s.storeDocuments(ctx, l, accountID, invoiceID); err != nil {
+			read, err := l.Statement(ctx, accountID, invoiceID)
+			if err != nil {
 				return err
 			}
+			st = &read
 		}
 		inv, err = l.Invoice(ctx, accountID, invoiceID)
 		return err
 	})
-	return inv, err
+	if err != nil || st == nil {
+		return inv, err
+	}
+	return inv, s.storeDocuments(ctx, accountID, invoiceID, *st)
 }
 
-// storeDocuments draws a finalized invoice's documents with Render from the statement l sees,
-// and stores them.
-func (s *Service) storeDocuments(ctx context.Context, l Ledger, accountID, invoiceID string) error {
-	st, err := l.Statement(ctx, accountID, invoiceID)
-	if err != nil {
-		return err
-	}
+// storeDocuments draws an invoice's documents with Render from its statement st, outside any
+// transaction, and stores them (documents already stored are kept).
+func (s *Service) storeDocuments(ctx context.Context, accountID, invoiceID string, st Statement) error {
 	docs, err := s.Render.Render(st)
 	if err != nil {
 		return err
 	}
-	return l.StoreDocuments(ctx, accountID, invoiceID, docs)
+	return s.Books.BillingTx(ctx, func(ctx context.Context, l Ledger) error {
+		return l.StoreDocuments(ctx, accountID, invoiceID, docs)
+	})
 }
 
 // Invoice document kinds: a finalized invoice's PDF and CSV.
@@ -287,10 +295,15 @@ func (s *Service) Document(ctx context.Context, accountID, invoiceID, kind strin
 		if attempt > 0 {
 			return Document{}, fmt.Errorf("billing: invoice %s: documents stored but not found", invoiceID)
 		}
+		var st Statement
 		err = s.Books.BillingTx(ctx, func(ctx context.Context, l Ledger) error {
-			return s.storeDocuments(ctx, l, accountID, invoiceID)
+			st, err = l.Statement(ctx, accountID, invoiceID)
+			return err
 		})
 		if err != nil {
+			return Document{}, err
+		}
+		if err := s.storeDocuments(ctx, accountID, invoiceID, st); err != nil {
 			return Document{}, err
 		}
 	}

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -29,8 +28,9 @@ func (a *API) setupBatches() error {
 	// at once: on SQLite their transactions share group commits (a 1,000-item batch took 5.8 s
 	// with 4, 2.5 to 4.5 s with 8; see docs/performance.md), on PostgreSQL each is a connection
 	// of its own.
-	w := &shipping.BatchWorker{Store: a.db, Items: batchItems{a}, Lease: 10 * time.Second, ClaimSize: 32, Parallel: 8,
-		Wake: wake, Every: 200 * time.Millisecond, Log: a.workerLog("batch")}
+	w := &shipping.BatchWorker{Store: a.db, Items: ingest.BatchItems{Store: a.db, Now: a.now}, Creator: a.ship.creator,
+		Buyer: a.labels.buyer, ItemErrors: itemErrors, Link: a.batchLabelsURL, Now: a.now, Lease: 10 * time.Second,
+		ClaimSize: 32, Parallel: 8, Wake: wake, Every: 200 * time.Millisecond, Log: a.workerLog("batch")}
 	a.batches = &batchState{wake: wake, worker: w}
 	// The drain step works items one at a time, so the IDs they draw come in one order (the
 	// golden files); Run works several at once.
@@ -103,7 +103,7 @@ func checkBatchItem(raw json.RawMessage, today time.Time) error {
 }
 
 // itemErrors is a FAILED item's errors: err in the API's error shape, the object an answer's
-// "errors" holds.
+// "errors" holds (the batch worker's ItemErrors).
 func itemErrors(err error) (json.RawMessage, error) {
 	return json.Marshal(errorShape(errorFor(err)))
 }
@@ -170,40 +170,4 @@ func (a *API) batchLabelsOf(w http.ResponseWriter, r *http.Request, id string) e
 	serveDocument(w, r, document{body: body, contentType: contentType,
 		filename: "batch-" + b.ID + shipping.LabelFileExtension(format), attachment: format == shipping.LabelFormatZPL})
 	return nil
-}
-
-// batchItems makes and buys batch items through the API's create and buy paths
-// (shipping.BatchItems).
-type batchItems struct{ a *API }
-
-// errInterrupted is how an item interrupted too often shows its error.
-var errInterrupted = &Error{Status: http.StatusInternalServerError, Code: "too_many_attempts",
-	Message: "processing the item was interrupted too many times"}
-
-func (b batchItems) Errors(err error) (json.RawMessage, error) {
-	if errors.Is(err, shipping.ErrItemInterrupted) {
-		err = errInterrupted
-	}
-	return itemErrors(err)
-}
-
-func (b batchItems) Link(batchID string) string { return b.a.batchLabelsURL(batchID) }
-
-func (b batchItems) Buy(ctx context.Context, c shipping.BatchClaim, s *shipping.Shipment, rate shipping.Rate) error {
-	_, _, _, err := b.a.buy(ctx, c.AccountID, s.ID, rate.ID, 0, false, shipping.BatchItemKey(c.BatchID, c.Index))
-	return err
-}
-
-// Create creates an item's shipment (ingest.BatchItem.Shipment) through the one create path.
-func (b batchItems) Create(ctx context.Context, c shipping.BatchClaim) (*shipping.Shipment, error) {
-	var item ingest.BatchItem
-	if err := json.Unmarshal([]byte(c.Body), &item); err != nil { // checked when posted: not expected
-		return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the item does not decode"}
-	}
-	n, err := item.Shipment(ctx, b.a.db, c, b.a.db.Now().UTC())
-	if err != nil {
-		return nil, err
-	}
-	s, _, err := b.a.ship.creator.Create(ctx, n)
-	return s, err
 }

@@ -38,18 +38,26 @@ func TestBatchItemWorkedAgain(t *testing.T) {
 		t.Fatalf("ClaimBatchItems = %d claims, %v; want 3", len(claims), err)
 	}
 	// Item 0: created and bought, not recorded. Item 1: created only.
-	items := batchItems{e.api}
-	s, err := items.Create(ctx, claims[0])
-	if err != nil {
-		t.Fatal(err)
+	w := e.api.batches.worker
+	create := func(c shipping.BatchClaim) *shipping.Shipment {
+		t.Helper()
+		n, err := w.Items.ItemShipment(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _, err := w.Creator.Create(ctx, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
+	s := create(claims[0])
 	rate, _ := shipping.BatchRate(s.ShippingRates, shipping.BatchBuyCheapest, false)
-	if err := items.Buy(ctx, claims[0], s, rate); err != nil {
+	req := shipping.BuyRequest{AccountID: claims[0].AccountID, ShipmentID: s.ID, RateID: rate.ID}
+	if _, err := w.Buyer.Buy(ctx, req.Keyed(shipping.BatchItemKey(claims[0].BatchID, claims[0].Index), false)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := items.Create(ctx, claims[1]); err != nil {
-		t.Fatal(err)
-	}
+	create(claims[1])
 	e.setClock(testStart.Add(e.api.batches.worker.Lease + 1))
 	e.drain()
 
@@ -98,7 +106,7 @@ func TestBatchCompletionStale(t *testing.T) {
 		t.Fatalf("ClaimBatchItems after the lease = %+v, %v; want the item again", second, err)
 	}
 	o := shipping.ItemOutcome{Status: shipping.ItemCreated, ShipmentID: first[0].ShipmentID}
-	if err := e.db.CompleteBatchItem(ctx, first[0], o, func(shipping.FinishedItem) error { return nil }); err != shipping.ErrStaleClaim {
+	if err := e.db.CompleteBatchItem(ctx, first[0], o, nil); err != shipping.ErrStaleClaim {
 		t.Errorf("completing the stale claim = %v; want ErrStaleClaim", err)
 	}
 }

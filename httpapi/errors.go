@@ -29,10 +29,6 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// Refusal reports whether the answer refuses the request for what it asks (a 4xx), for the
-// domain's rules that tell a refusal from a failure (shipping.Refused).
-func (e *Error) Refusal() bool { return e.Status >= 400 && e.Status < 500 }
-
 // errNotFound is the answer for an unknown id and for another account's id alike.
 var errNotFound = &Error{Status: http.StatusNotFound, Code: "not_found", Message: "not found"}
 
@@ -70,6 +66,11 @@ func errorFor(err error) *Error {
 		// The carrier's own words go to the log only.
 		return &Error{Status: http.StatusBadGateway, Code: "carrier_error",
 			Message: "carrier " + ce.Carrier + " could not " + ce.Action + " the label; try again later"}
+	case errors.Is(err, shipping.ErrMalformedItem):
+		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the item does not decode"}
+	case errors.Is(err, shipping.ErrItemInterrupted):
+		return &Error{Status: http.StatusInternalServerError, Code: "too_many_attempts",
+			Message: "processing the item was interrupted too many times"}
 	case errors.Is(err, shipping.ErrIdempotencyKeyReused):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
 			Message: "this Idempotency-Key was already used for a different request"}

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -9,9 +8,9 @@ import (
 	"github.com/waybill/waybill/store"
 )
 
-// Manifests (end-of-day close-out, DESIGN §12). A manifest and its documents never change: the
-// PDF and CSV are rendered in the transaction that creates it and served from the store, through
-// capability URLs like a finalized invoice's.
+// Manifests (end-of-day close-out). A manifest and its documents never change: the PDF and CSV
+// are drawn when it is created, stored with it and served from the store, through capability
+// URLs like a finalized invoice's.
 
 const (
 	docManifestPDF = "manifest_pdf"
@@ -19,9 +18,12 @@ const (
 )
 
 // linkManifest sets a manifest's capability URLs (pdf_url, csv_url).
-func (a *API) linkManifest(m *store.Manifest) {
-	m.PDFURL = a.baseURL + "/documents/manifests/" + m.ID + "/pdf/" + a.docs.sign(docManifestPDF, m.ID)
-	m.CSVURL = a.baseURL + "/documents/manifests/" + m.ID + "/csv/" + a.docs.sign(docManifestCSV, m.ID)
+func (a *API) linkManifest(m *manifest.View) { m.PDFURL, m.CSVURL = a.manifestLinks(m.ID) }
+
+// manifestLinks are the capability URLs of manifest id's PDF and CSV.
+func (a *API) manifestLinks(id string) (pdfURL, csvURL string) {
+	return a.baseURL + "/documents/manifests/" + id + "/pdf/" + a.docs.sign(docManifestPDF, id),
+		a.baseURL + "/documents/manifests/" + id + "/csv/" + a.docs.sign(docManifestCSV, id)
 }
 
 // createManifest: POST /manifests {carrier, ship_date?} closes out the day: 201 with the
@@ -40,27 +42,14 @@ func (a *API) createManifest(w http.ResponseWriter, r *http.Request) error {
 	if err := req.Validate(a.db.Now().UTC().Format(time.DateOnly), known); err != nil {
 		return err
 	}
-	c := &closeOut{a: a}
-	if _, _, err := manifest.Close(r.Context(), c, accountID(r), req.Carrier, req.ShipDate); err != nil {
+	c := &manifest.Closer{Store: a.db, NewID: a.newID, Now: a.now, Links: a.manifestLinks}
+	m, err := c.Close(r.Context(), accountID(r), req.Carrier, req.ShipDate)
+	if err != nil {
 		return err
 	}
-	m := c.stored
 	a.linkManifest(&m)
 	writeData(w, http.StatusCreated, m)
 	return nil
-}
-
-// closeOut is the store's close-out (manifest.CloseOutStore) with the API's URLs in its
-// MANIFEST_CREATED event; it keeps the manifest as stored, which is the answer.
-type closeOut struct {
-	a      *API
-	stored store.Manifest
-}
-
-func (c *closeOut) CloseOut(ctx context.Context, accountID, carrier, shipDate string, fn func(manifest.Day) error) error {
-	var err error
-	c.stored, err = c.a.db.CloseOut(ctx, accountID, carrier, shipDate, c.a.linkManifest, fn)
-	return err
 }
 
 // getManifest: GET /manifests/{id}.

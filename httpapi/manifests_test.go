@@ -11,11 +11,12 @@ import (
 
 	"github.com/waybill/waybill/ingest"
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/manifest"
 	"github.com/waybill/waybill/store"
 )
 
 type manifestAnswer struct {
-	Data store.Manifest `json:"data"`
+	Data manifest.View `json:"data"`
 }
 
 // buyLabels buys n labels of the cheapest carrier for the named token's account and returns

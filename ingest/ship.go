@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
@@ -119,4 +121,20 @@ func (item BatchItem) Shipment(ctx context.Context, st OrderStore, c shipping.Ba
 	}
 	n.ID = c.ShipmentID
 	return n, nil
+}
+
+// BatchItems reads batch items' bodies for the batch worker (shipping.ItemShipments).
+type BatchItems struct {
+	Store OrderStore
+	Now   func() time.Time
+}
+
+// ItemShipment is the shipment to create for the item claimed as c (BatchItem.Shipment), from
+// its body; shipping.ErrMalformedItem when the body does not decode.
+func (b BatchItems) ItemShipment(ctx context.Context, c shipping.BatchClaim) (shipping.NewShipment, error) {
+	var item BatchItem
+	if err := json.Unmarshal([]byte(c.Body), &item); err != nil { // checked when posted: not expected
+		return shipping.NewShipment{}, fmt.Errorf("%w: %v", shipping.ErrMalformedItem, err)
+	}
+	return item.Shipment(ctx, b.Store, c, b.Now().UTC())
 }

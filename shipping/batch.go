@@ -3,7 +3,9 @@ package shipping
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"time"
 )
 
 // Batch statuses: a batch is PROCESSING from its creation until its every item is finished.
@@ -224,8 +226,8 @@ type NewBatchItem struct {
 // BatchCreator stores a new batch.
 type BatchCreator interface {
 	// CreateBatch stores the batch and its items, in b.Items' statuses with their errors, in one
-	// transaction, and emits BATCH_COMPLETED with completed unless it is nil.
-	CreateBatch(ctx context.Context, b *Batch, items []NewBatchItem, completed any) error
+	// transaction, and emits BATCH_COMPLETED with the payload completed unless it is nil.
+	CreateBatch(ctx context.Context, b *Batch, items []NewBatchItem, completed json.RawMessage) error
 }
 
 // CreateBatch stores a new batch: its refused items FAILED with their errors, the others QUEUED
@@ -244,13 +246,55 @@ func CreateBatch(ctx context.Context, st BatchCreator, b *Batch, items []NewBatc
 			b.Items[i].Status, b.Items[i].Errors = ItemFailed, it.Errors
 		}
 	}
-	var completed any
 	if queued == 0 {
 		b.Status, b.CompletedAt = BatchCompleted, &b.CreatedAt
 	}
 	b.Tally()
+	var completed json.RawMessage
 	if queued == 0 {
-		completed = b.Linked(link)
+		var err error
+		if completed, err = json.Marshal(b.Linked(link)); err != nil {
+			return err
+		}
 	}
 	return st.CreateBatch(ctx, b, items, completed)
+}
+
+// BatchCompletion is how a batch completes with its last item: when, and the payload of
+// BATCH_COMPLETED, the batch as the API shows it then.
+type BatchCompletion struct {
+	At      time.Time
+	Payload json.RawMessage
+}
+
+// Complete is the completion of b, read while the item c claims was its last unfinished one,
+// once that item ends with o at now: b is changed to the batch as it then reads (the item's
+// outcome shown as stored, the batch COMPLETED and tallied) and linked to its label document
+// at link.
+func (b *Batch) Complete(c BatchClaim, o ItemOutcome, now time.Time, link string) (*BatchCompletion, error) {
+	if c.Index < 0 || c.Index >= len(b.Items) || b.Items[c.Index].Index != c.Index {
+		return nil, fmt.Errorf("batch %s has no item %d", b.ID, c.Index)
+	}
+	it := &b.Items[c.Index]
+	it.Status, it.ShipmentID, it.Errors = o.Status, nil, nil
+	switch o.Status {
+	case ItemCreated, ItemPurchased:
+		id := c.ShipmentID
+		it.ShipmentID = &id
+	case ItemFailed:
+		if o.ShipmentID != "" {
+			id := o.ShipmentID
+			it.ShipmentID = &id
+		}
+		it.Errors = o.Errors
+	}
+	// Stored timestamps keep microseconds: the payload shows what a read of the batch shows.
+	at := time.UnixMicro(now.UnixMicro()).UTC()
+	b.Status, b.CompletedAt = BatchCompleted, &Timestamp{Time: at}
+	b.Tally()
+	payload, err := json.Marshal(b.Linked(link))
+	if err != nil {
+		return nil, err
+	}
+	return &BatchCompletion{At: at, Payload: payload}, nil
 }

@@ -164,8 +164,7 @@ func TestRetryItem(t *testing.T) {
 		{"not found", ErrNotFound, 1, false},
 		{"invalid state", fmt.Errorf("%w: shipment is CANCELLED", ErrInvalidState), 1, false},
 		{"order already shipped", &OrderShippedError{ShipmentIDs: []string{"s1"}}, 1, false},
-		{"refusal of another layer", refusal(true), 1, false},
-		{"failure of another layer", refusal(false), 1, true},
+		{"malformed item", fmt.Errorf("%w: unexpected end of JSON input", ErrMalformedItem), 1, false},
 	}
 	for _, tt := range tests {
 		if got := RetryItem(tt.err, tt.attempt); got != tt.want {
@@ -173,12 +172,6 @@ func TestRetryItem(t *testing.T) {
 		}
 	}
 }
-
-// refusal is an error of another layer that says whether it is a refusal.
-type refusal bool
-
-func (r refusal) Error() string { return "an answer" }
-func (r refusal) Refusal() bool { return bool(r) }
 
 func TestItemInterrupted(t *testing.T) {
 	for attempts, want := range map[int]bool{1: false, MaxItemAttempts: false, MaxItemAttempts + 1: true} {
@@ -191,10 +184,10 @@ func TestItemInterrupted(t *testing.T) {
 // batchCreator records what CreateBatch hands the store.
 type batchCreator struct {
 	b         *Batch
-	completed any
+	completed json.RawMessage
 }
 
-func (c *batchCreator) CreateBatch(ctx context.Context, b *Batch, items []NewBatchItem, completed any) error {
+func (c *batchCreator) CreateBatch(ctx context.Context, b *Batch, items []NewBatchItem, completed json.RawMessage) error {
 	c.b, c.completed = b, completed
 	return nil
 }
@@ -230,8 +223,8 @@ func TestCreateBatch(t *testing.T) {
 					t.Errorf("item %d = %+v; want %s", i, it, tt.wantItems[i])
 				}
 			}
-			if tt.emitted && st.completed != any(b) || !tt.emitted && st.completed != nil {
-				t.Errorf("emitted %v; want BATCH_COMPLETED %v", st.completed, tt.emitted)
+			if want, _ := json.Marshal(b); tt.emitted && string(st.completed) != string(want) || !tt.emitted && st.completed != nil {
+				t.Errorf("emitted %s; want BATCH_COMPLETED %v: %s", st.completed, tt.emitted, want)
 			}
 			if b.LabelURL != nil {
 				t.Errorf("label_url %s on a batch without a purchased label", *b.LabelURL)
@@ -251,4 +244,55 @@ func countQueued(statuses []string) int {
 		}
 	}
 	return n
+}
+
+// TestBatchComplete: the completion shows the last item as a read of the batch would once its
+// outcome is stored (a created or purchased item its shipment; a failed one its error, and its
+// shipment only if it made one), the batch COMPLETED at the stored microsecond and tallied, and
+// linked only when a label was bought.
+func TestBatchComplete(t *testing.T) {
+	now := time.Date(2026, 11, 26, 9, 0, 0, 999, time.UTC)
+	errs := json.RawMessage(`{"code":"no_rates_available"}`)
+	tests := []struct {
+		name       string
+		o          ItemOutcome
+		wantID     string // "" for none
+		wantErrors bool
+		wantLinked bool
+	}{
+		{"purchased", ItemOutcome{Status: ItemPurchased, ShipmentID: "s1"}, "s1", false, true},
+		{"created", ItemOutcome{Status: ItemCreated, ShipmentID: "s1"}, "s1", false, false},
+		{"failed after its create", ItemOutcome{Status: ItemFailed, ShipmentID: "s1", Errors: errs}, "s1", true, false},
+		{"failed before its create", ItemOutcome{Status: ItemFailed, Errors: errs}, "", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first := "s0"
+			b := &Batch{ID: "b1", Status: BatchProcessing, Count: 2, Items: []BatchItem{
+				{Index: 0, ShipmentID: &first, Status: ItemCreated}, {Index: 1, Status: ItemProcessing}}}
+			done, err := b.Complete(BatchClaim{BatchID: "b1", Index: 1, ShipmentID: "s1"}, tt.o, now, "https://x/labels")
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := b.Items[1]
+			if id := it.ShipmentID; tt.wantID == "" && id != nil || tt.wantID != "" && (id == nil || *id != tt.wantID) {
+				t.Errorf("item shipment %v; want %q", id, tt.wantID)
+			}
+			if it.Status != tt.o.Status || (it.Errors != nil) != tt.wantErrors {
+				t.Errorf("item %+v; want %s, errors %v", it, tt.o.Status, tt.wantErrors)
+			}
+			if want := now.Truncate(time.Microsecond); b.Status != BatchCompleted || !done.At.Equal(want) || !b.CompletedAt.Equal(want) {
+				t.Errorf("batch %s completed %v (%v); want COMPLETED at %v", b.Status, b.CompletedAt, done.At, want)
+			}
+			if b.Created+b.Purchased+b.Failed != 2 || (b.LabelURL != nil) != tt.wantLinked {
+				t.Errorf("tally %d/%d/%d, label_url %v; want 2 finished, linked %v", b.Created, b.Purchased, b.Failed, b.LabelURL, tt.wantLinked)
+			}
+			if want, _ := json.Marshal(b); string(done.Payload) != string(want) {
+				t.Errorf("payload %s; want the batch as shown %s", done.Payload, want)
+			}
+		})
+	}
+	if _, err := (&Batch{ID: "b1"}).Complete(BatchClaim{Index: 3}, ItemOutcome{Status: ItemCreated}, now, ""); err == nil {
+		t.Error("completing an item the batch does not have: no error")
+	}
 }

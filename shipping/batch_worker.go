@@ -44,6 +44,15 @@ type ItemOutcome struct {
 // item was claimed again.
 var ErrStaleClaim = errors.New("batch item claim is stale")
 
+// ErrLastItem is the store's answer to an item completed without its batch's completion that
+// turns out to be the batch's last: nothing is written, and the worker completes it again with
+// the batch's completion.
+var ErrLastItem = errors.New("the item is its batch's last")
+
+// ErrMalformedItem reports a batch item whose body does not decode. Items are checked when
+// their batch is posted, so it is not expected; it is a refusal.
+var ErrMalformedItem = errors.New("the item does not decode")
+
 // BatchStore is what the batch worker needs persisted.
 type BatchStore interface {
 	// BatchAccounts lists the accounts with a batch in progress, in a stable order.
@@ -52,32 +61,34 @@ type BatchStore interface {
 	// lease expired first, then its queue in order. Each becomes PROCESSING with its attempts
 	// counted up.
 	ClaimBatchItems(ctx context.Context, accountID string, n int, lease time.Duration) ([]BatchClaim, error)
-	// CompleteBatchItem ends a claimed item with its outcome and, in the same transaction, runs
-	// then on its batch. ErrStaleClaim when the item was claimed again since.
-	CompleteBatchItem(ctx context.Context, c BatchClaim, o ItemOutcome, then func(FinishedItem) error) error
+	// CompleteBatchItem ends a claimed item with its outcome and counts it off its batch, in
+	// one transaction. done is the batch's completion, for an item that is the batch's last:
+	// the batch is then COMPLETED at done.At and BATCH_COMPLETED emitted with done.Payload.
+	// Without done, an item that turns out to be the last is ErrLastItem, and nothing is
+	// written. ErrStaleClaim when the item was claimed again since.
+	CompleteBatchItem(ctx context.Context, c BatchClaim, o ItemOutcome, done *BatchCompletion) error
+	// Batch reads one of the account's batches with its items, tallied.
+	Batch(ctx context.Context, accountID, id string) (*Batch, error)
 	// Shipment reads one of the account's shipments; ErrNotFound when there is none.
 	Shipment(ctx context.Context, accountID, id string) (*Shipment, error)
 }
 
-// FinishedItem is a batch in the transaction that finished one of its items.
-type FinishedItem interface {
-	// Pending is how many of the batch's items are not finished yet.
-	Pending() int
-	// Complete makes the batch COMPLETED and emits BATCH_COMPLETED with view(batch).
-	Complete(ctx context.Context, view func(*Batch) any) error
+// ItemShipments turns a batch item's body into the shipment to create (ingest.BatchItems).
+type ItemShipments interface {
+	// ItemShipment is the shipment to create for the item claimed as c, under c.ShipmentID;
+	// ErrMalformedItem when its body does not decode.
+	ItemShipment(ctx context.Context, c BatchClaim) (NewShipment, error)
 }
 
-// BatchItems makes an item's shipment and buys its rate through the one create path and the
-// one buy path, so every rule of POST /shipments and of the buy applies to an item.
-type BatchItems interface {
-	// Create makes the item's shipment, under c.ShipmentID, from its body.
-	Create(ctx context.Context, c BatchClaim) (*Shipment, error)
-	// Buy buys the rate for the item's shipment under the item's Idempotency-Key.
-	Buy(ctx context.Context, c BatchClaim, s *Shipment, rate Rate) error
-	// Errors is an item's error in the API's error shape.
-	Errors(err error) (json.RawMessage, error)
-	// Link is the URL of a batch's label document (Batch.Linked).
-	Link(batchID string) string
+// ShipmentCreator is the one create path (Creator), so every rule of POST /shipments applies
+// to an item.
+type ShipmentCreator interface {
+	Create(ctx context.Context, n NewShipment) (*Shipment, string, error)
+}
+
+// LabelBuyer is the one buy path (Buyer), so every rule of a buy applies to an item.
+type LabelBuyer interface {
+	Buy(ctx context.Context, r BuyRequest) (Bought, error)
 }
 
 // BatchWorker works batch items: it claims them fairly between accounts (each account with a
@@ -85,8 +96,15 @@ type BatchItems interface {
 // at once, and records each outcome. An item is worked again after its lease if its work fails
 // by the machinery (RetryItem); a refusal fails it at once.
 type BatchWorker struct {
-	Store     BatchStore
-	Items     BatchItems
+	Store   BatchStore
+	Items   ItemShipments
+	Creator ShipmentCreator
+	Buyer   LabelBuyer
+	// ItemErrors is a failed item's error in the API's error shape, as the item shows it.
+	ItemErrors func(err error) (json.RawMessage, error)
+	// Link is the URL of a batch's label document (Batch.Linked).
+	Link      func(batchID string) string
+	Now       func() time.Time
 	Lease     time.Duration // how long a claim holds an item
 	ClaimSize int           // how many items a pass claims
 	Parallel  int           // how many items are worked at once
@@ -193,22 +211,31 @@ func (w *BatchWorker) finish(ctx context.Context, c BatchClaim) error {
 			w.log().Error("batch item failed", "batch", c.BatchID, "index", c.Index, "attempts", c.Attempts, "err", err)
 		}
 		o.Status = ItemFailed
-		if o.Errors, err = w.Items.Errors(err); err != nil {
+		if o.Errors, err = w.ItemErrors(err); err != nil {
 			return err
 		}
 	}
-	link := w.Items.Link(c.BatchID) // before the transaction, which runs nothing of the API's
-	err = w.Store.CompleteBatchItem(ctx, c, o, func(f FinishedItem) error {
-		if f.Pending() > 0 {
-			return nil
+	err = w.Store.CompleteBatchItem(ctx, c, o, nil)
+	if errors.Is(err, ErrLastItem) {
+		// Its last item: the batch is done, as it reads now with this item's outcome.
+		var done *BatchCompletion
+		if done, err = w.completion(ctx, c, o); err == nil {
+			err = w.Store.CompleteBatchItem(ctx, c, o, done)
 		}
-		// Its last item: the batch is done.
-		return f.Complete(ctx, func(b *Batch) any { return b.Linked(link) })
-	})
+	}
 	if errors.Is(err, ErrStaleClaim) {
 		return nil // claimed again after its lease expired: that claim completes it
 	}
 	return err
+}
+
+// completion is the completion of the batch whose last item, claimed as c, ends with o.
+func (w *BatchWorker) completion(ctx context.Context, c BatchClaim, o ItemOutcome) (*BatchCompletion, error) {
+	b, err := w.Store.Batch(ctx, c.AccountID, c.BatchID)
+	if err != nil {
+		return nil, err
+	}
+	return b.Complete(c, o, w.Now(), w.Link(c.BatchID))
 }
 
 // work creates the item's shipment under the id decided for it, unless a run before this one
@@ -233,7 +260,7 @@ func (w *BatchWorker) work(ctx context.Context, c BatchClaim) (ItemOutcome, erro
 		return made, ErrItemInterrupted
 	}
 	if errors.Is(err, ErrNotFound) {
-		if s, err = w.Items.Create(ctx, c); err != nil {
+		if s, err = w.create(ctx, c); err != nil {
 			// A run of the item whose lease expired may have created it meanwhile.
 			if again, gerr := w.Store.Shipment(ctx, c.AccountID, c.ShipmentID); gerr == nil {
 				s, err = again, nil
@@ -252,9 +279,20 @@ func (w *BatchWorker) work(ctx context.Context, c BatchClaim) (ItemOutcome, erro
 		made.Status = ItemCreated
 		return made, nil
 	}
-	if err := w.Items.Buy(ctx, c, s, rate); err != nil {
+	req := BuyRequest{AccountID: c.AccountID, ShipmentID: s.ID, RateID: rate.ID}
+	if _, err := w.Buyer.Buy(ctx, req.Keyed(BatchItemKey(c.BatchID, c.Index), false)); err != nil {
 		made.Status = ""
 		return made, err
 	}
 	return made, nil
+}
+
+// create creates the item's shipment through the one create path.
+func (w *BatchWorker) create(ctx context.Context, c BatchClaim) (*Shipment, error) {
+	n, err := w.Items.ItemShipment(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := w.Creator.Create(ctx, n)
+	return s, err
 }

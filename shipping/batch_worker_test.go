@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // workerStore is a BatchStore of one batch: its item's shipment (nil: none yet) and how many of
@@ -13,7 +14,7 @@ type workerStore struct {
 	shipment *Shipment
 	pending  int
 	outcome  ItemOutcome
-	emitted  any // BATCH_COMPLETED's payload; nil when the batch did not complete
+	done     *BatchCompletion // nil when the batch did not complete
 }
 
 func (st *workerStore) Shipment(ctx context.Context, accountID, id string) (*Shipment, error) {
@@ -23,18 +24,16 @@ func (st *workerStore) Shipment(ctx context.Context, accountID, id string) (*Shi
 	return st.shipment, nil
 }
 
-func (st *workerStore) CompleteBatchItem(ctx context.Context, c BatchClaim, o ItemOutcome, then func(FinishedItem) error) error {
-	st.outcome = o
-	return then(finishedBatch{st})
+func (st *workerStore) CompleteBatchItem(ctx context.Context, c BatchClaim, o ItemOutcome, done *BatchCompletion) error {
+	if st.pending == 0 && done == nil {
+		return ErrLastItem
+	}
+	st.outcome, st.done = o, done
+	return nil
 }
 
-type finishedBatch struct{ st *workerStore }
-
-func (f finishedBatch) Pending() int { return f.st.pending }
-
-func (f finishedBatch) Complete(ctx context.Context, view func(*Batch) any) error {
-	f.st.emitted = view(&Batch{ID: "b1", Status: BatchCompleted, Purchased: 1})
-	return nil
+func (st *workerStore) Batch(ctx context.Context, accountID, id string) (*Batch, error) {
+	return &Batch{ID: id, Status: BatchProcessing, Count: 1, Items: []BatchItem{{Index: 0, Status: ItemProcessing}}}, nil
 }
 
 // workerItems makes an OPEN shipment with one rate, and buys with buyErr.
@@ -43,21 +42,17 @@ type workerItems struct {
 	bought int
 }
 
-func (it *workerItems) Create(ctx context.Context, c BatchClaim) (*Shipment, error) {
-	return &Shipment{ID: c.ShipmentID, Status: StatusOpen, ShippingRates: []Rate{{ID: "rate_1", TotalCents: 745}}}, nil
+func (it *workerItems) ItemShipment(ctx context.Context, c BatchClaim) (NewShipment, error) {
+	return NewShipment{ID: c.ShipmentID, AccountID: c.AccountID}, nil
 }
 
-func (it *workerItems) Buy(ctx context.Context, c BatchClaim, s *Shipment, rate Rate) error {
+func (it *workerItems) Create(ctx context.Context, n NewShipment) (*Shipment, string, error) {
+	return &Shipment{ID: n.ID, Status: StatusOpen, ShippingRates: []Rate{{ID: "rate_1", TotalCents: 745}}}, "", nil
+}
+
+func (it *workerItems) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
 	it.bought++
-	return it.buyErr
-}
-
-func (it *workerItems) Errors(err error) (json.RawMessage, error) {
-	return json.Marshal(err.Error())
-}
-
-func (it *workerItems) Link(batchID string) string {
-	return "https://example.com/documents/batches/" + batchID
+	return Bought{}, it.buyErr
 }
 
 // TestBatchWorkerFinish: an item is created and bought (or only created without a buy), a
@@ -86,7 +81,10 @@ func TestBatchWorkerFinish(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &workerStore{shipment: tt.shipment, pending: tt.pending}
 			items := &workerItems{buyErr: tt.buyErr}
-			w := &BatchWorker{Store: st, Items: items}
+			w := &BatchWorker{Store: st, Items: items, Creator: items, Buyer: items,
+				ItemErrors: func(err error) (json.RawMessage, error) { return json.Marshal(err.Error()) },
+				Link:       func(batchID string) string { return "https://example.com/documents/batches/" + batchID },
+				Now:        func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) }}
 			c := BatchClaim{BatchID: "b1", AccountID: "a", ShipmentID: "shp_1", Body: `{}`, Buy: tt.buy, Attempts: 1}
 			if err := w.finish(context.Background(), c); err != nil {
 				t.Fatalf("finish = %v", err)
@@ -97,10 +95,22 @@ func TestBatchWorkerFinish(t *testing.T) {
 			if tt.wantStatus == ItemFailed && (st.outcome.Errors == nil || st.outcome.ShipmentID != "shp_1") {
 				t.Errorf("a failed item's outcome %+v; want its error and the shipment it made", st.outcome)
 			}
-			b, _ := st.emitted.(*Batch)
-			if (st.emitted != nil) != tt.wantEmitted || tt.wantEmitted && (b == nil || b.LabelURL == nil ||
-				*b.LabelURL != "https://example.com/documents/batches/b1") {
-				t.Errorf("BATCH_COMPLETED %+v; want emitted %v, linked", st.emitted, tt.wantEmitted)
+			if (st.done != nil) != tt.wantEmitted {
+				t.Fatalf("completion %+v; want one: %v", st.done, tt.wantEmitted)
+			}
+			if st.done == nil {
+				return
+			}
+			var b Batch
+			if err := json.Unmarshal(st.done.Payload, &b); err != nil {
+				t.Fatal(err)
+			}
+			it := b.Items[0]
+			wantLinked := tt.wantStatus == ItemPurchased
+			if b.Status != BatchCompleted || b.CompletedAt == nil || !b.CompletedAt.Equal(st.done.At) || it.Status != tt.wantStatus ||
+				(b.LabelURL != nil) != wantLinked || wantLinked && *b.LabelURL != "https://example.com/documents/batches/b1" {
+				t.Errorf("BATCH_COMPLETED %s; want COMPLETED at %v with the item %s, linked: %v", st.done.Payload, st.done.At,
+					tt.wantStatus, wantLinked)
 			}
 		})
 	}

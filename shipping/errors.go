@@ -86,17 +86,13 @@ func (e *RateError) Error() string { return e.Message }
 // Refused reports whether err refuses what was asked for what it asks — fields that fail
 // validation, no rate for the route, a state or a rule that forbids it, something named that
 // does not exist —, so that asking again, unchanged, is refused again. Failures of the
-// machinery (the database, a carrier that did not answer) are not refusals. An error of a
-// layer above the domain (an API answer) says itself, through a Refusal method.
+// machinery (the database, a carrier that did not answer) are not refusals. It reads the
+// domain's errors only: the batch worker decides by it whether an item fails or is retried.
 func Refused(err error) bool {
 	var v *ValidationError
 	var r *RateError
-	var other interface{ Refusal() bool }
-	switch {
-	case errors.As(err, &v), errors.As(err, &r):
+	if errors.As(err, &v) || errors.As(err, &r) {
 		return true
-	case errors.As(err, &other):
-		return other.Refusal()
 	}
 	for _, refusal := range refusals {
 		if errors.Is(err, refusal) {
@@ -108,4 +104,4 @@ func Refused(err error) bool {
 
 // refusals are the domain's sentinel errors that refuse a request (Refused).
 var refusals = []error{ErrNotFound, ErrInvalidState, ErrLabelManifested, ErrTrackingNumbersExhausted, ErrTrackingNumberTaken,
-	ErrOrderAlreadyShipped}
+	ErrOrderAlreadyShipped, ErrMalformedItem}

@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/webhook"
 )
 
 // Batches (DESIGN §14): POST /batches stores a batch and its items in one transaction before it
@@ -19,7 +21,7 @@ import (
 // again after a crash or an expired lease finds what the first run created and bought.
 
 // CreateBatch stores a batch and its items in one transaction (shipping.BatchCreator).
-func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, items []shipping.NewBatchItem, completed any) error {
+func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, items []shipping.NewBatchItem, completed json.RawMessage) error {
 	created := Micros(b.CreatedAt.Time)
 	var completedAt sql.NullInt64
 	if b.CompletedAt != nil {
@@ -62,7 +64,7 @@ func (db *DB) CreateBatch(ctx context.Context, b *shipping.Batch, items []shippi
 		if completed == nil {
 			return nil
 		}
-		return db.emitEvent(ctx, tx, b.AccountID, "BATCH_COMPLETED", completed)
+		return db.emitEvent(ctx, tx, b.AccountID, webhook.TopicBatchCompleted, completed)
 	})
 }
 
@@ -277,11 +279,13 @@ func (db *DB) claimedBatches(ctx context.Context, tx *sql.Tx, claims []shipping.
 	return rows.Err()
 }
 
-// CompleteBatchItem ends a claimed item in one transaction and runs then on its batch, its
-// pending count down by one (shipping.BatchStore). The claim's attempts fence it: an item claimed
+// CompleteBatchItem ends a claimed item in one transaction and counts it off its batch
+// (shipping.BatchStore): with done, the item is the batch's last, which is COMPLETED at done.At
+// and emits BATCH_COMPLETED with done.Payload; without it, an item that is the last is
+// shipping.ErrLastItem and nothing is written. The claim's attempts fence it: an item claimed
 // again since (its lease expired) is left alone, and the answer is shipping.ErrStaleClaim.
 // Locks: the item, then its batch.
-func (db *DB) CompleteBatchItem(ctx context.Context, c shipping.BatchClaim, o shipping.ItemOutcome, then func(shipping.FinishedItem) error) error {
+func (db *DB) CompleteBatchItem(ctx context.Context, c shipping.BatchClaim, o shipping.ItemOutcome, done *shipping.BatchCompletion) error {
 	var errs sql.NullString
 	if o.Status == shipping.ItemFailed {
 		// A failed item's shipment, if it made one, is kept with its error.
@@ -299,36 +303,25 @@ func (db *DB) CompleteBatchItem(ctx context.Context, c shipping.BatchClaim, o sh
 		} else if err != nil {
 			return err
 		}
-		f := &finishedItem{db: db, tx: tx, c: c}
+		var pending int
 		if err := tx.QueryRowContext(ctx, `UPDATE batches SET pending = pending - 1 WHERE account_id = $1 AND id = $2
-			RETURNING pending`, c.AccountID, c.BatchID).Scan(&f.pending); err != nil {
+			RETURNING pending`, c.AccountID, c.BatchID).Scan(&pending); err != nil {
 			return err
 		}
-		return then(f)
+		switch {
+		case pending > 0 && done == nil:
+			return nil
+		case pending > 0:
+			return fmt.Errorf("batch %s: completed with %d items pending", c.BatchID, pending)
+		case done == nil:
+			return shipping.ErrLastItem
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE batches SET status = $1, completed_at = $2 WHERE account_id = $3 AND id = $4`,
+			shipping.BatchCompleted, Micros(done.At), c.AccountID, c.BatchID); err != nil {
+			return err
+		}
+		return db.emitEvent(ctx, tx, c.AccountID, webhook.TopicBatchCompleted, done.Payload)
 	})
-}
-
-// finishedItem is a batch in the transaction that finished one of its items
-// (shipping.FinishedItem).
-type finishedItem struct {
-	db      *DB
-	tx      *sql.Tx
-	c       shipping.BatchClaim
-	pending int
-}
-
-func (f *finishedItem) Pending() int { return f.pending }
-
-func (f *finishedItem) Complete(ctx context.Context, view func(*shipping.Batch) any) error {
-	if _, err := f.tx.ExecContext(ctx, `UPDATE batches SET status = $1, completed_at = $2 WHERE account_id = $3 AND id = $4`,
-		shipping.BatchCompleted, f.db.now(), f.c.AccountID, f.c.BatchID); err != nil {
-		return err
-	}
-	b, err := batchIn(ctx, f.tx, f.c.AccountID, f.c.BatchID)
-	if err != nil {
-		return err
-	}
-	return f.db.emitEvent(ctx, f.tx, f.c.AccountID, "BATCH_COMPLETED", view(b))
 }
 
 // Shipments returns the account's shipments with the given ids, with their rates and labels,

@@ -9,21 +9,24 @@ import (
 
 // TestCloseOutPlans: a close-out starts from the carrier's labels still PRE_TRANSIT (the index
 // on (account_id, carrier, status)) and finds their shipments by id, so its cost follows the
-// labels not yet handed over, not the account's history with the carrier.
+// labels not yet handed over, not the account's history with the carrier; its claim looks the
+// labels up by id.
 func TestCloseOutPlans(t *testing.T) {
 	db := openTest(t)
-	where, args := dayWhere("a", "2026-11-26", []string{"s1", "s2"})
+	where, args := qualifying(1, "a", "ACME", "2026-11-26")
+	claimWhere, claimArgs := qualifying(3, "a", "ACME", "2026-11-26")
+	claimArgs = append([]any{"m", int64(1)}, claimArgs...)
+	labelsIn := placeholders(&claimArgs, []string{"l1", "l2"})
 	for _, tt := range []struct {
 		name, query string
 		args        []any
 		want        string
 	}{
-		{"pending labels", pendingShipments, []any{"a", "ACME", "PRE_TRANSIT"},
+		{"the day's labels", `SELECT l.shipment_id FROM ` + labelsWithShipments + ` WHERE ` + where, args,
 			"USING INDEX shipping_labels_account_carrier_status (account_id=? AND carrier=? AND status=?)"},
-		{"lock the day's shipments", `SELECT id FROM shipments WHERE ` + where + ` ORDER BY id`, args,
-			"USING INDEX sqlite_autoindex_shipments_1 (id=?)"},
-		{"read the day's shipments", `SELECT ` + shipmentColumns + ` FROM ` + shipmentsFrom + ` WHERE ` + where, args,
-			"USING INDEX sqlite_autoindex_shipments_1 (id=?)"},
+		{"the claim", `UPDATE shipping_labels SET manifest_id = $1, updated_at = $2 WHERE id IN (SELECT l.id FROM ` +
+			labelsWithShipments + ` WHERE ` + claimWhere + ` AND l.id IN (` + labelsIn + `))`, claimArgs,
+			"USING INDEX sqlite_autoindex_shipping_labels_1 (id=?)"},
 	} {
 		if plan := queryPlan(t, db, tt.query, tt.args...); !strings.Contains(plan, tt.want) || strings.Contains(plan, "SCAN") {
 			t.Errorf("%s: plan\n%s\nwant %s and no scan", tt.name, plan, tt.want)
@@ -63,19 +66,22 @@ func TestPlannerStats(t *testing.T) {
 	for i := range ids {
 		ids[i] = "id" + strconv.Itoa(i)
 	}
-	where, args := dayWhere("a", "2026-11-26", ids)
+	args := []any{"a"}
+	shipmentsIn := placeholders(&args, ids)
 	labelArgs := []any{"a"}
 	labelsIn := placeholders(&labelArgs, ids)
+	pending, pendingArgs := pendingManifests("a")
 	for _, tt := range []struct {
 		name, query string
 		args        []any
 		want        string
 	}{
-		{"a close-out's shipments", `SELECT ` + shipmentColumns + ` FROM ` + shipmentsFrom + ` WHERE ` + where, args,
+		{"a close-out's shipments", `SELECT ` + shipmentColumns + ` FROM ` + shipmentsFrom + ` WHERE account_id = $1
+			AND id IN (` + shipmentsIn + `)`, args,
 			"SEARCH shipments USING INDEX sqlite_autoindex_shipments_1 (id=?)"},
 		{"the labels of a page of shipments", `SELECT ` + labelColumns + ` FROM shipping_labels WHERE account_id = $1
 			AND shipment_id IN (` + labelsIn + `)`, labelArgs, "USING INDEX sqlite_autoindex_shipping_labels_2 (shipment_id=?)"},
-		{"labels waiting for a manifest", `SELECT COUNT(*) FROM ` + pendingManifests, []any{"a", "PRE_TRANSIT", "SHIPPING_LABEL_PURCHASED", false},
+		{"labels waiting for a manifest", `SELECT COUNT(*) FROM ` + pending, pendingArgs,
 			"SEARCH l USING INDEX shipping_labels_account_status (account_id=? AND status=?)"},
 	} {
 		if plan := queryPlan(t, db, tt.query, tt.args...); !strings.Contains(plan, tt.want) {

@@ -1,7 +1,7 @@
-// Package manifest holds the rules of end-of-day close-out (DESIGN §12): which labels a
-// manifest collects, and its two documents, the PDF the driver signs and the carrier's CSV.
-// Both documents are drawn from the manifest alone, so the same manifest gives the same bytes;
-// the store renders them once, when the manifest is created, and serves the stored bytes.
+// Package manifest holds the rules of end-of-day close-out: which labels a manifest collects,
+// and its two documents, the PDF the driver signs and the carrier's CSV. Both documents are
+// drawn from the manifest alone, so the same manifest gives the same bytes; they are drawn
+// once, when the manifest is created, and the store serves the stored bytes.
 package manifest
 
 import (
@@ -46,13 +46,21 @@ type Line struct {
 	Reference    string
 }
 
+// The values of the rule (Awaits) that the store's queries bind: the status of a shipment whose
+// label waits, the label's own status, and whether a return's label is collected (never).
+const (
+	AwaitedShipmentStatus = shipping.StatusPurchased
+	AwaitedLabelStatus    = shipping.LabelPreTransit
+	CollectsReturns       = false
+)
+
 // Qualifies reports whether a manifest of carrier and shipDate collects the label l of shipment
 // s: a label of that carrier on a shipment of that date that is still the shipper's to hand
 // over — PRE_TRANSIT, never scanned, not voided, and in no manifest yet — and that leaves with
-// the shipper: a return label enters the mail stream from the customer, so it never does
-// (DESIGN §16), and stays voidable until its first scan. This is the one statement of the
-// rule; the store's queries (the close-out, the pending count) select exactly these labels,
-// which its tests check against this function.
+// the shipper: a return label enters the mail stream from the customer, so it never does, and
+// stays voidable until its first scan. This is the one statement of the rule; the store's
+// queries (the close-out's read and claim, the pending count) bind its values and select
+// exactly these labels, which the store suite checks over every combination of its inputs.
 func Qualifies(s *shipping.Shipment, l *shipping.Label, carrier, shipDate string) bool {
 	return Awaits(s, l) && s.ShipDate == shipDate && l.Carrier == carrier
 }
@@ -60,8 +68,22 @@ func Qualifies(s *shipping.Shipment, l *shipping.Label, carrier, shipDate string
 // Awaits reports whether label l of shipment s waits for a manifest of its carrier and its
 // shipment's ship date: whether one would collect it (Qualifies).
 func Awaits(s *shipping.Shipment, l *shipping.Label) bool {
-	return s != nil && l != nil && !s.IsReturn && s.Status == shipping.StatusPurchased &&
-		l.Status == shipping.LabelPreTransit && !l.Scanned() && l.ManifestID == nil
+	return s != nil && l != nil && s.IsReturn == CollectsReturns && s.Status == AwaitedShipmentStatus &&
+		l.Status == AwaitedLabelStatus && !l.Scanned() && l.ManifestID == nil
+}
+
+// View is a manifest as the API answers it (GET /manifests/{id}) and as MANIFEST_CREATED
+// carries it. PDFURL and CSVURL are the API's capability URLs, empty as stored.
+type View struct {
+	ID               string             `json:"id"`
+	Carrier          string             `json:"carrier"`
+	ShipDate         string             `json:"ship_date"`
+	Status           string             `json:"status"`
+	LabelCount       int                `json:"label_count"`
+	ShippingLabelIDs []string           `json:"shipping_label_ids"`
+	PDFURL           string             `json:"pdf_url"`
+	CSVURL           string             `json:"csv_url"`
+	CreatedAt        shipping.Timestamp `json:"created_at"`
 }
 
 // Pending is how many labels of one carrier and ship date wait for a manifest

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -56,15 +57,14 @@ func testClaimBatchItemsConcurrently(t *testing.T) {
 				}
 				for _, c := range claims {
 					o := shipping.ItemOutcome{Status: shipping.ItemCreated, ShipmentID: c.ShipmentID}
-					if err := db.CompleteBatchItem(ctx, c, o, func(f shipping.FinishedItem) error {
-						if f.Pending() > 0 {
-							return nil
-						}
+					err := db.CompleteBatchItem(ctx, c, o, nil)
+					if errors.Is(err, shipping.ErrLastItem) {
 						mu.Lock()
 						completions++
 						mu.Unlock()
-						return f.Complete(ctx, func(b *shipping.Batch) any { return b })
-					}); err != nil {
+						err = completeBatch(ctx, db, c, o)
+					}
+					if err != nil {
 						t.Errorf("CompleteBatchItem: %v", err)
 						return
 					}
@@ -103,4 +103,18 @@ func testClaimBatchItemsConcurrently(t *testing.T) {
 			t.Errorf("batch %d read by the other account: %v; want ErrNotFound", i, err)
 		}
 	}
+}
+
+// completeBatch completes the batch whose last item, claimed as c, ends with o, as the worker
+// does.
+func completeBatch(ctx context.Context, db *store.DB, c shipping.BatchClaim, o shipping.ItemOutcome) error {
+	b, err := db.Batch(ctx, c.AccountID, c.BatchID)
+	if err != nil {
+		return err
+	}
+	done, err := b.Complete(c, o, db.Now(), "https://example.com/batch-labels")
+	if err != nil {
+		return err
+	}
+	return db.CompleteBatchItem(ctx, c, o, done)
 }

@@ -42,21 +42,12 @@ func cancelShipment(ctx context.Context, db *store.DB, accountID, shipmentID str
 	return buyer(db, nil).CancelShipment(ctx, accountID, shipmentID)
 }
 
-// closeOut is the store's close-out as manifest.Close calls it, keeping the stored manifest.
-type closeOut struct {
-	db     *store.DB
-	stored store.Manifest
-}
-
-func (c *closeOut) CloseOut(ctx context.Context, accountID, carrier, shipDate string, fn func(manifest.Day) error) error {
-	var err error
-	c.stored, err = c.db.CloseOut(ctx, accountID, carrier, shipDate, nil, fn)
-	return err
-}
-
 // createManifest closes out the account's day with carrier through the use case.
-func createManifest(ctx context.Context, db *store.DB, accountID, carrier, shipDate string) (store.Manifest, error) {
-	c := &closeOut{db: db}
-	_, _, err := manifest.Close(ctx, c, accountID, carrier, shipDate)
-	return c.stored, err
+func createManifest(ctx context.Context, db *store.DB, accountID, carrier, shipDate string) (manifest.View, error) {
+	return closer(db).Close(ctx, accountID, carrier, shipDate)
+}
+
+// closer is the close-out use case on db, its event without URLs.
+func closer(db *store.DB) *manifest.Closer {
+	return &manifest.Closer{Store: db, NewID: db.NewID, Now: db.Now, Links: func(string) (string, string) { return "", "" }}
 }

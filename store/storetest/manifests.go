@@ -1,10 +1,14 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +16,7 @@ import (
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/shipping/manifest"
 	"github.com/waybill/waybill/store"
+	"github.com/waybill/waybill/webhook"
 )
 
 // boughtLabels creates and buys n shipments of carrier ACME shipped 2026-11-22 for the account
@@ -193,11 +198,76 @@ func testClaimPollsConcurrently(t *testing.T) {
 	}
 }
 
+// ruleInputs is one combination of the inputs of the manifest rule: the shipment's status,
+// whether it is a return and its ship date; the label's status and carrier, whether it was
+// scanned and whether it is in a manifest.
+type ruleInputs struct {
+	shipmentStatus      string
+	isReturn            bool
+	shipDate            string
+	labelStatus         string
+	carrier             string
+	scanned, manifested bool
+}
+
+// ruleCombinations are every ruleInputs.
+func ruleCombinations() []ruleInputs {
+	var all []ruleInputs
+	for _, ss := range []string{shipping.StatusOpen, shipping.StatusPurchased, shipping.StatusCancelled} {
+		for _, ret := range []bool{false, true} {
+			for _, date := range []string{"2026-11-22", "2026-11-23"} {
+				for _, ls := range []string{shipping.LabelPreTransit, shipping.LabelInTransit, shipping.LabelVoided} {
+					for _, carrier := range []string{"ACME", "ZED"} {
+						for _, scanned := range []bool{false, true} {
+							for _, manifested := range []bool{false, true} {
+								all = append(all, ruleInputs{ss, ret, date, ls, carrier, scanned, manifested})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return all
+}
+
+// shipment is the shipment and label the inputs describe, as the domain's predicate sees them.
+func (in ruleInputs) shipment(id, labelID, manifestID string, scanAt time.Time) *shipping.Shipment {
+	l := &shipping.Label{ID: labelID, ShipmentID: id, Status: in.labelStatus, Carrier: in.carrier}
+	if in.scanned {
+		l.FirstCarrierScanAt = &shipping.Timestamp{Time: scanAt}
+	}
+	if in.manifested {
+		l.ManifestID = &manifestID
+	}
+	return &shipping.Shipment{ID: id, Status: in.shipmentStatus, IsReturn: in.isReturn, ShipDate: in.shipDate, ShippingLabel: l}
+}
+
+// setRuleInputs writes the inputs onto the rows of shipment s and its label.
+func setRuleInputs(ctx context.Context, tx *sql.Tx, s *shipping.Shipment, in ruleInputs, manifestID string, scanAt int64) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE shipments SET status = $1, is_return = $2, ship_date = $3 WHERE id = $4`,
+		in.shipmentStatus, in.isReturn, in.shipDate, s.ID); err != nil {
+		return err
+	}
+	var manifested sql.NullString
+	var scanned sql.NullInt64
+	if in.manifested {
+		manifested = sql.NullString{String: manifestID, Valid: true}
+	}
+	if in.scanned {
+		scanned = sql.NullInt64{Int64: scanAt, Valid: true}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE shipping_labels SET status = $1, carrier = $2, manifest_id = $3, first_carrier_scan_at = $4
+		WHERE id = $5`, in.labelStatus, in.carrier, manifested, scanned, s.ShippingLabel.ID)
+	return err
+}
+
 // testManifestSelection holds the store's queries to the one statement of which labels a
-// manifest takes (manifest.Qualifies, manifest.Awaits): over labels of every kind — outbound,
-// return, voided, scanned, manifested, OPEN, of two carriers, two dates and two accounts —
-// PendingManifests counts exactly the labels manifest.Awaits accepts, per carrier and date in
-// that order, and the close-out (manifest.Close) collects exactly those manifest.Qualifies accepts.
+// manifest takes: over every combination of the rule's inputs (ruleCombinations), on the
+// account's labels and another account's, PendingManifests counts exactly the labels
+// manifest.Awaits accepts, per carrier and date in that order; CloseOutCandidates reads exactly
+// the shipments manifest.Qualifies accepts for each carrier and date; and StoreManifest claims a
+// label exactly when manifest.Qualifies accepts it, refusing the others with ErrDayChanged.
 func testManifestSelection(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
@@ -206,101 +276,136 @@ func testManifestSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now()
-	var shipments []*shipping.Shipment
-	buy := func(accountID, carrier, shipDate string, isReturn bool) *shipping.Shipment {
-		t.Helper()
-		s := testShipment(db, accountID, now)
-		s.ShipDate, s.IsReturn = shipDate, isReturn
-		for i := range s.ShippingRates {
-			s.ShippingRates[i].Carrier = carrier
-		}
-		if _, err := db.CreateShipment(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-		bought, _, err := buyLabel(ctx, db, accountID, s.ID, s.ShippingRates[0].ID, func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
-			return "TRK-" + s.ID, nil
+	// A manifest for the labels the inputs put in one.
+	old, err := createManifest(ctx, db, acct.ID, "ACME", boughtLabels(t, db, acct.ID, 1)[0].ShipDate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rows = 36
+	mine, theirs := boughtLabels(t, db, acct.ID, rows), boughtLabels(t, db, other.ID, rows)
+	scanAt := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
+	combos := ruleCombinations()
+	for round := 0; round*rows < len(combos); round++ {
+		// The domain's view of the account's rows.
+		var domain []*shipping.Shipment
+		err := inTx(ctx, db, func(ctx context.Context, tx *sql.Tx) error {
+			domain = nil
+			for i, in := range combos[round*rows : min((round+1)*rows, len(combos))] {
+				for _, s := range []*shipping.Shipment{mine[i], theirs[i]} {
+					if err := setRuleInputs(ctx, tx, s, in, old.ID, store.Micros(scanAt)); err != nil {
+						return err
+					}
+				}
+				domain = append(domain, in.shipment(mine[i].ID, mine[i].ShippingLabel.ID, old.ID, scanAt))
+			}
+			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if accountID == acct.ID {
-			shipments = append(shipments, bought)
-		}
-		return bought
+		checkPending(t, db, acct.ID, domain)
+		checkCandidates(t, db, acct.ID, domain)
+		checkClaims(t, db, acct.ID, domain, theirs)
 	}
-	for _, carrier := range []string{"ACME", "ZED"} {
-		for _, date := range []string{"2026-11-22", "2026-11-23"} {
-			buy(acct.ID, carrier, date, false)
-			buy(acct.ID, carrier, date, false)
-			buy(acct.ID, carrier, date, true)
-		}
-	}
-	buy(other.ID, "ACME", "2026-11-22", false)
-	voided := buy(acct.ID, "ACME", "2026-11-22", false)
-	if _, err := cancelShipment(ctx, db, acct.ID, voided.ID); err != nil {
-		t.Fatal(err)
-	}
-	scanned := buy(acct.ID, "ACME", "2026-11-22", false)
-	if _, _, err := tracking(db).Record(ctx, "ACME", scanned.ShippingLabel.TrackingCode, shipping.TrackingEvent{
-		Status: shipping.LabelInTransit, Message: "scan", OccurredAt: shipping.Timestamp{Time: now.Add(time.Minute)}, Source: "carrier"}); err != nil {
-		t.Fatal(err)
-	}
-	open := testShipment(db, acct.ID, now)
-	if _, err := db.CreateShipment(ctx, open); err != nil {
-		t.Fatal(err)
-	}
-	shipments = append(shipments, open)
-	if _, err := createManifest(ctx, db, acct.ID, "ZED", "2026-11-23"); err != nil {
-		t.Fatal(err)
-	}
+}
 
-	// Every shipment as it stands now, with its label.
-	current := func() []*shipping.Shipment {
-		t.Helper()
-		ids := make([]string, len(shipments))
-		for i, s := range shipments {
-			ids[i] = s.ID
+// checkPending checks PendingManifests against manifest.Awaits over domain, the account's rows.
+func checkPending(t *testing.T, db *store.DB, accountID string, domain []*shipping.Shipment) {
+	t.Helper()
+	counts := map[manifest.Pending]int{}
+	for _, s := range domain {
+		if manifest.Awaits(s, s.ShippingLabel) {
+			counts[manifest.Pending{Carrier: s.ShippingLabel.Carrier, ShipDate: s.ShipDate}]++
 		}
-		got, err := db.Shipments(ctx, acct.ID, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
 	}
 	var want []manifest.Pending
-	for _, s := range current() {
-		if !manifest.Awaits(s, s.ShippingLabel) {
-			continue
-		}
-		if n := len(want); n > 0 && want[n-1].Carrier == s.ShippingLabel.Carrier && want[n-1].ShipDate == s.ShipDate {
-			want[n-1].LabelCount++
-			continue
-		}
-		want = append(want, manifest.Pending{Carrier: s.ShippingLabel.Carrier, ShipDate: s.ShipDate, LabelCount: 1})
+	for p, n := range counts {
+		p.LabelCount = n
+		want = append(want, p)
 	}
-	l, err := db.PendingManifests(ctx, acct.ID, store.Page{Number: 1, Size: 50})
+	slices.SortFunc(want, func(a, b manifest.Pending) int {
+		return cmp.Or(strings.Compare(a.Carrier, b.Carrier), strings.Compare(a.ShipDate, b.ShipDate))
+	})
+	l, err := db.PendingManifests(context.Background(), accountID, store.Page{Number: 1, Size: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantPending := []manifest.Pending{{Carrier: "ACME", ShipDate: "2026-11-22", LabelCount: 2},
-		{Carrier: "ACME", ShipDate: "2026-11-23", LabelCount: 2}, {Carrier: "ZED", ShipDate: "2026-11-22", LabelCount: 2}}
-	if !slices.Equal(l.Items, want) || !slices.Equal(want, wantPending) || l.Total != len(want) {
-		t.Errorf("PendingManifests = %v (total %d); manifest.Awaits counts %v; want %v", l.Items, l.Total, want, wantPending)
+	if !slices.Equal(l.Items, want) || l.Total != len(want) {
+		t.Errorf("PendingManifests = %v (total %d); manifest.Awaits counts %v", l.Items, l.Total, want)
 	}
+}
 
-	before := current()
-	m, err := createManifest(ctx, db, acct.ID, "ACME", "2026-11-22")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var qualified []string
-	for _, s := range before {
-		if manifest.Qualifies(s, s.ShippingLabel, "ACME", "2026-11-22") {
-			qualified = append(qualified, s.ShippingLabel.ID)
+// checkCandidates checks CloseOutCandidates against manifest.Qualifies over domain, the
+// account's rows, for each carrier and date.
+func checkCandidates(t *testing.T, db *store.DB, accountID string, domain []*shipping.Shipment) {
+	t.Helper()
+	for _, carrier := range []string{"ACME", "ZED"} {
+		for _, date := range []string{"2026-11-22", "2026-11-23"} {
+			var want []string
+			for _, s := range domain {
+				if manifest.Qualifies(s, s.ShippingLabel, carrier, date) {
+					want = append(want, s.ID)
+				}
+			}
+			got, err := db.CloseOutCandidates(context.Background(), accountID, carrier, date)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]string, len(got))
+			for i, s := range got {
+				ids[i] = s.ID
+			}
+			if slices.Sort(ids); !slices.Equal(ids, slices.Sorted(slices.Values(want))) {
+				t.Errorf("CloseOutCandidates(%s, %s) = %v; manifest.Qualifies takes %v", carrier, date, ids, want)
+			}
 		}
 	}
-	if got := slices.Sorted(slices.Values(m.ShippingLabelIDs)); !slices.Equal(got, slices.Sorted(slices.Values(qualified))) || len(got) != 2 {
-		t.Errorf("the close-out collected %v; manifest.Qualifies takes %v (2 labels)", got, qualified)
+}
+
+// checkClaims closes out each of domain's rows alone for ACME on 2026-11-22, as read: the store
+// claims exactly those manifest.Qualifies takes, and never another account's label.
+func checkClaims(t *testing.T, db *store.DB, accountID string, domain, theirs []*shipping.Shipment) {
+	t.Helper()
+	ctx := context.Background()
+	for i, s := range domain {
+		stored, err := db.Shipments(ctx, accountID, []string{s.ID})
+		if err != nil || len(stored) != 1 {
+			t.Fatalf("shipment %s: %v, %v", s.ID, stored, err)
+		}
+		err = db.StoreManifest(ctx, closedDay(db, accountID, stored[0]))
+		if want := manifest.Qualifies(s, s.ShippingLabel, "ACME", "2026-11-22"); want && err != nil {
+			t.Errorf("claiming %s: %v; manifest.Qualifies takes it", describe(s), err)
+		} else if !want && !errors.Is(err, manifest.ErrDayChanged) {
+			t.Errorf("claiming %s: %v; want ErrDayChanged", describe(s), err)
+		}
+		theirsNow, err := db.Shipments(ctx, theirs[i].AccountID, []string{theirs[i].ID})
+		if err != nil || len(theirsNow) != 1 {
+			t.Fatalf("shipment %s: %v, %v", theirs[i].ID, theirsNow, err)
+		}
+		theirsNow[0].AccountID = accountID
+		if err := db.StoreManifest(ctx, closedDay(db, accountID, theirsNow[0])); !errors.Is(err, manifest.ErrDayChanged) {
+			t.Errorf("claiming another account's label %s: %v; want ErrDayChanged", theirs[i].ShippingLabel.ID, err)
+		}
 	}
+}
+
+// closedDay is a close-out of the account's shipment s alone, for ACME on 2026-11-22.
+func closedDay(db *store.DB, accountID string, s *shipping.Shipment) manifest.Closed {
+	now := time.UnixMicro(db.Now().UnixMicro()).UTC()
+	id := db.NewID()
+	collected := *s
+	l := *s.ShippingLabel
+	l.ManifestID, l.UpdatedAt = &id, shipping.Timestamp{Time: now}
+	collected.ShippingLabel = &l
+	return manifest.Closed{AccountID: accountID, Read: []*shipping.Shipment{s}, Collected: []*shipping.Shipment{&collected},
+		View: manifest.View{ID: id, Carrier: "ACME", ShipDate: "2026-11-22", Status: manifest.StatusCreated, LabelCount: 1,
+			ShippingLabelIDs: []string{l.ID}, CreatedAt: shipping.Timestamp{Time: now}},
+		PDF: []byte("%PDF-1.4"), CSV: []byte("tracking_code\n"), Topic: webhook.TopicManifestCreated, Payload: json.RawMessage(`{}`)}
+}
+
+// describe names the rule's inputs of shipment s and its label.
+func describe(s *shipping.Shipment) string {
+	l := s.ShippingLabel
+	return fmt.Sprintf("{shipment %s return=%v %s; label %s %s scanned=%v manifested=%v}", s.Status, s.IsReturn, s.ShipDate,
+		l.Status, l.Carrier, l.FirstCarrierScanAt != nil, l.ManifestID != nil)
 }
