@@ -248,5 +248,8 @@ func objectFields(b []byte) (keys []string, values map[string][]byte, ok bool) {
 		}
 		keys, values[key] = append(keys, key), v
 	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, nil, false
+	}
 	return keys, values, true
 }
