@@ -81,6 +81,7 @@ type unreadableRecord struct {
 func (e *unreadableRecord) Error() string {
 	return "shipment " + e.id + ": " + e.part + ": " + e.err.Error()
 }
+
 func (e *unreadableRecord) Unwrap() error { return e.err }
 
 // scanShipment reads a row selected as shipmentColumns, followed by any columns scanned into
