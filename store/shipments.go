@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -72,6 +71,19 @@ const shipmentsFrom = `shipments JOIN shipment_requests ON shipment_id = id`
 // rowScanner is a row to scan: *sql.Row and *sql.Rows both are one.
 type rowScanner interface{ Scan(dest ...any) error }
 
+// unreadableRecord is a shipment whose record holds a value that cannot be decoded: part is
+// "request" or "messages".
+type unreadableRecord struct {
+	id, part string
+	err      error
+}
+
+func (e *unreadableRecord) Error() string {
+	return "shipment " + e.id + ": " + e.part + ": " + e.err.Error()
+}
+
+func (e *unreadableRecord) Unwrap() error { return e.err }
+
 // scanShipment reads a row selected as shipmentColumns, followed by any columns scanned into
 // more. Its ShippingRates stay nil, for loadQuotes to read (completeShipments).
 func scanShipment(row rowScanner, more ...any) (*shipping.Shipment, error) {
@@ -86,10 +98,10 @@ func scanShipment(row rowScanner, more ...any) (*shipping.Shipment, error) {
 		return nil, err
 	}
 	if err := setRequest(s, []byte(req)); err != nil {
-		return nil, fmt.Errorf("shipment %s: request: %w", s.ID, err)
+		return nil, &unreadableRecord{s.ID, "request", err}
 	}
 	if s.Messages, err = codec.DecodeMessages(messages); err != nil {
-		return nil, fmt.Errorf("shipment %s: messages: %w", s.ID, err)
+		return nil, &unreadableRecord{s.ID, "messages", err}
 	}
 	s.Carrier = carrier.String
 	if ref1.Valid {

@@ -108,11 +108,13 @@ func TestReadCommandsNeedTheDatabase(t *testing.T) {
 	run := func(args ...string) error {
 		return cli.Run(ctx, postgres, append(args, "-db", url), func(string) string { return "" }, nil, io.Discard, io.Discard)
 	}
-	if err := run("account", "list"); err == nil || !strings.Contains(err.Error(), "no waybill database at") {
-		t.Errorf("account list on an empty schema = %v; want no waybill database", err)
+	for _, args := range [][]string{{"account", "list"}, {"verify"}} {
+		if err := run(args...); err == nil || !strings.Contains(err.Error(), "no waybill database at") {
+			t.Errorf("%s on an empty schema = %v; want no waybill database", strings.Join(args, " "), err)
+		}
 	}
 	if err := missing(url); err == nil {
-		t.Fatal("account list migrated the empty schema")
+		t.Fatal("a read command migrated the empty schema")
 	}
 	if err := run("account", "create", "acme"); err != nil {
 		t.Fatal(err)

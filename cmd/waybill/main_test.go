@@ -163,7 +163,7 @@ func TestReadCommandsNeedTheDatabase(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "typo.db")
 	for _, args := range [][]string{
 		{"inspect", "shipment", "x"}, {"export", "shipments"}, {"account", "list"}, {"account", "show", "x"},
-		{"carrier", "list"}, {"token", "revoke", "wb_x"},
+		{"carrier", "list"}, {"token", "revoke", "wb_x"}, {"verify"},
 	} {
 		err := run(context.Background(), append(args, "-db", dbPath), env(nil), nil, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "no database at "+dbPath) {

@@ -105,6 +105,7 @@ var tests = []struct {
 	{"PurchaseHold", testPurchaseHold},
 	{"PurchaseTellsSubscribers", testPurchaseTellsSubscribers},
 	{"BoughtAnswers", testBoughtAnswers},
+	{"Verify", testVerify},
 }
 
 // Run runs every test of the suite as a subtest of t, each on a database from open. Calls of

@@ -118,6 +118,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"token", "create", "-h"}, []string{"-account", "-scopes", "ADMIN"}},
 		{[]string{"token", "revoke", "-help"}, []string{"TOKEN", "-db"}},
 		{[]string{"account", "-h"}, []string{"waybill account create", "waybill account list", "waybill account show"}},
+		{[]string{"verify", "-h"}, []string{"waybill verify [-since D]", "-since", "-db"}},
 		{[]string{"help", "token", "create"}, []string{"-scopes"}},
 		{[]string{"help", "token"}, []string{"waybill token create", "waybill token revoke", "-scopes"}},
 		{[]string{"help", "account"}, []string{"waybill account create", "waybill account show"}},

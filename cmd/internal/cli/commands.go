@@ -30,6 +30,7 @@ func commands() []command {
 		{name: "carrier prices", synopsis: "CODE SERVICE GRID.csv [-effective-from D] [-dry-run]", summary: "store a new version with one service's prices from a CSV grid (weight_oz|weight_lb,zone_1,…,zone_8)", define: defineCarrierPrices},
 		{name: "inspect shipment", synopsis: "ID", summary: "print a shipment's stored record as JSON, straight from the database: request, quotes in cents, label, tracking events", define: defineInspectShipment},
 		{name: "export shipments", synopsis: "[-since D]", summary: "print the stored record of every shipment (created on or after D, a date or RFC 3339 time), one JSON object per line", define: defineExportShipments},
+		{name: "verify", synopsis: "[-since D]", summary: "render every shipment and label (created on or after D) afresh from its record and compare with the stored copy the API serves; one JSON line per difference, exit status 1 if any", define: defineVerify},
 		{name: "help", synopsis: "[COMMAND]", summary: "print the usage of every command, or of one", define: defineHelp},
 	}
 }
@@ -141,18 +142,57 @@ func defineExportShipments(fs *flag.FlagSet, e *env, db *string) func(ctx contex
 		if len(args) != 0 {
 			return errUsage("export shipments")
 		}
-		var from time.Time
-		if *since != "" {
-			var err error
-			if from, err = time.Parse(time.DateOnly, *since); err != nil {
-				if from, err = time.Parse(time.RFC3339Nano, *since); err != nil {
-					return fmt.Errorf("-since %q is neither a date (YYYY-MM-DD) nor an RFC 3339 time", *since)
-				}
-			}
+		from, err := parseSince(*since)
+		if err != nil {
+			return err
 		}
 		return e.withExistingDB(ctx, *db, func(db *store.DB) error {
 			enc := json.NewEncoder(e.stdout)
 			return db.ExportShipments(ctx, from, func(r *store.Record) error { return enc.Encode(r) })
+		})
+	}
+}
+
+// parseSince reads a -since flag: a date (YYYY-MM-DD, UTC) or an RFC 3339 time; "" is no bound.
+func parseSince(since string) (time.Time, error) {
+	if since == "" {
+		return time.Time{}, nil
+	}
+	if from, err := time.Parse(time.DateOnly, since); err == nil {
+		return from, nil
+	}
+	if from, err := time.Parse(time.RFC3339Nano, since); err == nil {
+		return from, nil
+	}
+	return time.Time{}, fmt.Errorf("-since %q is neither a date (YYYY-MM-DD) nor an RFC 3339 time", since)
+}
+
+func defineVerify(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	since := fs.String("since", "", "only shipments, and their labels, created on or after this date (YYYY-MM-DD, UTC) or time (RFC 3339)")
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 0 {
+			return errUsage("verify")
+		}
+		from, err := parseSince(*since)
+		if err != nil {
+			return err
+		}
+		return e.withExistingDB(ctx, *db, func(db *store.DB) error {
+			enc := json.NewEncoder(e.stdout)
+			n := 0
+			err := db.Verify(ctx, from, func(d store.Difference) error {
+				n++
+				return enc.Encode(d)
+			})
+			if err != nil || n == 0 {
+				return err
+			}
+			plural := "s"
+			if n == 1 {
+				plural = ""
+			}
+			// An error, so that the exit status is 1.
+			return fmt.Errorf("%d difference%s between the stored copies and their records", n, plural)
 		})
 	}
 }
