@@ -37,8 +37,8 @@ func (e *ValidationError) Add(field, code, message string) {
 	e.Fields = append(e.Fields, FieldError{Field: field, Code: code, Message: message})
 }
 
-// tooMany records field as too_many when its n entries exceed max.
-func (e *ValidationError) tooMany(field string, n, max int) {
+// TooMany records field as too_many when its n entries exceed max.
+func (e *ValidationError) TooMany(field string, n, max int) {
 	if n > max {
 		e.Add(field, "too_many", "must have at most "+strconv.Itoa(max)+" entries")
 	}

@@ -8,6 +8,10 @@ import (
 	"github.com/waybill/waybill/shipping/customs"
 )
 
+// DefaultProfileKey names the rate shopping profile that ships with waybill and that
+// POST /shipments uses unless the request names another.
+const DefaultProfileKey = "default"
+
 // Shipment statuses.
 const (
 	StatusOpen      = "OPEN"
@@ -298,7 +302,7 @@ func validateAddress(v *ValidationError, prefix string, a *Address) {
 	}
 	switch {
 	case a.Zip == "":
-	case !validZIPFormat(a.Zip):
+	case !ValidZIPFormat(a.Zip):
 		v.Add(prefix+".zip", "invalid", "must be a ZIP code, 12345 or 12345-6789")
 	case !KnownZIP(a.Zip):
 		v.Add(prefix+".zip", "unknown_zip", "is not a known US ZIP code")
