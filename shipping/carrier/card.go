@@ -148,6 +148,19 @@ func (c *Card) Validate(code string) error {
 	if err := c.tooLarge(); err != nil {
 		return err
 	}
+	c.validateHeader(&v, code)
+	c.validateServices(&v)
+	c.validateCountryZones(&v)
+	c.validateFuel(&v)
+	c.validateAreaSurcharges(&v)
+	c.validateZIP3s(&v)
+	c.Tracking.validate(&v, "tracking", c.Services)
+	return v.Err()
+}
+
+// validateHeader checks the card's code against the path's, its name, date, dim factor and
+// limits.
+func (c *Card) validateHeader(v *shipping.ValidationError, code string) {
 	if !ValidCarrierCode(code) {
 		v.Add("code", "invalid", "must be 2 to 32 of A-Z, 0-9 and _")
 	} else if c.Code != code {
@@ -158,13 +171,17 @@ func (c *Card) Validate(code string) error {
 	} else if len(c.Name) > maxCardNameLen {
 		v.Add("name", "too_long", "must be at most 200 bytes")
 	}
-	checkDate(&v, "effective_from", c.EffectiveFrom)
+	checkDate(v, "effective_from", c.EffectiveFrom)
 	if c.DimFactor < 1 || c.DimFactor > 1000 {
 		v.Add("dim_factor", "out_of_range", "must be 1 to 1000")
 	}
-	positive(&v, "max_weight_oz", c.MaxWeightOz)
-	positive(&v, "max_length_in", c.MaxLengthIn)
-	positive(&v, "max_length_plus_girth_in", c.MaxGirthIn)
+	positive(v, "max_weight_oz", c.MaxWeightOz)
+	positive(v, "max_length_in", c.MaxLengthIn)
+	positive(v, "max_length_plus_girth_in", c.MaxGirthIn)
+}
+
+// validateServices checks that the card has services, each with its own code.
+func (c *Card) validateServices(v *shipping.ValidationError) {
 	if len(c.Services) == 0 {
 		v.Add("services", "required", "must have at least one service")
 	}
@@ -178,28 +195,38 @@ func (c *Card) Validate(code string) error {
 			v.Add(p+".code", "duplicate", "is another service's code")
 		}
 		seen[s.Code] = true
-		if strings.TrimSpace(s.Name) == "" {
-			v.Add(p+".name", "required", "is required")
-		} else if len(s.Name) > maxCardNameLen {
-			v.Add(p+".name", "too_long", "must be at most 200 bytes")
-		}
-		positive(&v, p+".max_weight_oz", s.MaxWeightOz)
-		zones := c.zones(s)
-		if zones > 0 && len(s.TransitDays) != zones {
-			v.Add(p+".transit_days", "invalid", "must have "+strconv.Itoa(zones)+" entries, one per zone")
-		}
-		for z, d := range s.TransitDays {
-			if d < 0 || d > 60 {
-				v.Add(p+".transit_days["+strconv.Itoa(z)+"]", "out_of_range", "must be 0 to 60 days")
-			}
-		}
-		validateGrid(&v, p, s.WeightBreaksOz, s.PricesCents, zones)
-		c.validateInternational(&v, p, s)
+		c.validateService(v, p, s)
 	}
-	c.validateCountryZones(&v)
+}
+
+// validateService checks one service under the field prefix p: its name, weight limit,
+// transit days and price grid by zone, and what only an international service may carry.
+func (c *Card) validateService(v *shipping.ValidationError, p string, s *CardService) {
+	if strings.TrimSpace(s.Name) == "" {
+		v.Add(p+".name", "required", "is required")
+	} else if len(s.Name) > maxCardNameLen {
+		v.Add(p+".name", "too_long", "must be at most 200 bytes")
+	}
+	positive(v, p+".max_weight_oz", s.MaxWeightOz)
+	zones := c.zones(s)
+	if zones > 0 && len(s.TransitDays) != zones {
+		v.Add(p+".transit_days", "invalid", "must have "+strconv.Itoa(zones)+" entries, one per zone")
+	}
+	for z, d := range s.TransitDays {
+		if d < 0 || d > 60 {
+			v.Add(p+".transit_days["+strconv.Itoa(z)+"]", "out_of_range", "must be 0 to 60 days")
+		}
+	}
+	validateGrid(v, p, s.WeightBreaksOz, s.PricesCents, zones)
+	c.validateInternational(v, p, s)
+}
+
+// validateFuel checks the fuel surcharges: dated, a percentage of at most four decimals from 0
+// to 100, no two in a row of the same date.
+func (c *Card) validateFuel(v *shipping.ValidationError) {
 	for i, f := range c.FuelSurcharges {
 		p := "fuel_surcharges[" + strconv.Itoa(i) + "]"
-		checkDate(&v, p+".effective_from", f.EffectiveFrom)
+		checkDate(v, p+".effective_from", f.EffectiveFrom)
 		if pc, ok := PercentOf(f.Percent); !ok {
 			v.Add(p+".percent", "invalid", "must have at most 4 decimals")
 		} else if pc < 0 || pc > 100*PercentUnit {
@@ -209,6 +236,10 @@ func (c *Card) Validate(code string) error {
 			v.Add(p+".effective_from", "duplicate", "is the date of the entry before")
 		}
 	}
+}
+
+// validateAreaSurcharges checks the DAS and EDAS amounts and their lists of five-digit ZIPs.
+func (c *Card) validateAreaSurcharges(v *shipping.ValidationError) {
 	if c.DASCents < 0 {
 		v.Add("das_cents", "out_of_range", "must be at least 0")
 	}
@@ -224,8 +255,13 @@ func (c *Card) Validate(code string) error {
 				v.Add(l.field+"["+strconv.Itoa(i)+"]", "invalid", "must be a 5-digit ZIP code")
 			}
 		}
-		checkDuplicateZips(&v, l.field, l.zips)
+		checkDuplicateZips(v, l.field, l.zips)
 	}
+}
+
+// validateZIP3s checks where the card delivers and its zone chart: ZIP3s and ranges of them,
+// zones 1 to 8, and no route given two zones.
+func (c *Card) validateZIP3s(v *shipping.ValidationError) {
 	for i, r := range c.Coverage {
 		if _, _, ok := shipping.ParseZIP3Range(r); !ok {
 			v.Add("coverage["+strconv.Itoa(i)+"]", "invalid", `must be a ZIP3 ("900") or a range ("900-935")`)
@@ -243,9 +279,7 @@ func (c *Card) Validate(code string) error {
 			v.Add(p+".zone", "out_of_range", "must be 1 to 8")
 		}
 	}
-	checkChartOverlaps(&v, c.ZoneChart)
-	c.Tracking.validate(&v, "tracking", c.Services)
-	return v.Err()
+	checkChartOverlaps(v, c.ZoneChart)
 }
 
 // tooLarge refuses a card whose collections exceed their bounds.

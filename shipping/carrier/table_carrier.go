@@ -185,6 +185,14 @@ func (c *TableCarrier) Quotes(ctx context.Context, req shipping.RateRequest) ([]
 	if req.International() {
 		return c.internationalRates(v, x.card, req)
 	}
+	return c.domesticRates(v, x, req)
+}
+
+// domesticRates quotes the domestic services of the card version v (compiled: x) for a route at
+// home: the card's coverage, zone chart (unless the profile has the route), limits, dim factor,
+// fuel and area surcharges apply. Like Quotes, it also says why each service it left out while
+// quoting others gave none.
+func (c *TableCarrier) domesticRates(v *CarrierVersion, x *cardIndex, req shipping.RateRequest) ([]shipping.Quote, []shipping.Reason, error) {
 	card := x.card
 	if !slices.ContainsFunc(card.Services, func(s CardService) bool { return !s.International }) {
 		return nil, nil, ErrCountryNotServiced // a card of international services serves no route at home
@@ -203,22 +211,7 @@ func (c *TableCarrier) Quotes(ctx context.Context, req shipping.RateRequest) ([]
 	if err := card.checkParcel(req); err != nil {
 		return nil, nil, err
 	}
-	area := req.AreaSurcharge
-	if !req.AreaSurchargeFromProfile {
-		area = ""
-		if zip := req.Destination.Zip; x.edas.has(zip) {
-			area = "EDAS"
-		} else if x.das.has(zip) {
-			area = "DAS"
-		}
-	}
-	var areaCents int64
-	switch area {
-	case "DAS":
-		areaCents = card.DASCents
-	case "EDAS":
-		areaCents = card.EDASCents
-	}
+	area, areaCents := x.areaSurcharge(req)
 	fuel := card.FuelPercent(req.ShipDate)
 	billable := shipping.BillableWeightOz(req.LengthIn, req.WidthIn, req.HeightIn, req.WeightOz, card.DimFactor)
 	var quotes []shipping.Quote
@@ -262,6 +255,28 @@ func (c *TableCarrier) Quotes(ctx context.Context, req shipping.RateRequest) ([]
 		return nil, nil, fmt.Errorf("no service carries %d oz (billable)", billable)
 	}
 	return quotes, left, nil
+}
+
+// areaSurcharge is the destination's area surcharge (DAS, EDAS or none) and its amount on the
+// card: the profile's designation when the profile lists the carrier's surcharge ZIPs, else the
+// card's own lists'.
+func (x *cardIndex) areaSurcharge(req shipping.RateRequest) (area string, cents int64) {
+	area = req.AreaSurcharge
+	if !req.AreaSurchargeFromProfile {
+		area = ""
+		if zip := req.Destination.Zip; x.edas.has(zip) {
+			area = "EDAS"
+		} else if x.das.has(zip) {
+			area = "DAS"
+		}
+	}
+	switch area {
+	case "DAS":
+		cents = x.card.DASCents
+	case "EDAS":
+		cents = x.card.EDASCents
+	}
+	return area, cents
 }
 
 func formatOz(oz float64) string { return fmt.Sprintf("%g lb", oz/16) }

@@ -211,6 +211,12 @@ type labelCanvas interface {
 	barcode(x, y, module, height int, modules []int, code string)
 }
 
+// The frame around the label, and the column its text is set in, in dots.
+const (
+	frameLeft, frameTop, frameW = labelMargin, labelMargin, labelWidth - 2*labelMargin
+	textX, textW                = frameLeft + labelPad, frameW - 2*labelPad
+)
+
 // draw lays the label out on c.
 func (d LabelDocument) draw(c labelCanvas) error {
 	code := LabelBarcode(d.Scheme, d.TrackingCode, d.To)
@@ -218,12 +224,22 @@ func (d LabelDocument) draw(c labelCanvas) error {
 	if err != nil {
 		return fmt.Errorf("label barcode: %w", err)
 	}
-	const left, top, width = labelMargin, labelMargin, labelWidth - 2*labelMargin
-	const x, w = left + labelPad, width - 2*labelPad
-	c.box(left, top, width, labelHeight-2*labelMargin, frameWidth)
+	c.box(frameLeft, frameTop, frameW, labelHeight-2*labelMargin, frameWidth)
+	d.drawHeader(c)
+	d.drawAddresses(c)
+	d.drawBarcode(c, code, modules)
+	d.drawFooter(c)
+	if d.Void {
+		drawVoid(c)
+	}
+	return nil
+}
 
+// drawHeader draws the header: the carrier, the label's facts, RETURN on a return label, and
+// the service.
+func (d LabelDocument) drawHeader(c labelCanvas) {
 	// Header: carrier on the left; ship date, billable weight and dimensions on the right.
-	c.text(x, 96, w/2, 60, true, alignLeft, false, d.Carrier)
+	c.text(textX, 96, textW/2, 60, true, alignLeft, false, d.Carrier)
 	facts := []string{"SHIP DATE " + d.ShipDate}
 	if d.BillableWeight != "" {
 		facts = append(facts, "BILLABLE WT "+d.BillableWeight)
@@ -232,72 +248,80 @@ func (d LabelDocument) draw(c labelCanvas) error {
 		facts = append(facts, "DIMS "+d.Dimensions)
 	}
 	for i, f := range facts {
-		c.text(x+w/2, 56+i*34, w/2, 26, false, alignRight, false, f)
+		c.text(textX+textW/2, 56+i*34, textW/2, 26, false, alignRight, false, f)
 	}
 
 	if d.Return {
-		c.fill(x, 104, 240, 46, false)
-		c.text(x, 142, 240, 38, true, alignCenter, true, "RETURN")
+		c.fill(textX, 104, 240, 46, false)
+		c.text(textX, 142, 240, 38, true, alignCenter, true, "RETURN")
 	}
 
 	// The service, reversed out of a black band.
-	c.fill(left, 156, width, 76, false)
-	c.text(x, 214, w, 56, true, alignCenter, true, d.Service)
+	c.fill(frameLeft, 156, frameW, 76, false)
+	c.text(textX, 214, textW, 56, true, alignCenter, true, d.Service)
+}
 
+// drawAddresses draws the return address, small, and the recipient, large.
+func (d LabelDocument) drawAddresses(c labelCanvas) {
 	// Return address, small.
-	c.text(x, 272, w, 24, true, alignLeft, false, "FROM")
+	c.text(textX, 272, textW, 24, true, alignLeft, false, "FROM")
 	for i, line := range addressLines(d.From) {
-		c.text(x, 300+i*25, w, 24, false, alignLeft, false, line)
+		c.text(textX, 300+i*25, textW, 24, false, alignLeft, false, line)
 	}
 
 	// Recipient, large.
-	c.fill(left, 446, width, frameWidth, false)
+	c.fill(frameLeft, 446, frameW, frameWidth, false)
 	shipTo := "SHIP TO:"
 	if d.Return {
 		shipTo = "RETURN TO:"
 	}
-	c.text(x, 490, w, 30, true, alignLeft, false, shipTo)
+	c.text(textX, 490, textW, 30, true, alignLeft, false, shipTo)
 	for i, line := range addressLines(d.To) {
-		c.text(x+40, 544+i*48, w-40, 44, i == 0, alignLeft, false, line)
+		c.text(textX+40, 544+i*48, textW-40, 44, i == 0, alignLeft, false, line)
 	}
+}
 
+// drawBarcode draws the barcode of code (its modules), headed by the carrier's name and above
+// the tracking number as people read it.
+func (d LabelDocument) drawBarcode(c labelCanvas, code string, modules []int) {
 	// The barcode, centred with its quiet zones inside the frame, at a whole number of dots
 	// per module so every bar edge falls on a printer dot.
-	c.fill(left, 812, width, frameWidth, false)
-	c.text(x, 838, w, 24, true, alignCenter, false, d.Carrier+" TRACKING #")
+	c.fill(frameLeft, 812, frameW, frameWidth, false)
+	c.text(textX, 838, textW, 24, true, alignCenter, false, d.Carrier+" TRACKING #")
 	total := 2 * barcode.QuietZone
 	for _, m := range modules {
 		total += m
 	}
-	module := max(1, min(maxModuleDots, (width-2*frameWidth)/total))
+	module := max(1, min(maxModuleDots, (frameW-2*frameWidth)/total))
 	c.barcode((labelWidth-module*(total-2*barcode.QuietZone))/2, barcodeTop, module, barcodeHeight, modules, code)
-	c.text(x, 1050, w, 34, true, alignCenter, false, carrier.GroupTrackingCode(d.TrackingCode))
-	c.fill(left, 1070, width, frameWidth, false)
+	c.text(textX, 1050, textW, 34, true, alignCenter, false, carrier.GroupTrackingCode(d.TrackingCode))
+	c.fill(frameLeft, 1070, frameW, frameWidth, false)
+}
 
-	// Footer: reference and weight as sent; the customs declaration marker.
-	footW := w
+// drawFooter draws the reference and the weight as sent, and the customs declaration marker.
+func (d LabelDocument) drawFooter(c labelCanvas) {
+	footW := textW
 	if d.Customs {
-		footW = w - 300
-		c.box(x+w-280, 1086, 280, 104, 4)
-		c.text(x+w-280, 1130, 280, 34, true, alignCenter, false, "CUSTOMS")
-		c.text(x+w-280, 1170, 280, 34, true, alignCenter, false, "DECLARATION")
+		footW = textW - 300
+		c.box(textX+textW-280, 1086, 280, 104, 4)
+		c.text(textX+textW-280, 1130, 280, 34, true, alignCenter, false, "CUSTOMS")
+		c.text(textX+textW-280, 1170, 280, 34, true, alignCenter, false, "DECLARATION")
 	}
 	if d.Reference != "" {
-		c.text(x, 1118, footW, 28, false, alignLeft, false, "REF "+d.Reference)
+		c.text(textX, 1118, footW, 28, false, alignLeft, false, "REF "+d.Reference)
 	}
 	if d.Weight != "" {
-		c.text(x, 1160, footW, 28, false, alignLeft, false, "ACTUAL WT "+d.Weight)
+		c.text(textX, 1160, footW, 28, false, alignLeft, false, "ACTUAL WT "+d.Weight)
 	}
+}
 
-	if d.Void {
-		// VOID across the face: both diagonals and a white panel with the word.
-		c.line(left, top, left+width, labelHeight-labelMargin, 12)
-		c.line(left+width, top, left, labelHeight-labelMargin, 12)
-		c.fill(146, 500, 520, 220, true)
-		c.box(146, 500, 520, 220, 12)
-		c.text(146, 670, 520, 190, true, alignCenter, false, "VOID")
-	}
-	return nil
+// drawVoid draws VOID across the label's face: both diagonals and a white panel with the word.
+func drawVoid(c labelCanvas) {
+	c.line(frameLeft, frameTop, frameLeft+frameW, labelHeight-labelMargin, 12)
+	c.line(frameLeft+frameW, frameTop, frameLeft, labelHeight-labelMargin, 12)
+	c.fill(146, 500, 520, 220, true)
+	c.box(146, 500, 520, 220, 12)
+	c.text(146, 670, 520, 190, true, alignCenter, false, "VOID")
 }
 
 // addressLines is an address as printed: name, company, streets, "City, ST ZIP", country.

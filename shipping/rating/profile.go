@@ -132,20 +132,38 @@ func NewProfile(key string, in ProfileInput, knownCarriers []string, updatedAt t
 	} else if len(in.Name) > 200 {
 		v.Add("name", "too_long", "must be at most 200 characters")
 	}
-	if len(in.Carriers) == 0 {
+	validateCarriers(&v, in.Carriers, knownCarriers)
+	validateSortCenters(&v, in.SortCenters)
+	validateCoverage(&v, in)
+	validateSurcharges(&v, in)
+	validateZoneMappings(&v, in.ZoneTNTMapping)
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	return LoadProfile(key, in, updatedAt), nil
+}
+
+// validateCarriers checks that the profile shops at least one carrier, each known and listed
+// once.
+func validateCarriers(v *shipping.ValidationError, carriers, knownCarriers []string) {
+	if len(carriers) == 0 {
 		v.Add("carriers", "required", "must list at least one carrier")
 	}
-	for i, c := range in.Carriers {
+	for i, c := range carriers {
 		f := "carriers." + strconv.Itoa(i)
 		switch {
 		case !slices.Contains(knownCarriers, c):
 			v.Add(f, "unknown_carrier", "is not a known carrier")
-		case slices.Index(in.Carriers, c) != i:
+		case slices.Index(carriers, c) != i:
 			v.Add(f, "duplicate", "is listed twice")
 		}
 	}
+}
+
+// validateSortCenters checks each sort center's id (unique), name and ZIP code.
+func validateSortCenters(v *shipping.ValidationError, centers []SortCenter) {
 	ids := map[string]bool{}
-	for i, sc := range in.SortCenters {
+	for i, sc := range centers {
 		f := "sort_centers." + strconv.Itoa(i)
 		if sc.ID == "" || len(sc.ID) > 64 {
 			v.Add(f+".id", "required", "must be 1 to 64 characters")
@@ -160,6 +178,10 @@ func NewProfile(key string, in ProfileInput, knownCarriers []string, updatedAt t
 			v.Add(f+".zip", "unknown_zip", "is not a known US ZIP code")
 		}
 	}
+}
+
+// validateCoverage checks zip_coverage: for the profile's carriers, ZIP3s and ranges of them.
+func validateCoverage(v *shipping.ValidationError, in ProfileInput) {
 	for _, c := range sortedKeys(in.ZipCoverage) {
 		f := "zip_coverage." + c
 		if !slices.Contains(in.Carriers, c) {
@@ -172,6 +194,11 @@ func NewProfile(key string, in ProfileInput, knownCarriers []string, updatedAt t
 			}
 		}
 	}
+}
+
+// validateSurcharges checks zip_surcharges: for the profile's carriers, known five-digit ZIPs
+// designated DAS or EDAS.
+func validateSurcharges(v *shipping.ValidationError, in ProfileInput) {
 	for _, c := range sortedKeys(in.ZipSurcharges) {
 		f := "zip_surcharges." + c
 		if !slices.Contains(in.Carriers, c) {
@@ -186,8 +213,13 @@ func NewProfile(key string, in ProfileInput, knownCarriers []string, updatedAt t
 			}
 		}
 	}
+}
+
+// validateZoneMappings checks zone_tnt_mapping: known ZIP3s, zones 1 to 8, transit days 1 to
+// 30, and each route once.
+func validateZoneMappings(v *shipping.ValidationError, mappings []ZoneTNT) {
 	routes := map[string]bool{}
-	for i, m := range in.ZoneTNTMapping {
+	for i, m := range mappings {
 		f := "zone_tnt_mapping." + strconv.Itoa(i)
 		o, d := zip3Of(m.OriginZip3), zip3Of(m.DestZip3)
 		if o < 0 {
@@ -208,14 +240,6 @@ func NewProfile(key string, in ProfileInput, knownCarriers []string, updatedAt t
 			routes[route] = true
 		}
 	}
-	if err := v.Err(); err != nil {
-		return nil, err
-	}
-	p := &Profile{Key: key, Name: in.Name, Carriers: in.Carriers, SortCenters: in.SortCenters, ZipCoverage: in.ZipCoverage,
-		ZipSurcharges: in.ZipSurcharges, ZoneTNTMapping: in.ZoneTNTMapping, UpdatedAt: shipping.Timestamp{Time: updatedAt}}
-	p.normalize()
-	p.index = p.buildIndex()
-	return p, nil
 }
 
 // Input returns the profile's editable part.
