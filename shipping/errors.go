@@ -1,5 +1,3 @@
-// Package shipping holds waybill's shipping domain: addresses, parcels, shipments, rates,
-// labels and tracking; the carriers and the rate engine; label documents.
 package shipping
 
 import (

@@ -15,7 +15,7 @@ type RateRequest struct {
 	// the route (ZoneFromProfile), else by distance.
 	Zone            int
 	ZoneFromProfile bool
-	// ZoneOrigin is the ZIP3 where the parcel enters the network (Profile.ZoneOrigin).
+	// ZoneOrigin is the ZIP3 where the parcel enters the network (rating.Profile.ZoneOrigin).
 	ZoneOrigin int
 	// TransitDays, when above zero, is the profile's transit time for the route
 	// (zone_tnt_mapping); ground services use it instead of their card's days.

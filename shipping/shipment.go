@@ -23,9 +23,9 @@ const (
 var ShipmentStatuses = []string{StatusOpen, StatusPurchased, StatusCancelled}
 
 // Shipment is a shipment with its rates and, once bought, its label. Its Messages are why each
-// carrier, or service, of its profile that gave no rate gave none (Shop's leftOut): empty when
-// all quoted; nil, and absent, for a shipment quoted before they were kept, since what was left
-// out of its quote is not known.
+// carrier, or service, of its profile that gave no rate gave none (what rate shopping left
+// out): empty when all quoted; nil, and absent, for a shipment quoted before they were kept,
+// since what was left out of its quote is not known.
 type Shipment struct {
 	ID                   string    `json:"id"`
 	AccountID            string    `json:"-"`

@@ -53,7 +53,7 @@ func PutCarrier(ctx context.Context, st CarrierWriter, code string, card *Card, 
 
 // PutPriceGrid stores a version, effective from effectiveFrom (the date of now when empty),
 // equal to the version in force on that date but for service's grid. The carrier (not deleted)
-// and the service must exist, else ErrNotFound.
+// and the service must exist, else shipping.ErrNotFound.
 func PutPriceGrid(ctx context.Context, st CarrierWriter, code, service, effectiveFrom string, breaks []int64, prices [][]int64,
 	dryRun bool, now time.Time) (CarrierPut, error) {
 	if effectiveFrom == "" {

@@ -31,7 +31,7 @@ type CarrierStore interface {
 	CarrierChanges(ctx context.Context) (int64, error)
 	// Carriers reads every stored carrier, deleted ones too, with the count of changes read.
 	Carriers(ctx context.Context) ([]*StoredCarrier, int64, error)
-	// CarrierCard reads the whole card of a stored version; ErrNotFound when not stored.
+	// CarrierCard reads the whole card of a stored version; shipping.ErrNotFound when not stored.
 	CarrierCard(ctx context.Context, code string, version int64) (*Card, error)
 }
 

@@ -171,7 +171,7 @@ func (c *TableCarrier) Rates(ctx context.Context, req shipping.RateRequest) ([]s
 	return quotes, err
 }
 
-// Quotes is Rates, also saying why each service left out while others quote (ServiceQuoter):
+// Quotes is Rates, also saying why each service left out while others quote (shipping.ServiceQuoter):
 // a parcel above the service's weight limit, or billed above its last weight break.
 func (c *TableCarrier) Quotes(ctx context.Context, req shipping.RateRequest) ([]shipping.Quote, []shipping.Reason, error) {
 	v := InForce(c.versions, req.ShipDate)
@@ -283,7 +283,7 @@ func formatOz(oz float64) string { return fmt.Sprintf("%g lb", oz/16) }
 
 // Purchase issues the label's tracking number: the next serial of the carrier's range, from
 // req.Serials, in the scheme of the version in force on the ship date. Past the range's end it
-// fails with ErrTrackingNumbersExhausted.
+// fails with shipping.ErrTrackingNumbersExhausted.
 func (c *TableCarrier) Purchase(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
 	v := InForce(c.versions, req.ShipDate)
 	if v == nil || v.Card.Service(req.Service) == nil {

@@ -33,7 +33,7 @@ func (e *TrackingOverlapError) Summary() string {
 		" can issue too; each carrier's range must be its own"
 }
 
-// Error is the summary with each field's message, as a ValidationError lists them.
+// Error is the summary with each field's message, as a shipping.ValidationError lists them.
 func (e *TrackingOverlapError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Summary())

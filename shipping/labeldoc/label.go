@@ -18,7 +18,7 @@ import (
 // is asked for, and the same data always gives the same bytes. It carries nothing internal:
 // no database identifiers are printed.
 type LabelDocument struct {
-	From, To     shipping.Address // as Shipment.LabelRoute gives them
+	From, To     shipping.Address // as shipping.Shipment.LabelRoute gives them
 	Carrier      string           // the carrier's name as people read it, e.g. "Postline"
 	Service      string           // the service's name as people read it, e.g. "Ground Advantage"
 	ShipDate     string           // YYYY-MM-DD

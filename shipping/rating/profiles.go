@@ -12,9 +12,9 @@ import (
 
 // ProfileStore is what Profiles reads and writes.
 type ProfileStore interface {
-	// Profile reads the profile with the key; ErrNotFound when there is none.
+	// Profile reads the profile with the key; shipping.ErrNotFound when there is none.
 	Profile(ctx context.Context, key string) (*Profile, error)
-	// ProfileVersion is when the profile last changed; ErrNotFound when there is none.
+	// ProfileVersion is when the profile last changed; shipping.ErrNotFound when there is none.
 	ProfileVersion(ctx context.Context, key string) (time.Time, error)
 	// PutProfile stores p, replacing the profile with its key (created when there was none),
 	// and in the same transaction emits ZIP_COVERAGE_UPDATED when coverageChanged says p's
@@ -48,7 +48,7 @@ type cachedProfile struct {
 }
 
 // Get returns the compiled profile with the key, reusing the cached copy while the stored one
-// is unchanged; ErrNotFound when there is none.
+// is unchanged; shipping.ErrNotFound when there is none.
 func (ps *Profiles) Get(ctx context.Context, key string) (*Profile, error) {
 	ps.mu.Lock()
 	c, gen := ps.cached[key], ps.gen

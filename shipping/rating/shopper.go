@@ -26,17 +26,11 @@ func NewShopper(carriers ...shipping.Carrier) *Shopper {
 	return s
 }
 
-// Carrier returns the named carrier.
-func (s *Shopper) Carrier(name string) (shipping.Carrier, bool) {
-	c, ok := s.carriers[name]
-	return c, ok
-}
-
 // Shop quotes a validated shipment request under profile p: the profile picks the carriers,
 // where they deliver, the zone origin and the route's zone, and area surcharges. It returns
 // the rates (IDs and shipment id unset) ordered by price, then transit days, then carrier and
 // service, filtered by strategy, with leftOut: why each carrier of the profile that gave no
-// rate, or each service a carrier left out while quoting others (a ServiceQuoter's), gave none
+// rate, or each service a carrier left out while quoting others (a shipping.ServiceQuoter's), gave none
 // (empty, not nil, when every one quoted). When no rate is found it returns a *RateError with
 // each carrier's reason.
 func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *shipping.ShipmentRequest, shipDate time.Time) (rates []shipping.Rate, leftOut []shipping.Reason, err error) {
@@ -99,7 +93,7 @@ func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *shipping.ShipmentReq
 	return PickRates(rates, sr.RateShoppingStrategy), reasons, nil
 }
 
-// quote asks c for its quotes, and a ServiceQuoter also for the services it left out (their
+// quote asks c for its quotes, and a shipping.ServiceQuoter also for the services it left out (their
 // Carrier is not read: the profile's name for c is).
 func quote(ctx context.Context, c shipping.Carrier, req shipping.RateRequest) ([]shipping.Quote, []shipping.Reason, error) {
 	if sq, ok := c.(shipping.ServiceQuoter); ok {
