@@ -25,7 +25,7 @@ func (a *API) setupCarriers(ctx context.Context) error {
 }
 
 // carriers returns the current carriers.
-func (a *API) carriers(ctx context.Context) (*carrier.CarrierSet, error) {
+func (a *API) carriers(ctx context.Context) (*carrier.Set, error) {
 	return a.ship.carriers.Current(ctx)
 }
 
@@ -88,7 +88,7 @@ func (a *API) putPriceGrid(w http.ResponseWriter, r *http.Request) error {
 // writeCarrierPut answers a PUT with the version it stored (DESIGN §16), as GET ?version=N
 // shows it, whether or not that version is in force today: in_force_version says which is. A
 // dry run answers the version it would have stored, with its changes.
-func (a *API) writeCarrierPut(w http.ResponseWriter, put carrier.CarrierPut, dryRun bool) error {
+func (a *API) writeCarrierPut(w http.ResponseWriter, put carrier.Put, dryRun bool) error {
 	v := put.Carrier.View(put.Carrier.Versions[len(put.Carrier.Versions)-1], a.today())
 	if dryRun {
 		v.Changes = put.Changes
@@ -114,9 +114,9 @@ func (a *API) getCarrier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var v *carrier.CarrierVersion // the one shown today
+	var v *carrier.Version // the one shown today
 	if version != 0 {
-		i := slices.IndexFunc(c.Versions, func(v *carrier.CarrierVersion) bool { return v.Version == int64(version) })
+		i := slices.IndexFunc(c.Versions, func(v *carrier.Version) bool { return v.Version == int64(version) })
 		if i < 0 {
 			return errNotFound
 		}
@@ -140,7 +140,7 @@ func (a *API) listCarriers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	stored = slices.DeleteFunc(stored, func(c *carrier.StoredCarrier) bool { return c.Deleted })
+	stored = slices.DeleteFunc(stored, func(c *carrier.Stored) bool { return c.Deleted })
 	// Each carrier is viewed and encoded before the next: a real-size card decoded is several
 	// times its JSON, and a page of them all at once went far past the server's memory limit.
 	var items [][]byte
@@ -156,7 +156,7 @@ func (a *API) listCarriers(w http.ResponseWriter, r *http.Request) error {
 		}
 		items = append(items, b)
 	}
-	writeEncodedList(w, items, offsetMeta(p, store.List[carrier.CarrierView]{Total: len(stored),
+	writeEncodedList(w, items, offsetMeta(p, store.List[carrier.View]{Total: len(stored),
 		HasNext: from+p.Size < len(stored), HasPrev: p.Number > 1}))
 	return nil
 }

@@ -128,13 +128,13 @@ func TestCarriersCompiledOnlyInForce(t *testing.T) {
 			t.Fatalf("quoted %+v; want ACMEX and BETAX", s.Data.ShippingRates)
 		}
 	}
-	versions := func(code string) []*carrier.CarrierVersion {
+	versions := func(code string) []*carrier.Version {
 		t.Helper()
 		s, err := e.api.carriers(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s.All[code].(*carrier.TableCarrier).Versions()
+		return s.All[code].(*carrier.Table).Versions()
 	}
 	quote()
 	beta := versions("BETAX")[0]

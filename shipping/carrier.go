@@ -6,7 +6,7 @@ import (
 )
 
 // Carrier quotes, buys and voids labels. Stored carriers are table-driven rate cards
-// (carrier.TableCarrier); a host application plugs in a real carrier by implementing this
+// (carrier.Table); a host application plugs in a real carrier by implementing this
 // interface.
 type Carrier interface {
 	// Name is the carrier's code as it appears on rates and labels.

@@ -17,8 +17,8 @@ import (
 // ErrCarrierInUse reports a carrier that a rate shopping profile still names.
 var ErrCarrierInUse = errors.New("carrier is named by a rate shopping profile")
 
-// shipcarrier.StoredCarrier is a carrier's stored versions, oldest first, and its tracking serials. Each
-// version's Card is its outline (shipcarrier.CarrierVersion.Load reads the whole card), except the
+// shipcarrier.Stored is a carrier's stored versions, oldest first, and its tracking serials. Each
+// version's Card is its outline (shipcarrier.Version.Load reads the whole card), except the
 
 // CarrierChanges is the count of changes of the stored carriers, to check a compiled copy.
 func (db *DB) CarrierChanges(ctx context.Context) (int64, error) {
@@ -29,8 +29,8 @@ func (db *DB) CarrierChanges(ctx context.Context) (int64, error) {
 
 // Carriers returns every stored carrier, deleted ones included, by code, with the count of
 // changes they reflect.
-func (db *DB) Carriers(ctx context.Context) ([]*shipcarrier.StoredCarrier, int64, error) {
-	var out []*shipcarrier.StoredCarrier
+func (db *DB) Carriers(ctx context.Context) ([]*shipcarrier.Stored, int64, error) {
+	var out []*shipcarrier.Stored
 	var changes int64
 	// One read transaction: the carriers, their versions and the count agree.
 	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -46,11 +46,11 @@ func (db *DB) Carriers(ctx context.Context) ([]*shipcarrier.StoredCarrier, int64
 }
 
 // Carrier returns one carrier that is not deleted, or ErrNotFound.
-func (db *DB) Carrier(ctx context.Context, code string) (*shipcarrier.StoredCarrier, error) {
+func (db *DB) Carrier(ctx context.Context, code string) (*shipcarrier.Stored, error) {
 	return db.carrier(ctx, db.r, code)
 }
 
-func (db *DB) carrier(ctx context.Context, q querier, code string) (*shipcarrier.StoredCarrier, error) {
+func (db *DB) carrier(ctx context.Context, q querier, code string) (*shipcarrier.Stored, error) {
 	cs, err := db.carriersWhere(ctx, q, code)
 	if err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ func (db *DB) carrier(ctx context.Context, q querier, code string) (*shipcarrier
 
 // carriersWhere reads the carrier code with its versions' outlines, or every carrier when code
 // is "".
-func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*shipcarrier.StoredCarrier, error) {
+func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*shipcarrier.Stored, error) {
 	where, args := "", []any{}
 	if code != "" {
 		where, args = " WHERE code = $1", append(args, code)
@@ -73,10 +73,10 @@ func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*shi
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*shipcarrier.StoredCarrier
-	byCode := map[string]*shipcarrier.StoredCarrier{}
+	var out []*shipcarrier.Stored
+	byCode := map[string]*shipcarrier.Stored{}
 	for rows.Next() {
-		var c shipcarrier.StoredCarrier
+		var c shipcarrier.Stored
 		var created, updated int64
 		if err := rows.Scan(&c.Code, &c.Deleted, &c.NextSerial, &created, &updated); err != nil {
 			return nil, err
@@ -93,7 +93,7 @@ func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*shi
 	if code != "" {
 		where = " WHERE carrier = $1"
 	}
-	err = versionOutlines(ctx, q, db.r, where, args, func(carrier string, v *shipcarrier.CarrierVersion) {
+	err = versionOutlines(ctx, q, db.r, where, args, func(carrier string, v *shipcarrier.Version) {
 		if c := byCode[carrier]; c != nil {
 			c.Versions = append(c.Versions, v)
 		}
@@ -135,7 +135,7 @@ func (o cardOutline) card(code, effectiveFrom string) *shipcarrier.Card {
 // version, as outlines whose Load reads the whole card from load (the read pool: a loader
 // outlives the transaction its outline was read in). A version stored before outlines were
 // (fillOutlines has not run since) is read from its card.
-func versionOutlines(ctx context.Context, q, load querier, where string, args []any, each func(carrier string, v *shipcarrier.CarrierVersion)) error {
+func versionOutlines(ctx context.Context, q, load querier, where string, args []any, each func(carrier string, v *shipcarrier.Version)) error {
 	rows, err := q.QueryContext(ctx, `SELECT carrier, version, effective_from, created_at, outline,
 		CASE WHEN outline IS NULL THEN card END FROM carrier_versions`+where+` ORDER BY carrier, version`, args...)
 	if err != nil {
@@ -146,7 +146,7 @@ func versionOutlines(ctx context.Context, q, load querier, where string, args []
 		var carrier, from string
 		var outline, card sql.NullString
 		var created int64
-		v := &shipcarrier.CarrierVersion{}
+		v := &shipcarrier.Version{}
 		if err := rows.Scan(&carrier, &v.Version, &from, &created, &outline, &card); err != nil {
 			return err
 		}
@@ -254,8 +254,8 @@ func (db *DB) SeedCarriers(ctx context.Context, cards []shipcarrier.Card) error 
 }
 
 // PutCarrierVersion runs fn in one transaction that holds carrier code's row
-// (shipcarrier.CarrierWriter).
-func (db *DB) PutCarrierVersion(ctx context.Context, code string, fn func(shipcarrier.CarrierVersionTx) error) error {
+// (shipcarrier.Writer).
+func (db *DB) PutCarrierVersion(ctx context.Context, code string, fn func(shipcarrier.VersionTx) error) error {
 	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.lock(ctx, tx, `SELECT code FROM carriers WHERE code = $1`, code); err != nil {
 			return err
@@ -272,15 +272,15 @@ func (db *DB) PutCarrierVersion(ctx context.Context, code string, fn func(shipca
 	})
 }
 
-// carrierVersionTx is a carrier version being stored, in tx (shipcarrier.CarrierVersionTx).
+// carrierVersionTx is a carrier version being stored, in tx (shipcarrier.VersionTx).
 type carrierVersionTx struct {
 	db     *DB
 	tx     *sql.Tx
 	code   string
-	stored *shipcarrier.StoredCarrier
+	stored *shipcarrier.Stored
 }
 
-func (v carrierVersionTx) Stored() *shipcarrier.StoredCarrier { return v.stored }
+func (v carrierVersionTx) Stored() *shipcarrier.Stored { return v.stored }
 
 func (v carrierVersionTx) Card(ctx context.Context, version int64) (*shipcarrier.Card, error) {
 	return versionCard(ctx, v.tx, v.code, version)
@@ -288,14 +288,14 @@ func (v carrierVersionTx) Card(ctx context.Context, version int64) (*shipcarrier
 
 // Others takes the one row of carrier_changes, which every put updates in the end anyway, then
 // reads the other carriers' version outlines (not their whole cards).
-func (v carrierVersionTx) Others(ctx context.Context) ([]*shipcarrier.StoredCarrier, error) {
+func (v carrierVersionTx) Others(ctx context.Context) ([]*shipcarrier.Stored, error) {
 	if err := v.db.lock(ctx, v.tx, `SELECT id FROM carrier_changes`); err != nil {
 		return nil, err
 	}
-	var out []*shipcarrier.StoredCarrier
-	err := versionOutlines(ctx, v.tx, v.db.r, " WHERE carrier <> $1", []any{v.code}, func(carrier string, cv *shipcarrier.CarrierVersion) {
+	var out []*shipcarrier.Stored
+	err := versionOutlines(ctx, v.tx, v.db.r, " WHERE carrier <> $1", []any{v.code}, func(carrier string, cv *shipcarrier.Version) {
 		if len(out) == 0 || out[len(out)-1].Code != carrier {
-			out = append(out, &shipcarrier.StoredCarrier{Code: carrier})
+			out = append(out, &shipcarrier.Stored{Code: carrier})
 		}
 		c := out[len(out)-1]
 		c.Versions = append(c.Versions, cv)
@@ -303,7 +303,7 @@ func (v carrierVersionTx) Others(ctx context.Context) ([]*shipcarrier.StoredCarr
 	return out, err
 }
 
-func (v carrierVersionTx) Add(ctx context.Context, card *shipcarrier.Card) (*shipcarrier.StoredCarrier, error) {
+func (v carrierVersionTx) Add(ctx context.Context, card *shipcarrier.Card) (*shipcarrier.Stored, error) {
 	if err := v.db.addVersion(ctx, v.tx, card); err != nil {
 		return nil, err
 	}

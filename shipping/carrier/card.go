@@ -88,8 +88,8 @@ var (
 	serviceCodePattern = regexp.MustCompile(`^[A-Z0-9_]{1,32}$`)
 )
 
-// ValidCarrierCode reports whether code can name a carrier: 2 to 32 of A-Z, 0-9 and _.
-func ValidCarrierCode(code string) bool { return carrierCodePattern.MatchString(code) }
+// ValidCode reports whether code can name a carrier: 2 to 32 of A-Z, 0-9 and _.
+func ValidCode(code string) bool { return carrierCodePattern.MatchString(code) }
 
 // Default limits of a card that gives none: the API's own parcel limits (150 lb, a 108 in
 // side) and the common 165 in of length plus girth.
@@ -161,7 +161,7 @@ func (c *Card) Validate(code string) error {
 // validateHeader checks the card's code against the path's, its name, date, dim factor and
 // limits.
 func (c *Card) validateHeader(v *shipping.ValidationError, code string) {
-	if !ValidCarrierCode(code) {
+	if !ValidCode(code) {
 		v.Add("code", "invalid", "must be 2 to 32 of A-Z, 0-9 and _")
 	} else if c.Code != code {
 		v.Add("code", "invalid", "must be the path's carrier code "+code)

@@ -227,10 +227,10 @@ func TestTrackingSchemes(t *testing.T) {
 }
 
 func TestInForce(t *testing.T) {
-	v := func(n int64, from string) *CarrierVersion {
-		return &CarrierVersion{Version: n, Card: &Card{EffectiveFrom: from}}
+	v := func(n int64, from string) *Version {
+		return &Version{Version: n, Card: &Card{EffectiveFrom: from}}
 	}
-	versions := []*CarrierVersion{v(1, "2026-01-01"), v(2, "2027-01-01"), v(3, "2026-01-01"), v(4, "2027-01-01")}
+	versions := []*Version{v(1, "2026-01-01"), v(2, "2027-01-01"), v(3, "2026-01-01"), v(4, "2027-01-01")}
 	for _, tt := range []struct {
 		date string
 		want int64
@@ -271,7 +271,7 @@ func TestCardRates(t *testing.T) {
 	card := testCard()
 	card.Coverage = []string{"100-199", "900"}
 	card.ZoneChart = []ZoneChartEntry{{"100", "150-159", 7}}
-	c := NewTableCarrier("ACME", []*CarrierVersion{{Version: 4, Card: card}})
+	c := NewTable("ACME", []*Version{{Version: 4, Card: card}})
 	req := func(zip, date string, edit func(*shipping.RateRequest)) shipping.RateRequest {
 		r := shipping.RateRequest{Destination: *address(zip, "NY"), LengthIn: 1, WidthIn: 1, HeightIn: 1, WeightOz: 10, Zone: 2,
 			ZoneOrigin: shipping.ZIP3Number("100"), ShipDate: date}
@@ -320,7 +320,7 @@ func TestCardRates(t *testing.T) {
 	// A card's own dim factor prices the dimensional weight. Versions never change: the
 	// changed card is another version, compiled anew.
 	card.DimFactor = 400
-	c = NewTableCarrier("ACME", []*CarrierVersion{{Version: 4, Card: card}})
+	c = NewTable("ACME", []*Version{{Version: 4, Card: card}})
 	quotes, err := c.Rates(context.Background(), req("10003", "2026-03-01", func(r *shipping.RateRequest) { r.LengthIn, r.WidthIn, r.HeightIn = 12, 12, 3 }))
 	if err != nil || quotes[0].BillableWeightOz != 18 || quotes[0].PostageCents != 210 {
 		t.Errorf("with dim factor 400: %v, %v; want 18 oz (432/400 lb) at 210", quotes, err)
@@ -328,7 +328,7 @@ func TestCardRates(t *testing.T) {
 }
 
 func TestPurchaseExhausted(t *testing.T) {
-	c := NewTableCarrier("ACME", []*CarrierVersion{{Version: 1, Card: testCard()}})
+	c := NewTable("ACME", []*Version{{Version: 1, Card: testCard()}})
 	serials := serialCounter{}
 	var codes []string
 	for range 3 {

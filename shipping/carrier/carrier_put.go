@@ -8,45 +8,45 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// CarrierWriter is what storing a carrier version needs of the store.
-type CarrierWriter interface {
+// Writer is what storing a carrier version needs of the store.
+type Writer interface {
 	// PutCarrierVersion runs fn in one transaction that holds carrier code's row, so that its
 	// versions are numbered one after the other and each is compared with the one before; an
 	// error from fn rolls the transaction back and is returned.
-	PutCarrierVersion(ctx context.Context, code string, fn func(CarrierVersionTx) error) error
+	PutCarrierVersion(ctx context.Context, code string, fn func(VersionTx) error) error
 }
 
-// CarrierVersionTx is a carrier version being stored.
-type CarrierVersionTx interface {
+// VersionTx is a carrier version being stored.
+type VersionTx interface {
 	// Stored is the carrier as stored, deleted or not, with its versions' outlines; nil when it
 	// never was.
-	Stored() *StoredCarrier
+	Stored() *Stored
 	// Card reads the whole card of one of its versions.
 	Card(ctx context.Context, version int64) (*Card, error)
 	// Others reads every other carrier, deleted ones too, with its versions' outlines. It first
 	// takes the one row every put of any carrier updates, so two carriers stored at once are
 	// compared with each other, one after the other.
-	Others(ctx context.Context) ([]*StoredCarrier, error)
+	Others(ctx context.Context) ([]*Stored, error)
 	// Add stores card as the carrier's next version, creating the carrier or bringing a deleted
 	// one back, and returns the carrier after it.
-	Add(ctx context.Context, card *Card) (*StoredCarrier, error)
+	Add(ctx context.Context, card *Card) (*Stored, error)
 }
 
-// CarrierPut is what storing a version answered: the carrier after it (for a dry run, as it
+// Put is what storing a version answered: the carrier after it (for a dry run, as it
 // would be), whether the version created the carrier (or brought a deleted one back), and the
 // prices it changed against the version in force on its effective date.
-type CarrierPut struct {
-	Carrier *StoredCarrier
+type Put struct {
+	Carrier *Stored
 	Created bool
 	Changes []PriceChange
 }
 
-// PutCarrier validates the card, normalized for carrier code on the date of now, and stores it
+// PutCard validates the card, normalized for carrier code on the date of now, and stores it
 // as the carrier's next version; with dryRun it only validates and reports.
-func PutCarrier(ctx context.Context, st CarrierWriter, code string, card *Card, dryRun bool, now time.Time) (CarrierPut, error) {
+func PutCard(ctx context.Context, st Writer, code string, card *Card, dryRun bool, now time.Time) (Put, error) {
 	card.Normalize(code, now)
 	if err := card.Validate(code); err != nil {
-		return CarrierPut{}, err
+		return Put{}, err
 	}
 	return putVersion(ctx, st, code, card.EffectiveFrom, dryRun, now, func(bool, *Card) (*Card, error) { return card, nil })
 }
@@ -54,8 +54,8 @@ func PutCarrier(ctx context.Context, st CarrierWriter, code string, card *Card, 
 // PutPriceGrid stores a version, effective from effectiveFrom (the date of now when empty),
 // equal to the version in force on that date but for service's grid. The carrier (not deleted)
 // and the service must exist, else shipping.ErrNotFound.
-func PutPriceGrid(ctx context.Context, st CarrierWriter, code, service, effectiveFrom string, breaks []int64, prices [][]int64,
-	dryRun bool, now time.Time) (CarrierPut, error) {
+func PutPriceGrid(ctx context.Context, st Writer, code, service, effectiveFrom string, breaks []int64, prices [][]int64,
+	dryRun bool, now time.Time) (Put, error) {
 	if effectiveFrom == "" {
 		effectiveFrom = now.UTC().Format(time.DateOnly)
 	}
@@ -79,29 +79,29 @@ func PutPriceGrid(ctx context.Context, st CarrierWriter, code, service, effectiv
 	})
 }
 
-// Put stores card as carrier code's next version (PutCarrier), unless code names one of the
+// Put stores card as carrier code's next version (PutCard), unless code names one of the
 // host's Go carriers (refused: a stored carrier never shadows them), and has the registry load
 // it at once.
-func (r *Registry) Put(ctx context.Context, code string, card *Card, dryRun bool) (CarrierPut, error) {
+func (r *Registry) Put(ctx context.Context, code string, card *Card, dryRun bool) (Put, error) {
 	for _, c := range r.Host {
 		if c.Name() == code {
 			var v shipping.ValidationError
 			v.Add("code", "taken", "is the name of a carrier the host application provides in Go")
-			return CarrierPut{}, v.Err()
+			return Put{}, v.Err()
 		}
 	}
-	return r.stored(PutCarrier(ctx, r.Store, code, card, dryRun, r.Now()))
+	return r.stored(PutCard(ctx, r.Store, code, card, dryRun, r.Now()))
 }
 
 // PutPriceGrid stores a version of carrier code with service's grid replaced (PutPriceGrid),
 // and has the registry load it at once.
 func (r *Registry) PutPriceGrid(ctx context.Context, code, service, effectiveFrom string, breaks []int64, prices [][]int64,
-	dryRun bool) (CarrierPut, error) {
+	dryRun bool) (Put, error) {
 	return r.stored(PutPriceGrid(ctx, r.Store, code, service, effectiveFrom, breaks, prices, dryRun, r.Now()))
 }
 
 // stored has the registry load the carriers again after a put that stored a version.
-func (r *Registry) stored(put CarrierPut, err error) (CarrierPut, error) {
+func (r *Registry) stored(put Put, err error) (Put, error) {
 	if err == nil {
 		r.Refresh()
 	}
@@ -115,10 +115,10 @@ var errDryRun = errors.New("dry run")
 // a new or deleted carrier, which is not live), once its tracking range overlaps no version of
 // another carrier's. Only the version compared with is read whole, so a put
 // costs the same at the 1st version and the 100th.
-func putVersion(ctx context.Context, st CarrierWriter, code, effectiveFrom string, dryRun bool, now time.Time,
-	next func(live bool, inForce *Card) (*Card, error)) (CarrierPut, error) {
-	var put CarrierPut
-	err := st.PutCarrierVersion(ctx, code, func(tx CarrierVersionTx) error {
+func putVersion(ctx context.Context, st Writer, code, effectiveFrom string, dryRun bool, now time.Time,
+	next func(live bool, inForce *Card) (*Card, error)) (Put, error) {
+	var put Put
+	err := st.PutCarrierVersion(ctx, code, func(tx VersionTx) error {
 		c := tx.Stored()
 		live := c != nil && !c.Deleted
 		var inForce *Card
@@ -141,7 +141,7 @@ func putVersion(ctx context.Context, st CarrierWriter, code, effectiveFrom strin
 		if err := card.CheckTrackingOverlap(trackingOf(others)); err != nil {
 			return err
 		}
-		put = CarrierPut{Changes: PriceChanges(inForce, card), Created: !live}
+		put = Put{Changes: PriceChanges(inForce, card), Created: !live}
 		if dryRun {
 			put.Carrier = withVersion(c, card, now)
 			return errDryRun
@@ -161,11 +161,11 @@ func putVersion(ctx context.Context, st CarrierWriter, code, effectiveFrom strin
 // trackingOf is the tracking schemes of every version of the carriers, a deleted carrier's
 // too: a version in force or to come can issue numbers, and one replaced has issued some that
 // labels still carry, so none may be issued again.
-func trackingOf(carriers []*StoredCarrier) []CarrierTracking {
-	var out []CarrierTracking
+func trackingOf(carriers []*Stored) []Tracking {
+	var out []Tracking
 	for _, c := range carriers {
 		for _, v := range c.Versions {
-			out = append(out, CarrierTracking{Carrier: c.Code, Version: v.Version, Tracking: v.Card.Tracking})
+			out = append(out, Tracking{Carrier: c.Code, Version: v.Version, Tracking: v.Card.Tracking})
 		}
 	}
 	return out
@@ -173,13 +173,13 @@ func trackingOf(carriers []*StoredCarrier) []CarrierTracking {
 
 // withVersion is the carrier c (nil for one never stored) as it would be with card stored as
 // its next version.
-func withVersion(c *StoredCarrier, card *Card, now time.Time) *StoredCarrier {
-	out := &StoredCarrier{Code: card.Code, CreatedAt: now}
+func withVersion(c *Stored, card *Card, now time.Time) *Stored {
+	out := &Stored{Code: card.Code, CreatedAt: now}
 	if c != nil {
 		*out = *c
 	}
 	n := int64(len(out.Versions)) + 1
-	out.Versions = append(out.Versions[:len(out.Versions):len(out.Versions)], &CarrierVersion{Version: n, CreatedAt: now, Card: card})
+	out.Versions = append(out.Versions[:len(out.Versions):len(out.Versions)], &Version{Version: n, CreatedAt: now, Card: card})
 	out.Deleted, out.UpdatedAt = false, now
 	return out
 }

@@ -14,23 +14,23 @@ import (
 // carriers, a deleted carrier's too: a version replaced before today issued numbers that labels
 // carry (a reviewer stored a carrier whose range reused another's issued numbers).
 func TestTrackingOf(t *testing.T) {
-	version := func(n int64, from string) *CarrierVersion {
-		return &CarrierVersion{Version: n, Card: &Card{EffectiveFrom: from}}
+	version := func(n int64, from string) *Version {
+		return &Version{Version: n, Card: &Card{EffectiveFrom: from}}
 	}
 	tests := []struct {
 		name     string
-		carriers []*StoredCarrier
+		carriers []*Stored
 		want     []string // carrier:version
 	}{
 		{"none", nil, nil},
-		{"one in force", []*StoredCarrier{{Code: "A", Versions: []*CarrierVersion{version(1, "2026-01-01")}}}, []string{"A:1"}},
-		{"replaced before today", []*StoredCarrier{{Code: "A", Versions: []*CarrierVersion{version(1, "2026-01-01"), version(2, "2026-06-01")}}},
+		{"one in force", []*Stored{{Code: "A", Versions: []*Version{version(1, "2026-01-01")}}}, []string{"A:1"}},
+		{"replaced before today", []*Stored{{Code: "A", Versions: []*Version{version(1, "2026-01-01"), version(2, "2026-06-01")}}},
 			[]string{"A:1", "A:2"}},
-		{"in force and to come", []*StoredCarrier{{Code: "A", Versions: []*CarrierVersion{version(1, "2026-01-01"), version(2, "2027-01-01")}}},
+		{"in force and to come", []*Stored{{Code: "A", Versions: []*Version{version(1, "2026-01-01"), version(2, "2027-01-01")}}},
 			[]string{"A:1", "A:2"}},
-		{"deleted still counts", []*StoredCarrier{{Code: "D", Deleted: true, Versions: []*CarrierVersion{version(1, "2026-01-01")}}},
+		{"deleted still counts", []*Stored{{Code: "D", Deleted: true, Versions: []*Version{version(1, "2026-01-01")}}},
 			[]string{"D:1"}},
-		{"only to come", []*StoredCarrier{{Code: "F", Versions: []*CarrierVersion{version(1, "2027-03-01")}}}, []string{"F:1"}},
+		{"only to come", []*Stored{{Code: "F", Versions: []*Version{version(1, "2027-03-01")}}}, []string{"F:1"}},
 	}
 	for _, tt := range tests {
 		var got []string
@@ -59,8 +59,8 @@ func TestWithVersion(t *testing.T) {
 	if fresh.Code != "A" || len(fresh.Versions) != 1 || fresh.Versions[0].Version != 1 || !fresh.CreatedAt.Equal(now) {
 		t.Errorf("withVersion(nil) = %+v", fresh)
 	}
-	stored := &StoredCarrier{Code: "A", Deleted: true, CreatedAt: now.AddDate(-1, 0, 0),
-		Versions: make([]*CarrierVersion, 2, 4)}
+	stored := &Stored{Code: "A", Deleted: true, CreatedAt: now.AddDate(-1, 0, 0),
+		Versions: make([]*Version, 2, 4)}
 	got := withVersion(stored, card, now)
 	if got.Deleted || len(got.Versions) != 3 || got.Versions[2].Version != 3 || got.Versions[2].Card != card || !got.UpdatedAt.Equal(now) {
 		t.Errorf("withVersion(deleted, 2 versions) = %+v", got)
@@ -75,7 +75,7 @@ func TestWithVersion(t *testing.T) {
 func TestRegistryPutHostName(t *testing.T) {
 	card := SampleCards()[0]
 	r := &Registry{Store: noStoredCarriers{}, Now: time.Now,
-		Host: []shipping.Carrier{NewTableCarrier("HOSTED", []*CarrierVersion{{Version: 1, Card: &card}})}}
+		Host: []shipping.Carrier{NewTable("HOSTED", []*Version{{Version: 1, Card: &card}})}}
 	var v *shipping.ValidationError
 	if _, err := r.Put(context.Background(), "HOSTED", &card, false); !errors.As(err, &v) || v.Fields[0].Code != "taken" {
 		t.Errorf("Put of a host carrier's name = %v; want code taken", err)
@@ -87,12 +87,12 @@ func TestRegistryPutHostName(t *testing.T) {
 	}
 }
 
-// noStoredCarriers is a CarrierStore without any stored carrier.
+// noStoredCarriers is a Store without any stored carrier.
 type noStoredCarriers struct{}
 
 func (noStoredCarriers) CarrierChanges(context.Context) (int64, error) { return 0, nil }
 
-func (noStoredCarriers) Carriers(context.Context) ([]*StoredCarrier, int64, error) {
+func (noStoredCarriers) Carriers(context.Context) ([]*Stored, int64, error) {
 	return nil, 0, nil
 }
 
@@ -100,6 +100,6 @@ func (noStoredCarriers) CarrierCard(context.Context, string, int64) (*Card, erro
 	return nil, shipping.ErrNotFound
 }
 
-func (noStoredCarriers) PutCarrierVersion(context.Context, string, func(CarrierVersionTx) error) error {
+func (noStoredCarriers) PutCarrierVersion(context.Context, string, func(VersionTx) error) error {
 	return shipping.ErrNotFound
 }

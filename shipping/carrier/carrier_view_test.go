@@ -6,16 +6,16 @@ import "testing"
 // start in force when that is above it, and never go below zero; the version in force today is
 // named beside the one shown, and null before any is in force.
 func TestCarrierView(t *testing.T) {
-	version := func(n int64, from string, start, end int64) *CarrierVersion {
+	version := func(n int64, from string, start, end int64) *Version {
 		c := &Card{Code: "X", EffectiveFrom: from}
 		c.Tracking.RangeStart, c.Tracking.RangeEnd = start, end
-		return &CarrierVersion{Version: n, Card: c}
+		return &Version{Version: n, Card: c}
 	}
 	v1, v2 := version(1, "2026-01-01", 100, 199), version(2, "2026-12-01", 500, 599)
 	tests := []struct {
 		name          string
 		next          int64
-		shown         *CarrierVersion
+		shown         *Version
 		today         string
 		wantNext      int64
 		wantRemaining int64
@@ -31,7 +31,7 @@ func TestCarrierView(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &StoredCarrier{Code: "X", NextSerial: tt.next, Versions: []*CarrierVersion{v1, v2}}
+			c := &Stored{Code: "X", NextSerial: tt.next, Versions: []*Version{v1, v2}}
 			got := c.View(tt.shown, tt.today)
 			if got.Version != tt.shown.Version || got.Tracking.NextSerial != tt.wantNext || got.Tracking.Remaining != tt.wantRemaining {
 				t.Errorf("View = version %d, next %d, remaining %d; want %d, %d, %d", got.Version, got.Tracking.NextSerial,

@@ -78,7 +78,7 @@ var ErrDDPNotOffered = errors.New("DDP not offered")
 // abroad: by the country's zone, with the weight breaks, DIM, limits and fuel as at home, and
 // for a DDP shipment only the services with a DDP fee, the fee added to the price. Like Quotes,
 // it also says why each service it left out while quoting others gave none.
-func (c *TableCarrier) internationalRates(v *CarrierVersion, card *Card, req shipping.RateRequest) ([]shipping.Quote, []shipping.Reason, error) {
+func (c *Table) internationalRates(v *Version, card *Card, req shipping.RateRequest) ([]shipping.Quote, []shipping.Reason, error) {
 	zone, ok := card.CountryZones[req.ForeignCountry()]
 	if !ok || !slices.ContainsFunc(card.Services, func(s CardService) bool { return s.International }) {
 		return nil, nil, ErrCountryNotServiced

@@ -15,7 +15,7 @@ func TestInternationalRates(t *testing.T) {
 	card.CountryZones = map[string]int{"CA": 1, "GB": 2}
 	card.Services = append(card.Services, CardService{Code: "INTL", Name: "Intl", MaxWeightOz: 1120, International: true,
 		TransitDays: []int{5, 7}, WeightBreaksOz: []int64{16, 32}, PricesCents: [][]int64{{1000, 1500}, {1200, 1800}}, DDPFeeCents: 900})
-	c := NewTableCarrier("ACME", []*CarrierVersion{{Version: 2, Card: card}})
+	c := NewTable("ACME", []*Version{{Version: 2, Card: card}})
 	req := func(country string, edit func(*shipping.RateRequest)) shipping.RateRequest {
 		r := shipping.RateRequest{Origin: *address("90058", "CA"), Destination: shipping.Address{Country: country}, LengthIn: 1, WidthIn: 1, HeightIn: 1,
 			WeightOz: 10, ShipDate: "2026-03-01"}
@@ -63,7 +63,7 @@ func TestInternationalRates(t *testing.T) {
 	intl := testCard()
 	intl.CountryZones = card.CountryZones
 	intl.Services = slices.Clone(card.Services[len(card.Services)-1:])
-	only := NewTableCarrier("ABROAD", []*CarrierVersion{{Version: 1, Card: intl}})
+	only := NewTable("ABROAD", []*Version{{Version: 1, Card: intl}})
 	if _, err := only.Rates(context.Background(), dom); !errors.Is(err, ErrCountryNotServiced) {
 		t.Errorf("Rates(domestic) of an international-only card = %v; want ErrCountryNotServiced", err)
 	}

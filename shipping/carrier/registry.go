@@ -13,31 +13,31 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// StoredCarrier is a carrier stored as data (DESIGN §11): its versions' outlines, each card
-// read whole when a version is compiled (CarrierVersion.Load).
-type StoredCarrier struct {
+// Stored is a carrier stored as data (DESIGN §11): its versions' outlines, each card
+// read whole when a version is compiled (Version.Load).
+type Stored struct {
 	Code       string
 	Deleted    bool
 	NextSerial int64 // the next serial the store hands out, unless the range start in force is above it
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
-	Versions   []*CarrierVersion
+	Versions   []*Version
 }
 
-// CarrierStore is what the registry reads, and writes a version through (CarrierWriter).
-type CarrierStore interface {
-	CarrierWriter
+// Store is what the registry reads, and writes a version through (Writer).
+type Store interface {
+	Writer
 	// CarrierChanges is the count of changes of the stored carriers.
 	CarrierChanges(ctx context.Context) (int64, error)
 	// Carriers reads every stored carrier, deleted ones too, with the count of changes read.
-	Carriers(ctx context.Context) ([]*StoredCarrier, int64, error)
+	Carriers(ctx context.Context) ([]*Stored, int64, error)
 	// CarrierCard reads the whole card of a stored version; shipping.ErrNotFound when not stored.
 	CarrierCard(ctx context.Context, code string, version int64) (*Card, error)
 }
 
-// CarrierSet is the carriers at one count of stored changes: the host's Go carriers beside the
+// Set is the carriers at one count of stored changes: the host's Go carriers beside the
 // stored ones, compiled.
-type CarrierSet struct {
+type Set struct {
 	changes int64
 	today   string // the date the set was made for: versions no longer in force leave it
 	// Quotable are the carriers rate shopping may quote, by name: the host's and the stored ones
@@ -52,12 +52,12 @@ type CarrierSet struct {
 // database is quoted, or no longer, within it; one changed through this process at once
 // (Refresh). A stored carrier with the name of one of the host's is left out and logged.
 type Registry struct {
-	Store CarrierStore
+	Store Store
 	Host  []shipping.Carrier
 	Now   func() time.Time
 	Log   *slog.Logger
 
-	set     atomic.Pointer[CarrierSet]
+	set     atomic.Pointer[Set]
 	checked atomic.Int64 // unix nanoseconds of the last check
 	mu      sync.Mutex   // one reload at a time
 }
@@ -85,7 +85,7 @@ func (r *Registry) Open(ctx context.Context) error {
 func (r *Registry) today() string { return r.Now().UTC().Format(time.DateOnly) }
 
 // Current returns the current carriers.
-func (r *Registry) Current(ctx context.Context) (*CarrierSet, error) {
+func (r *Registry) Current(ctx context.Context) (*Set, error) {
 	if s := r.set.Load(); s != nil && time.Since(time.Unix(0, r.checked.Load())) < carrierRecheck {
 		return s, nil
 	}
@@ -136,10 +136,10 @@ func (r *Registry) Last(code string) (shipping.Carrier, bool) {
 }
 
 // load reads the stored carriers' outlines beside the host's carriers. A version is compiled on
-// the first quote that needs it (CarrierVersion.Load); a version in force today or later that
+// the first quote that needs it (Version.Load); a version in force today or later that
 // the current set has is carried over, compiled, so a change to one carrier compiles only its
 // new version, and one no longer in force is let go.
-func (r *Registry) load(ctx context.Context) (*CarrierSet, error) {
+func (r *Registry) load(ctx context.Context) (*Set, error) {
 	today := r.today()
 	stored, changes, err := r.Store.Carriers(ctx)
 	if err != nil {
@@ -147,12 +147,12 @@ func (r *Registry) load(ctx context.Context) (*CarrierSet, error) {
 	}
 	if old := r.set.Load(); old != nil {
 		for _, sc := range stored {
-			if tc, ok := old.All[sc.Code].(*TableCarrier); ok {
+			if tc, ok := old.All[sc.Code].(*Table); ok {
 				sc.Versions = carriedOver(tc.Versions(), sc.Versions, today)
 			}
 		}
 	}
-	s := &CarrierSet{changes: changes, today: today, All: map[string]shipping.Carrier{}}
+	s := &Set{changes: changes, today: today, All: map[string]shipping.Carrier{}}
 	quotable := slices.Clone(r.Host)
 	for _, c := range quotable {
 		s.All[c.Name()] = c
@@ -164,7 +164,7 @@ func (r *Registry) load(ctx context.Context) (*CarrierSet, error) {
 			}
 			continue
 		}
-		tc := NewTableCarrier(sc.Code, sc.Versions)
+		tc := NewTable(sc.Code, sc.Versions)
 		s.All[sc.Code] = tc
 		if !sc.Deleted {
 			quotable = append(quotable, tc)
@@ -185,7 +185,7 @@ func (r *Registry) load(ctx context.Context) (*CarrierSet, error) {
 // a change, only the new ones), side by side on every core, before the set serves: the first
 // quote after a start or a change does not compile them one by one. Versions in force later
 // are compiled by the first quote that needs them.
-func compileInForce(ctx context.Context, stored []*StoredCarrier, today string) error {
+func compileInForce(ctx context.Context, stored []*Stored, today string) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(stored))
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -212,11 +212,11 @@ func compileInForce(ctx context.Context, stored []*StoredCarrier, today string) 
 
 // carriedOver is versions read anew, where those in force today or later are replaced by the
 // same versions of compiled (versions never change), compiled or not.
-func carriedOver(compiled, versions []*CarrierVersion, today string) []*CarrierVersion {
+func carriedOver(compiled, versions []*Version, today string) []*Version {
 	out := slices.Clone(versions)
 	for _, v := range InForceFrom(versions, today) {
-		i := slices.IndexFunc(out, func(o *CarrierVersion) bool { return o.Version == v.Version })
-		if j := slices.IndexFunc(compiled, func(o *CarrierVersion) bool { return o.Version == v.Version }); j >= 0 {
+		i := slices.IndexFunc(out, func(o *Version) bool { return o.Version == v.Version })
+		if j := slices.IndexFunc(compiled, func(o *Version) bool { return o.Version == v.Version }); j >= 0 {
 			out[i] = compiled[j]
 		}
 	}

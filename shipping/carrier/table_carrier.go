@@ -40,8 +40,8 @@ func SampleCards() []Card {
 	return doc.Carriers
 }
 
-// CarrierVersion is one stored version of a carrier's card. Versions are never changed.
-type CarrierVersion struct {
+// Version is one stored version of a carrier's card. Versions are never changed.
+type Version struct {
 	Version   int64 // 1, 2, … in the order they were stored
 	CreatedAt time.Time
 	Card      *Card
@@ -58,8 +58,8 @@ type CarrierVersion struct {
 // InForce returns the version in force on date (YYYY-MM-DD): the one with the latest
 // effective_from on or before it; among those of that date, the one stored last. nil when
 // none is in force yet.
-func InForce(versions []*CarrierVersion, date string) *CarrierVersion {
-	var best *CarrierVersion
+func InForce(versions []*Version, date string) *Version {
+	var best *Version
 	for _, v := range versions {
 		if e := v.Card.EffectiveFrom; e <= date && (best == nil || e > best.Card.EffectiveFrom ||
 			e == best.Card.EffectiveFrom && v.Version > best.Version) {
@@ -71,8 +71,8 @@ func InForce(versions []*CarrierVersion, date string) *CarrierVersion {
 
 // InForceFrom returns the versions in force on date or on some day after it, oldest first:
 // the one in force on date and every later one that will be in force on its effective_from.
-func InForceFrom(versions []*CarrierVersion, date string) []*CarrierVersion {
-	var out []*CarrierVersion
+func InForceFrom(versions []*Version, date string) []*Version {
+	var out []*Version
 	for _, v := range versions {
 		if InForce(versions, max(date, v.Card.EffectiveFrom)) == v {
 			out = append(out, v)
@@ -83,7 +83,7 @@ func InForceFrom(versions []*CarrierVersion, date string) []*CarrierVersion {
 
 // Shown is the version a carrier is shown at on date: the one in force, or before any is, the
 // first to come into force.
-func Shown(versions []*CarrierVersion, date string) *CarrierVersion {
+func Shown(versions []*Version, date string) *Version {
 	if v := InForce(versions, date); v != nil || len(versions) == 0 {
 		return v
 	}
@@ -106,13 +106,13 @@ type cardIndex struct {
 
 // Compile compiles the version for quoting now, if it is not yet: a caller may compile the
 // versions in force side by side rather than leave them to quotes one by one.
-func (v *CarrierVersion) Compile(ctx context.Context) error {
+func (v *Version) Compile(ctx context.Context) error {
 	_, err := v.compiled(ctx)
 	return err
 }
 
 // compiled returns the version compiled for quoting, reading its card first if need be.
-func (v *CarrierVersion) compiled(ctx context.Context) (*cardIndex, error) {
+func (v *Version) compiled(ctx context.Context) (*cardIndex, error) {
 	if x := v.index.Load(); x != nil {
 		return x, nil
 	}
@@ -145,35 +145,35 @@ func (v *CarrierVersion) compiled(ctx context.Context) (*cardIndex, error) {
 	return x, nil
 }
 
-// TableCarrier is a carrier priced from its stored card versions.
-type TableCarrier struct {
+// Table is a carrier priced from its stored card versions.
+type Table struct {
 	code     string
-	versions []*CarrierVersion
+	versions []*Version
 }
 
-// NewTableCarrier returns the carrier code priced from its versions.
-func NewTableCarrier(code string, versions []*CarrierVersion) *TableCarrier {
-	return &TableCarrier{code: code, versions: versions}
+// NewTable returns the carrier code priced from its versions.
+func NewTable(code string, versions []*Version) *Table {
+	return &Table{code: code, versions: versions}
 }
 
 // Name is the carrier's code.
-func (c *TableCarrier) Name() string { return c.code }
+func (c *Table) Name() string { return c.code }
 
 // Versions are the carrier's stored versions, oldest first.
-func (c *TableCarrier) Versions() []*CarrierVersion { return c.versions }
+func (c *Table) Versions() []*Version { return c.versions }
 
 // Rates quotes every service of the version in force on the ship date that can carry the
 // parcel: the card's coverage, zone chart (unless the profile has the route), limits, dim
 // factor, fuel percentage of the date and DAS/EDAS lists (unless the profile has the
 // carrier's surcharges) apply.
-func (c *TableCarrier) Rates(ctx context.Context, req shipping.RateRequest) ([]shipping.Quote, error) {
+func (c *Table) Rates(ctx context.Context, req shipping.RateRequest) ([]shipping.Quote, error) {
 	quotes, _, err := c.Quotes(ctx, req)
 	return quotes, err
 }
 
 // Quotes is Rates, also saying why each service left out while others quote (shipping.ServiceQuoter):
 // a parcel above the service's weight limit, or billed above its last weight break.
-func (c *TableCarrier) Quotes(ctx context.Context, req shipping.RateRequest) ([]shipping.Quote, []shipping.Reason, error) {
+func (c *Table) Quotes(ctx context.Context, req shipping.RateRequest) ([]shipping.Quote, []shipping.Reason, error) {
 	v := InForce(c.versions, req.ShipDate)
 	if v == nil {
 		return nil, nil, fmt.Errorf("no rate card in force on %s", req.ShipDate)
@@ -192,7 +192,7 @@ func (c *TableCarrier) Quotes(ctx context.Context, req shipping.RateRequest) ([]
 // home: the card's coverage, zone chart (unless the profile has the route), limits, dim factor,
 // fuel and area surcharges apply. Like Quotes, it also says why each service it left out while
 // quoting others gave none.
-func (c *TableCarrier) domesticRates(v *CarrierVersion, x *cardIndex, req shipping.RateRequest) ([]shipping.Quote, []shipping.Reason, error) {
+func (c *Table) domesticRates(v *Version, x *cardIndex, req shipping.RateRequest) ([]shipping.Quote, []shipping.Reason, error) {
 	card := x.card
 	if !slices.ContainsFunc(card.Services, func(s CardService) bool { return !s.International }) {
 		return nil, nil, ErrCountryNotServiced // a card of international services serves no route at home
@@ -284,7 +284,7 @@ func formatOz(oz float64) string { return fmt.Sprintf("%g lb", oz/16) }
 // Purchase issues the label's tracking number: the next serial of the carrier's range, from
 // req.Serials, in the scheme of the version in force on the ship date. Past the range's end it
 // fails with shipping.ErrTrackingNumbersExhausted.
-func (c *TableCarrier) Purchase(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
+func (c *Table) Purchase(ctx context.Context, req shipping.PurchaseRequest) (string, error) {
 	v := InForce(c.versions, req.ShipDate)
 	if v == nil || v.Card.Service(req.Service) == nil {
 		return "", fmt.Errorf("%s has no service %q in force on %s", c.code, req.Service, req.ShipDate)
@@ -304,7 +304,7 @@ func (c *TableCarrier) Purchase(ctx context.Context, req shipping.PurchaseReques
 }
 
 // Void cancels one of the carrier's labels: a tracking number of one of its schemes.
-func (c *TableCarrier) Void(ctx context.Context, trackingCode string) error {
+func (c *Table) Void(ctx context.Context, trackingCode string) error {
 	for _, v := range c.versions {
 		if v.Card.Tracking.ValidTrackingNumber(trackingCode) {
 			return nil
@@ -331,7 +331,7 @@ func luhnDigit(digits []byte) byte {
 
 // ServiceName is the name of one of the carrier's services ("Ground Advantage" for
 // GROUND_ADVANTAGE) in the latest version that has it; ok is false for a code it never had.
-func (c *TableCarrier) ServiceName(code string) (name string, ok bool) {
+func (c *Table) ServiceName(code string) (name string, ok bool) {
 	for i := len(c.versions) - 1; i >= 0; i-- {
 		if s := c.versions[i].Card.Service(code); s != nil {
 			return s.Name, s.Name != ""
@@ -342,7 +342,7 @@ func (c *TableCarrier) ServiceName(code string) (name string, ok bool) {
 
 // DisplayName is the carrier's name as its latest version gives it ("Postline" for POSTLINE), as
 // its labels print it; the code for a carrier without versions.
-func (c *TableCarrier) DisplayName() string {
+func (c *Table) DisplayName() string {
 	for i := len(c.versions) - 1; i >= 0; i-- {
 		if name := c.versions[i].Card.Name; name != "" {
 			return name
@@ -353,7 +353,7 @@ func (c *TableCarrier) DisplayName() string {
 
 // TrackingScheme is the scheme in which the carrier issued trackingCode: that of its latest
 // version whose scheme makes such a number (ValidTrackingNumber); "" when none does.
-func (c *TableCarrier) TrackingScheme(trackingCode string) string {
+func (c *Table) TrackingScheme(trackingCode string) string {
 	for i := len(c.versions) - 1; i >= 0; i-- {
 		if t := &c.versions[i].Card.Tracking; t.ValidTrackingNumber(trackingCode) {
 			return t.Scheme
@@ -368,7 +368,7 @@ func SampleCarriers() []shipping.Carrier {
 	cards := SampleCards()
 	out := make([]shipping.Carrier, len(cards))
 	for i := range cards {
-		out[i] = NewTableCarrier(cards[i].Code, []*CarrierVersion{{Version: 1, Card: &cards[i]}})
+		out[i] = NewTable(cards[i].Code, []*Version{{Version: 1, Card: &cards[i]}})
 	}
 	return out
 }

@@ -207,13 +207,13 @@ func TestTrackingCodes(t *testing.T) {
 	seen := map[string]bool{}
 	serials := serialCounter{}
 	for _, c := range SampleCarriers() {
-		service := c.(*TableCarrier).versions[0].Card.Services[0].Code
+		service := c.(*Table).versions[0].Card.Services[0].Code
 		for i := range 3 {
 			code, err := c.Purchase(context.Background(), shipping.PurchaseRequest{LabelID: "l", Service: service, ShipDate: "2026-11-23", Serials: serials})
 			if err != nil {
 				t.Fatalf("%s.Purchase: %v", c.Name(), err)
 			}
-			want := c.(*TableCarrier).versions[0].Card.Tracking.Number(service, int64(1+i))
+			want := c.(*Table).versions[0].Card.Tracking.Number(service, int64(1+i))
 			if code != want || seen[code] {
 				t.Errorf("%s.Purchase #%d = %q; want %q, a new code", c.Name(), i, code, want)
 			}

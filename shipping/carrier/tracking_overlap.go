@@ -13,8 +13,8 @@ import (
 // number are refused when the second is loaded (DESIGN §16), since the second would otherwise
 // run into the first's labels at buy time.
 
-// CarrierTracking is the tracking scheme of one stored version of a carrier.
-type CarrierTracking struct {
+// Tracking is the tracking scheme of one stored version of a carrier.
+type Tracking struct {
 	Carrier  string
 	Version  int64
 	Tracking TrackingScheme
@@ -51,7 +51,7 @@ func (e *TrackingOverlapError) Error() string {
 // others can or did. others are the schemes of every version of the other carriers; a scheme of
 // the card's own carrier is never an overlap, as one carrier's serials are handed out once
 // across all its versions.
-func (c *Card) CheckTrackingOverlap(others []CarrierTracking) error {
+func (c *Card) CheckTrackingOverlap(others []Tracking) error {
 	var e TrackingOverlapError
 	for _, o := range others {
 		if o.Carrier == c.Code || slices.Contains(e.Carriers, o.Carrier) || !c.Tracking.Overlaps(&o.Tracking) {

@@ -95,21 +95,21 @@ func TestTrackingOverlaps(t *testing.T) {
 // own, naming tracking.range_start and that carrier; its own carrier's versions never count.
 func TestCheckTrackingOverlap(t *testing.T) {
 	card := testCard() // ACME, luhn AC, 10 digits, serials 100 to 102
-	other := func(carrier string, version, from, to int64) CarrierTracking {
-		return CarrierTracking{Carrier: carrier, Version: version,
+	other := func(carrier string, version, from, to int64) Tracking {
+		return Tracking{Carrier: carrier, Version: version,
 			Tracking: TrackingScheme{Scheme: SchemeLuhn, Prefix: "AC", Digits: 10, RangeStart: from, RangeEnd: to}}
 	}
 	for _, tt := range []struct {
 		name     string
-		others   []CarrierTracking
+		others   []Tracking
 		carriers []string
 	}{
 		{"no other carrier", nil, nil},
-		{"its own earlier version", []CarrierTracking{other("ACME", 1, 1, 1000)}, nil},
-		{"another carrier apart", []CarrierTracking{other("BETA", 1, 1, 99)}, nil},
-		{"another carrier overlapping", []CarrierTracking{other("BETA", 1, 1, 99), other("BETA", 2, 102, 200)}, []string{"BETA"}},
-		{"two versions of one carrier, named once", []CarrierTracking{other("BETA", 1, 1, 100), other("BETA", 2, 101, 200)}, []string{"BETA"}},
-		{"two carriers", []CarrierTracking{other("BETA", 3, 1, 100), other("GAMMA", 1, 101, 101)}, []string{"BETA", "GAMMA"}},
+		{"its own earlier version", []Tracking{other("ACME", 1, 1, 1000)}, nil},
+		{"another carrier apart", []Tracking{other("BETA", 1, 1, 99)}, nil},
+		{"another carrier overlapping", []Tracking{other("BETA", 1, 1, 99), other("BETA", 2, 102, 200)}, []string{"BETA"}},
+		{"two versions of one carrier, named once", []Tracking{other("BETA", 1, 1, 100), other("BETA", 2, 101, 200)}, []string{"BETA"}},
+		{"two carriers", []Tracking{other("BETA", 3, 1, 100), other("GAMMA", 1, 101, 101)}, []string{"BETA", "GAMMA"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := card.CheckTrackingOverlap(tt.others)

@@ -461,14 +461,14 @@ func postline(t *testing.T) shipping.Carrier {
 
 // impbCarrier is a carrier whose card issues USPS IMpb numbers: 9261292700768711948021 is its
 // GROUND number of serial 1194802 (DESIGN §11).
-func impbCarrier() *carrier.TableCarrier {
+func impbCarrier() *carrier.Table {
 	card := carrier.SampleCards()[0]
 	card.Code, card.Name = "USPSGA", "USPS Ground Advantage"
 	card.Services = []carrier.CardService{card.Services[0]}
 	card.Services[0].Code = "GROUND"
 	card.Tracking = carrier.TrackingScheme{Scheme: carrier.SchemeUSPSIMpb, MailerID: "927007687", ServiceTypeCodes: map[string]string{"GROUND": "612"},
 		RangeStart: 1, RangeEnd: 9999999}
-	return carrier.NewTableCarrier(card.Code, []*carrier.CarrierVersion{{Version: 1, Card: &card}})
+	return carrier.NewTable(card.Code, []*carrier.Version{{Version: 1, Card: &card}})
 }
 
 // TestLabelPrintedAsTheCarrierPrintsIt: a label shows the carrier's display name and its

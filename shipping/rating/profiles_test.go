@@ -44,17 +44,17 @@ func (s *profileStore) PutProfile(ctx context.Context, p *Profile, coverageChang
 	return created, nil
 }
 
-// noStoredCarriers is a CarrierStore without any stored carrier.
+// noStoredCarriers is a carrier.Store without any stored carrier.
 type noStoredCarriers struct{}
 
 func (noStoredCarriers) CarrierChanges(context.Context) (int64, error) { return 0, nil }
-func (noStoredCarriers) Carriers(context.Context) ([]*carrier.StoredCarrier, int64, error) {
+func (noStoredCarriers) Carriers(context.Context) ([]*carrier.Stored, int64, error) {
 	return nil, 0, nil
 }
 func (noStoredCarriers) CarrierCard(context.Context, string, int64) (*carrier.Card, error) {
 	return nil, shipping.ErrNotFound
 }
-func (noStoredCarriers) PutCarrierVersion(context.Context, string, func(carrier.CarrierVersionTx) error) error {
+func (noStoredCarriers) PutCarrierVersion(context.Context, string, func(carrier.VersionTx) error) error {
 	return shipping.ErrNotFound
 }
 
@@ -69,7 +69,7 @@ func TestProfiles(t *testing.T) {
 	clock := func() time.Time { now = now.Add(time.Second); return now }
 	store := &profileStore{profiles: map[string]*Profile{}}
 	ps := &Profiles{Store: store, Now: clock, Carriers: &carrier.Registry{Store: noStoredCarriers{}, Now: clock,
-		Host: []shipping.Carrier{carrier.NewTableCarrier(card.Code, []*carrier.CarrierVersion{{Version: 1, Card: &card}})}}}
+		Host: []shipping.Carrier{carrier.NewTable(card.Code, []*carrier.Version{{Version: 1, Card: &card}})}}}
 	named := func(name string) ProfileInput { return ProfileInput{Name: name, Carriers: []string{card.Code}} }
 	get := func(want string) {
 		t.Helper()

@@ -85,7 +85,7 @@ func testCarrierVersions(t *testing.T) {
 		t.Fatalf("Carrier = %+v, %v; want 3 versions", c, err)
 	}
 	// The versions read are outlines; a version's whole card is read on its own.
-	whole := func(v *carrier.CarrierVersion) *carrier.Card {
+	whole := func(v *carrier.Version) *carrier.Card {
 		t.Helper()
 		card, err := db.CarrierCard(ctx, "ACME", v.Version)
 		if err != nil {
@@ -164,7 +164,7 @@ func SerialsAcrossHandles(t *testing.T, here, there *store.DB) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		carrier := carrier.NewTableCarrier("ACME", c.Versions)
+		carrier := carrier.NewTable("ACME", c.Versions)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -231,7 +231,7 @@ func testTrackingNumberTaken(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		carrier := carrier.NewTableCarrier(code, c.Versions)
+		carrier := carrier.NewTable(code, c.Versions)
 		return func(ctx context.Context, s *shipping.Shipment, r shipping.Rate, labelID string, serials shipping.SerialSource) (string, error) {
 			return carrier.Purchase(ctx, shipping.PurchaseRequest{LabelID: labelID, Service: r.Service, ShipDate: s.ShipDate, Serials: serials})
 		}
@@ -383,13 +383,13 @@ func testCarrierVersionsReadOnlyWhatTheyNeed(t *testing.T) {
 	}
 }
 
-// putCarrier and putPriceGrid store a carrier version through the use case (carrier.PutCarrier,
+// putCarrier and putPriceGrid store a carrier version through the use case (carrier.PutCard,
 // carrier.PutPriceGrid) on the store's clock.
-func putCarrier(ctx context.Context, db *store.DB, code string, card *carrier.Card, dryRun bool) (carrier.CarrierPut, error) {
-	return carrier.PutCarrier(ctx, db, code, card, dryRun, db.Now())
+func putCarrier(ctx context.Context, db *store.DB, code string, card *carrier.Card, dryRun bool) (carrier.Put, error) {
+	return carrier.PutCard(ctx, db, code, card, dryRun, db.Now())
 }
 
 func putPriceGrid(ctx context.Context, db *store.DB, code, service, from string, breaks []int64, prices [][]int64,
-	dryRun bool) (carrier.CarrierPut, error) {
+	dryRun bool) (carrier.Put, error) {
 	return carrier.PutPriceGrid(ctx, db, code, service, from, breaks, prices, dryRun, db.Now())
 }

@@ -236,7 +236,7 @@ type carrierLine struct {
 	Services       []string `json:"services"`
 }
 
-func carrierLineOf(c *carrier.StoredCarrier, today time.Time) carrierLine {
+func carrierLineOf(c *carrier.Stored, today time.Time) carrierLine {
 	date := today.UTC().Format(time.DateOnly)
 	v := carrier.Shown(c.Versions, date)
 	l := carrierLine{Code: c.Code, Name: v.Card.Name, Version: v.Version, EffectiveFrom: v.Card.EffectiveFrom, Services: []string{}}
@@ -276,7 +276,7 @@ func defineCarrierList(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 // printPut prints what a carrier put stored, as the API answers it: the version stored (or
 // with -dry-run, that it would store, and the changes), and the version in force today (null
 // before any is).
-func (e *env) printPut(put carrier.CarrierPut, dryRun bool, today time.Time) error {
+func (e *env) printPut(put carrier.Put, dryRun bool, today time.Time) error {
 	v := put.Carrier.Versions[len(put.Carrier.Versions)-1]
 	out := struct {
 		Code           string                `json:"code"`
@@ -316,7 +316,7 @@ func defineCarrierPut(fs *flag.FlagSet, e *env, db *string) func(ctx context.Con
 			return fmt.Errorf("%s: the card needs its \"code\"", args[0])
 		}
 		return e.withDB(ctx, *db, func(db *store.DB) error {
-			put, err := carrier.PutCarrier(ctx, db, card.Code, &card, *dryRun, db.Now())
+			put, err := carrier.PutCard(ctx, db, card.Code, &card, *dryRun, db.Now())
 			if err != nil {
 				return err
 			}
