@@ -169,7 +169,7 @@ func (a *API) batchLabelsOf(w http.ResponseWriter, r *http.Request, id string) e
 		return err
 	}
 	serveDocument(w, r, document{body: body, contentType: contentType,
-		filename: "batch-" + b.ID + labeldoc.LabelFileExtension(format), attachment: format == shipping.LabelFormatZPL})
+		filename: "batch-" + b.ID + labeldoc.FileExtension(format), attachment: format == shipping.LabelFormatZPL})
 	return nil
 }
 

@@ -29,7 +29,7 @@ func TestLabelDocumentCustomsMarker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := labeldoc.LabelDocumentFor(sh, l, nil).Customs; got != tt.want {
+		if got := labeldoc.For(sh, l, nil).Customs; got != tt.want {
 			t.Errorf("%s: label document Customs = %v; want %v", tt.name, got, tt.want)
 		}
 	}

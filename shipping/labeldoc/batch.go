@@ -19,14 +19,14 @@ func BatchDocumentFormat(labelFormats []string) string {
 
 // BatchLabels is a batch's label document: the labels of its purchased shipments in the
 // batch's order, in BatchDocumentFormat, with its content type. carrier finds a label's
-// carrier, which prints the label as it does (LabelDocumentFor).
+// carrier, which prints the label as it does (see For).
 func BatchLabels(shipments []*shipping.Shipment, carrier func(name string) (shipping.Carrier, bool)) (body []byte, format, contentType string, err error) {
-	docs := make([]LabelDocument, 0, len(shipments))
+	docs := make([]Document, 0, len(shipments))
 	formats := make([]string, 0, len(shipments))
 	for _, s := range shipments {
 		if l := s.ShippingLabel; l != nil {
 			c, _ := carrier(l.Carrier)
-			docs = append(docs, LabelDocumentFor(s, l, c))
+			docs = append(docs, For(s, l, c))
 			formats = append(formats, l.LabelFormat)
 		}
 	}

@@ -47,9 +47,9 @@ func TestLabelWithDeclaration(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, l := boughtAbroad(tt.n, tt.value, tt.oz, tt.itn)
-			d := LabelDocumentFor(s, l, nil)
+			d := For(s, l, nil)
 			if d.Declaration == nil {
-				t.Fatal("LabelDocumentFor(abroad).Declaration = nil; want the customs declaration")
+				t.Fatal("For(abroad).Declaration = nil; want the customs declaration")
 			}
 			b, err := d.PDF()
 			if err != nil {
@@ -100,11 +100,11 @@ func TestLabelWithDeclaration(t *testing.T) {
 	t.Run("domestic", func(t *testing.T) {
 		s, l := boughtAbroad(1, 20, 30, "")
 		s.Destination = shipping.Address{Name: "Jane Doe", Street1: "5 Broadway", City: "New York", State: "NY", Zip: "10001", Country: "US"}
-		if d := LabelDocumentFor(s, l, nil); d.Declaration != nil {
-			t.Errorf("LabelDocumentFor(domestic).Declaration = %+v; want nil", d.Declaration)
+		if d := For(s, l, nil); d.Declaration != nil {
+			t.Errorf("For(domestic).Declaration = %+v; want nil", d.Declaration)
 		}
-		if _, ok := CustomsDocumentFor(s, l, nil); ok {
-			t.Error("CustomsDocumentFor(domestic) ok = true; want false")
+		if _, ok := CustomsFor(s, l, nil); ok {
+			t.Error("CustomsFor(domestic) ok = true; want false")
 		}
 	})
 }
@@ -113,8 +113,8 @@ func TestLabelWithDeclaration(t *testing.T) {
 // right after it.
 func TestLabelsWithDeclarations(t *testing.T) {
 	s, l := boughtAbroad(2, 20, 30, "")
-	intl := LabelDocumentFor(s, l, nil)
-	docs := []LabelDocument{sampleLabel("PL80007652062298081"), intl, sampleLabel("PL55958836184690561")}
+	intl := For(s, l, nil)
+	docs := []Document{sampleLabel("PL80007652062298081"), intl, sampleLabel("PL55958836184690561")}
 	b, err := LabelsPDF(docs)
 	if err != nil {
 		t.Fatal(err)
@@ -137,12 +137,12 @@ func TestLabelsWithDeclarations(t *testing.T) {
 	}
 }
 
-func withoutDeclaration(d LabelDocument) LabelDocument {
+func withoutDeclaration(d Document) Document {
 	d.Declaration = nil
 	return d
 }
 
-func mustZPL(t *testing.T, d LabelDocument) []byte {
+func mustZPL(t *testing.T, d Document) []byte {
 	t.Helper()
 	z, err := d.ZPL()
 	if err != nil {

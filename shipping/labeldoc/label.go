@@ -14,10 +14,10 @@ import (
 	"github.com/waybill/waybill/shipping/customs"
 )
 
-// LabelDocument is what a printed label shows. It is regenerated from stored data whenever it
+// Document is what a printed label shows. It is regenerated from stored data whenever it
 // is asked for, and the same data always gives the same bytes. It carries nothing internal:
 // no database identifiers are printed.
-type LabelDocument struct {
+type Document struct {
 	From, To     shipping.Address // as shipping.Shipment.LabelRoute gives them
 	Carrier      string           // the carrier's name as people read it, e.g. "Postline"
 	Service      string           // the service's name as people read it, e.g. "Ground Advantage"
@@ -43,11 +43,11 @@ type LabelDocument struct {
 	Declaration *customs.Document
 }
 
-// LabelPrinter is what a carrier also implements to have its labels printed as it prints them
+// Printer is what a carrier also implements to have its labels printed as it prints them
 // (DESIGN §16): its display name, its services' names and its tracking numbers' scheme.
 // carrier.Table does. A label of any other carrier shows its code, its service code in words
 // (ServiceName) and a plain Code 128 of its tracking number.
-type LabelPrinter interface {
+type Printer interface {
 	// DisplayName is the carrier's name as people read it ("Postline" for POSTLINE).
 	DisplayName() string
 	// ServiceName is a service's name ("Ground Advantage" for GROUND_ADVANTAGE); ok is false
@@ -58,14 +58,14 @@ type LabelPrinter interface {
 	TrackingScheme(trackingCode string) string
 }
 
-// LabelDocumentFor is what the label l of shipment s shows; c is the label's carrier, nil
+// For is what the label l of shipment s shows; c is the label's carrier, nil
 // when it is not known.
-func LabelDocumentFor(s *shipping.Shipment, l *shipping.Label, c shipping.Carrier) LabelDocument {
+func For(s *shipping.Shipment, l *shipping.Label, c shipping.Carrier) Document {
 	from, to := s.LabelRoute()
-	d := LabelDocument{From: from, To: to, Return: s.IsReturn, Carrier: l.Carrier, Service: ServiceName(l.Carrier, l.Service),
+	d := Document{From: from, To: to, Return: s.IsReturn, Carrier: l.Carrier, Service: ServiceName(l.Carrier, l.Service),
 		ShipDate: s.ShipDate, TrackingCode: l.TrackingCode, Weight: FormatWeight(s.Parcel), Dimensions: FormatDimensions(s.Parcel),
 		Customs: s.DeclaresCustoms(), Void: l.Status == shipping.LabelVoided}
-	if p, ok := c.(LabelPrinter); ok {
+	if p, ok := c.(Printer); ok {
 		if name := p.DisplayName(); name != "" {
 			d.Carrier = name
 		}
@@ -77,7 +77,7 @@ func LabelDocumentFor(s *shipping.Shipment, l *shipping.Label, c shipping.Carrie
 	if s.CustomReference1 != nil {
 		d.Reference = *s.CustomReference1
 	}
-	if doc, ok := CustomsDocumentFor(s, l, c); ok {
+	if doc, ok := CustomsFor(s, l, c); ok {
 		d.Declaration = &doc
 	}
 	if l.ShippingRate != nil {
@@ -89,15 +89,15 @@ func LabelDocumentFor(s *shipping.Shipment, l *shipping.Label, c shipping.Carrie
 	return d
 }
 
-// CustomsDocumentFor is what the customs documents of the label l of shipment s show (its CN22
+// CustomsFor is what the customs documents of the label l of shipment s show (its CN22
 // or CN23 and its commercial invoice); c is the label's carrier, nil when it is not known. ok is
 // false for a domestic shipment, which has none.
-func CustomsDocumentFor(s *shipping.Shipment, l *shipping.Label, c shipping.Carrier) (doc customs.Document, ok bool) {
+func CustomsFor(s *shipping.Shipment, l *shipping.Label, c shipping.Carrier) (doc customs.Document, ok bool) {
 	if !s.HasCustomsDocuments() {
 		return customs.Document{}, false
 	}
 	carrier, service := l.Carrier, ServiceName(l.Carrier, l.Service)
-	if p, ok := c.(LabelPrinter); ok {
+	if p, ok := c.(Printer); ok {
 		if name := p.DisplayName(); name != "" {
 			carrier = name
 		}
@@ -145,7 +145,7 @@ const (
 
 // Render draws the label in format (PDF, ZPL or PNG; PDF when empty) and returns it with its
 // content type.
-func (d LabelDocument) Render(format string) ([]byte, string, error) {
+func (d Document) Render(format string) ([]byte, string, error) {
 	switch format {
 	case shipping.LabelFormatZPL:
 		b, err := d.ZPL()
@@ -158,8 +158,8 @@ func (d LabelDocument) Render(format string) ([]byte, string, error) {
 	return b, ContentTypePDF, err
 }
 
-// LabelFileExtension is the file name extension of a label document in format.
-func LabelFileExtension(format string) string {
+// FileExtension is the file name extension of a label document in format.
+func FileExtension(format string) string {
 	switch format {
 	case shipping.LabelFormatZPL:
 		return ".zpl"
@@ -218,7 +218,7 @@ const (
 )
 
 // draw lays the label out on c.
-func (d LabelDocument) draw(c labelCanvas) error {
+func (d Document) draw(c labelCanvas) error {
 	code := LabelBarcode(d.Scheme, d.TrackingCode, d.To)
 	modules, err := barcode.Modules(code)
 	if err != nil {
@@ -237,7 +237,7 @@ func (d LabelDocument) draw(c labelCanvas) error {
 
 // drawHeader draws the header: the carrier, the label's facts, RETURN on a return label, and
 // the service.
-func (d LabelDocument) drawHeader(c labelCanvas) {
+func (d Document) drawHeader(c labelCanvas) {
 	// Header: carrier on the left; ship date, billable weight and dimensions on the right.
 	c.text(textX, 96, textW/2, 60, true, alignLeft, false, d.Carrier)
 	facts := []string{"SHIP DATE " + d.ShipDate}
@@ -262,7 +262,7 @@ func (d LabelDocument) drawHeader(c labelCanvas) {
 }
 
 // drawAddresses draws the return address, small, and the recipient, large.
-func (d LabelDocument) drawAddresses(c labelCanvas) {
+func (d Document) drawAddresses(c labelCanvas) {
 	// Return address, small.
 	c.text(textX, 272, textW, 24, true, alignLeft, false, "FROM")
 	for i, line := range addressLines(d.From) {
@@ -283,7 +283,7 @@ func (d LabelDocument) drawAddresses(c labelCanvas) {
 
 // drawBarcode draws the barcode of code (its modules), headed by the carrier's name and above
 // the tracking number as people read it.
-func (d LabelDocument) drawBarcode(c labelCanvas, code string, modules []int) {
+func (d Document) drawBarcode(c labelCanvas, code string, modules []int) {
 	// The barcode, centred with its quiet zones inside the frame, at a whole number of dots
 	// per module so every bar edge falls on a printer dot.
 	c.fill(frameLeft, 812, frameW, frameWidth, false)
@@ -299,7 +299,7 @@ func (d LabelDocument) drawBarcode(c labelCanvas, code string, modules []int) {
 }
 
 // drawFooter draws the reference and the weight as sent, and the customs declaration marker.
-func (d LabelDocument) drawFooter(c labelCanvas) {
+func (d Document) drawFooter(c labelCanvas) {
 	footW := textW
 	if d.Customs {
 		footW = textW - 300

@@ -24,8 +24,8 @@ import (
 
 var _ = flag.Bool("update", false, "rewrite golden files (used by httpapi)")
 
-func sampleLabel(code string) LabelDocument {
-	return LabelDocument{
+func sampleLabel(code string) Document {
+	return Document{
 		From:           shipping.Address{Name: "Acme Fulfilment", Company: "Acme Inc.", Street1: "1 Market St", City: "San Francisco", State: "CA", Zip: "94105", Country: "US"},
 		To:             shipping.Address{Name: "Zoë Müller (Receiving)", Street1: "350 5th Ave", Street2: "Suite 7^10~", City: "New York", State: "NY", Zip: "10118", Country: "US"},
 		Carrier:        "SWIFTSHIP",
@@ -215,8 +215,8 @@ func TestLabelRender(t *testing.T) {
 		if err != nil || ct != tt.ct || !bytes.HasPrefix(b, []byte(tt.prefix)) {
 			t.Errorf("Render(%q) = %q…, %q, %v; want %q…, %q", tt.format, b[:min(8, len(b))], ct, err, tt.prefix, tt.ct)
 		}
-		if ext := LabelFileExtension(tt.format); ext != tt.ext {
-			t.Errorf("LabelFileExtension(%q) = %q; want %q", tt.format, ext, tt.ext)
+		if ext := FileExtension(tt.format); ext != tt.ext {
+			t.Errorf("FileExtension(%q) = %q; want %q", tt.format, ext, tt.ext)
 		}
 	}
 	for _, format := range []string{shipping.LabelFormatPDF, shipping.LabelFormatZPL, shipping.LabelFormatPNG} {
@@ -403,9 +403,9 @@ func TestLabelVoidAndCustoms(t *testing.T) {
 	}
 }
 
-// TestLabelDocumentFor checks what a shipment's label shows: the service's name, billable
+// TestFor checks what a shipment's label shows: the service's name, billable
 // weight, dimensions, the reference and the return address, and no internal identifier.
-func TestLabelDocumentFor(t *testing.T) {
+func TestFor(t *testing.T) {
 	ref := "PO-77"
 	s := &shipping.Shipment{ID: "00000000-0000-7000-8000-00000000000a", ShipDate: "2026-11-23",
 		Origin:           shipping.Address{Name: "Warehouse 9", Street1: "9 Dock Rd", City: "Reno", State: "NV", Zip: "89501", Country: "US"},
@@ -415,16 +415,16 @@ func TestLabelDocumentFor(t *testing.T) {
 		CustomReference1: &ref}
 	l := &shipping.Label{ID: "00000000-0000-7000-8000-00000000000c", ShipmentID: s.ID, Status: shipping.LabelPreTransit, Carrier: "POSTLINE",
 		Service: "GROUND_ADVANTAGE", TrackingCode: "PL80007652062298081", ShippingRateID: "00000000-0000-7000-8000-00000000000b"}
-	d := LabelDocumentFor(s, l, postline(t))
-	want := LabelDocument{From: s.ReturnAddress, To: s.Destination, Carrier: "Postline", Service: "Ground Advantage",
+	d := For(s, l, postline(t))
+	want := Document{From: s.ReturnAddress, To: s.Destination, Carrier: "Postline", Service: "Ground Advantage",
 		ShipDate: "2026-11-23", TrackingCode: "PL80007652062298081", Scheme: carrier.SchemeLuhn, BillableWeight: "1 LB 15 OZ", Weight: "20 OZ",
 		Dimensions: "10 x 8 x 4 IN", Reference: "PO-77"}
 	if d != want {
-		t.Errorf("LabelDocumentFor = %+v\nwant %+v", d, want)
+		t.Errorf("For = %+v\nwant %+v", d, want)
 	}
 	l.Status = shipping.LabelVoided
-	if !LabelDocumentFor(s, l, postline(t)).Void {
-		t.Error("LabelDocumentFor a VOIDED label: Void = false; want true")
+	if !For(s, l, postline(t)).Void {
+		t.Error("For a VOIDED label: Void = false; want true")
 	}
 	for _, format := range []string{shipping.LabelFormatPDF, shipping.LabelFormatZPL} {
 		b, _, err := d.Render(format)
@@ -493,9 +493,9 @@ func TestLabelPrintedAsTheCarrierPrintsIt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := LabelDocumentFor(s, &tt.label, tt.c)
+			d := For(s, &tt.label, tt.c)
 			if d.Carrier != tt.carrier || d.Service != tt.service || d.Scheme != tt.scheme {
-				t.Errorf("LabelDocumentFor(%s) shows %q, %q, scheme %q; want %q, %q, %q", tt.name, d.Carrier, d.Service, d.Scheme,
+				t.Errorf("For(%s) shows %q, %q, scheme %q; want %q, %q, %q", tt.name, d.Carrier, d.Service, d.Scheme,
 					tt.carrier, tt.service, tt.scheme)
 			}
 			z, err := d.ZPL()
@@ -509,7 +509,7 @@ func TestLabelPrintedAsTheCarrierPrintsIt(t *testing.T) {
 	}
 }
 
-// hostCarrier is a host's Go carrier: no card, no LabelPrinter.
+// hostCarrier is a host's Go carrier: no card, no Printer.
 type hostCarrier struct{ shipping.Carrier }
 
 // TestLabelBarcode: a usps_impb number is barcoded GS1-128 with its routing code (USPS
@@ -541,7 +541,7 @@ func TestLabelBarcode(t *testing.T) {
 }
 
 // impbLabel is the sample label of an IMpb number to ZIP (the destination's).
-func impbLabel(zip string) LabelDocument {
+func impbLabel(zip string) Document {
 	d := sampleLabel("9261292700768711948021")
 	d.Carrier, d.Scheme, d.To.Zip, d.To.City, d.To.State = "USPS", carrier.SchemeUSPSIMpb, zip, "Austin", "TX"
 	return d
@@ -573,7 +573,7 @@ func TestIMpbLabelScansAsGS1(t *testing.T) {
 	const impb = "9261292700768711948021"
 	tests := []struct {
 		name string
-		d    LabelDocument
+		d    Document
 		gs1  bool
 		data string
 	}{
@@ -745,8 +745,8 @@ func TestLabelPNGMatchesPDF(t *testing.T) {
 }
 
 // longLabel has every field at a length a client may send.
-func longLabel() LabelDocument {
-	return LabelDocument{
+func longLabel() Document {
+	return Document{
 		From: shipping.Address{Name: strings.Repeat("Very Long Name ", 17), Company: "Company With A Long Name Incorporated International",
 			Street1: "12345 Some Extremely Long Boulevard Name", Street2: "Building 7, Floor 12, Suite 1200",
 			City: "Rancho Santa Margarita", State: "CA", Zip: "92688", Country: "US"},

@@ -8,12 +8,12 @@ import (
 
 // PDF draws the label as a 4 × 6 in PDF: one page, and an international label's customs
 // declaration on the pages after it.
-func (d LabelDocument) PDF() ([]byte, error) {
-	return LabelsPDF([]LabelDocument{d})
+func (d Document) PDF() ([]byte, error) {
+	return LabelsPDF([]Document{d})
 }
 
 // addPages draws the label, and its customs declaration when it has one, on new pages of doc.
-func (d LabelDocument) addPages(doc *pdf.Document) error {
+func (d Document) addPages(doc *pdf.Document) error {
 	if err := d.draw(pdfCanvas{doc.AddPage(pdf.LabelWidth, pdf.LabelHeight)}); err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func fitText(font pdf.Font, size, width float64, s string) (float64, string) {
 
 // LabelsPDF draws labels as one PDF, one 4 × 6 in page each in order, each international
 // label followed by its customs declaration's pages (a batch's labels).
-func LabelsPDF(labels []LabelDocument) ([]byte, error) {
+func LabelsPDF(labels []Document) ([]byte, error) {
 	var doc pdf.Document
 	for _, d := range labels {
 		if err := d.addPages(&doc); err != nil {

@@ -9,7 +9,7 @@ import (
 // PNG draws the label as a 812 × 1218 px, 203 dpi, 1-bit PNG: a thermal printer's 4 × 6 in
 // label, dot for dot. It is the label alone: an international label's customs declaration is
 // printed from its PDF or ZPL.
-func (d LabelDocument) PNG() ([]byte, error) {
+func (d Document) PNG() ([]byte, error) {
 	img := raster.New(labelWidth, labelHeight, labelDPI)
 	if err := d.draw(pngCanvas{img}); err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ func TestReturnLabel(t *testing.T) {
 	l := &shipping.Label{Status: shipping.LabelPreTransit, Carrier: "POSTLINE", Service: "GROUND_ADVANTAGE", TrackingCode: "PL80007652062298081"}
 	for _, isReturn := range []bool{false, true} {
 		s.IsReturn = isReturn
-		d := LabelDocumentFor(s, l, nil)
+		d := For(s, l, nil)
 		wantFrom, wantTo := "Returns Dept", "Jane Doe"
 		if isReturn {
 			wantFrom, wantTo = "Jane Doe", "Returns Dept"
@@ -61,7 +61,7 @@ func TestReturnLabel(t *testing.T) {
 // order.
 func TestLabelsDocument(t *testing.T) {
 	codes := []string{"PL80007652062298081", "SWX12345678901234567", "PL55958836184690561"}
-	var docs []LabelDocument
+	var docs []Document
 	for _, c := range codes {
 		docs = append(docs, sampleLabel(c))
 	}
@@ -97,7 +97,7 @@ func TestLabelsDocument(t *testing.T) {
 func TestLabelsPDFInAReader(t *testing.T) {
 	pdfinfo := tooltest.Require(t, "pdfinfo")
 	pdftoppm := tooltest.Require(t, "pdftoppm")
-	docs := []LabelDocument{sampleLabel("PL80007652062298081"), sampleLabel("SWX12345678901234567"), sampleLabel("PL55958836184690561")}
+	docs := []Document{sampleLabel("PL80007652062298081"), sampleLabel("SWX12345678901234567"), sampleLabel("PL55958836184690561")}
 	docs[2].Return = true
 	b, err := LabelsPDF(docs)
 	if err != nil {

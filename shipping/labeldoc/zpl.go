@@ -12,7 +12,7 @@ import (
 // and a Code 128 barcode (^BC) of the tracking code, the printer drawing what the layout says.
 // An international label's customs declaration follows as label programs of its own, one per
 // page, which the printer prints after it.
-func (d LabelDocument) ZPL() ([]byte, error) {
+func (d Document) ZPL() ([]byte, error) {
 	c := &zplCanvas{}
 	c.b.WriteString("^XA\n^CI28\n")
 	fmt.Fprintf(&c.b, "^PW%d\n^LL%d\n^LH0,0\n", labelWidth, labelHeight)
@@ -108,7 +108,7 @@ func zplText(s string) string {
 // LabelsZPL writes labels as one ZPL II stream: each label's program (^XA … ^XZ) in order, an
 // international label's followed by its customs declaration's, as a printer prints them one
 // after another.
-func LabelsZPL(labels []LabelDocument) ([]byte, error) {
+func LabelsZPL(labels []Document) ([]byte, error) {
 	var b []byte
 	for _, d := range labels {
 		z, err := d.ZPL()
