@@ -9,6 +9,7 @@ import (
 
 	"github.com/waybill/waybill/ingest"
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/labeldoc"
 	"github.com/waybill/waybill/store"
 )
 
@@ -163,11 +164,11 @@ func (a *API) batchLabelsOf(w http.ResponseWriter, r *http.Request, id string) e
 	if err != nil {
 		return err
 	}
-	body, format, contentType, err := shipping.BatchLabels(shipments, a.carrier)
+	body, format, contentType, err := labeldoc.BatchLabels(shipments, a.carrier)
 	if err != nil {
 		return err
 	}
 	serveDocument(w, r, document{body: body, contentType: contentType,
-		filename: "batch-" + b.ID + shipping.LabelFileExtension(format), attachment: format == shipping.LabelFormatZPL})
+		filename: "batch-" + b.ID + labeldoc.FileExtension(format), attachment: format == shipping.LabelFormatZPL})
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
 )
 
 const batchShipment = `{"origin": {"name": "Acme Warehouse", "street1": "1 Main St", "city": "Los Angeles", "state": "CA", "zip": "90058", "country": "US"},
@@ -260,7 +261,7 @@ func TestBatchItemAttemptsBounded(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
-			for _, c := range shipping.SampleCarriers() {
+			for _, c := range carrier.SampleCarriers() {
 				if c.Name() == "POSTLINE" {
 					api, err := New(Config{DB: e.db, BaseURL: e.url, Carriers: []shipping.Carrier{tt.carrier(c)}})
 					if err != nil {

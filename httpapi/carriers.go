@@ -10,25 +10,26 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
 	"github.com/waybill/waybill/store"
 )
 
 // setupCarriers seeds the sample carriers into a new database and checks that no stored
 // carrier has the name of one of the host's (DESIGN §11: an error at New).
 func (a *API) setupCarriers(ctx context.Context) error {
-	a.ship.carriers = &shipping.Registry{Store: a.db, Host: a.cfg.Carriers, Now: a.now, Log: a.log}
-	if err := a.db.SeedCarriers(ctx, shipping.SampleCards()); err != nil {
+	a.ship.carriers = &carrier.Registry{Store: a.db, Host: a.cfg.Carriers, Now: a.now, Log: a.log}
+	if err := a.db.SeedCarriers(ctx, carrier.SampleCards()); err != nil {
 		return err
 	}
 	return a.ship.carriers.Open(ctx)
 }
 
 // carriers returns the current carriers.
-func (a *API) carriers(ctx context.Context) (*shipping.CarrierSet, error) {
+func (a *API) carriers(ctx context.Context) (*carrier.Set, error) {
 	return a.ship.carriers.Current(ctx)
 }
 
-// carrier returns the named carrier of the carriers last loaded (shipping.Registry.Last).
+// carrier returns the named carrier of the carriers last loaded (carrier.Registry.Last).
 func (a *API) carrier(name string) (shipping.Carrier, bool) { return a.ship.carriers.Last(name) }
 
 func (a *API) today() string { return a.db.Now().UTC().Format(time.DateOnly) }
@@ -47,7 +48,7 @@ func (a *API) putCarrier(w http.ResponseWriter, r *http.Request) error {
 	if body == nil {
 		return errEmptyBody
 	}
-	var card shipping.Card
+	var card carrier.Card
 	if err := decodeStrict(body, &card); err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func (a *API) putPriceGrid(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	breaks, prices, err := shipping.ParsePriceGrid(bytes.NewReader(body))
+	breaks, prices, err := carrier.ParsePriceGrid(bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func (a *API) putPriceGrid(w http.ResponseWriter, r *http.Request) error {
 // writeCarrierPut answers a PUT with the version it stored (DESIGN §16), as GET ?version=N
 // shows it, whether or not that version is in force today: in_force_version says which is. A
 // dry run answers the version it would have stored, with its changes.
-func (a *API) writeCarrierPut(w http.ResponseWriter, put shipping.CarrierPut, dryRun bool) error {
+func (a *API) writeCarrierPut(w http.ResponseWriter, put carrier.Put, dryRun bool) error {
 	v := put.Carrier.View(put.Carrier.Versions[len(put.Carrier.Versions)-1], a.today())
 	if dryRun {
 		v.Changes = put.Changes
@@ -113,9 +114,9 @@ func (a *API) getCarrier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var v *shipping.CarrierVersion // the one shown today
+	var v *carrier.Version // the one shown today
 	if version != 0 {
-		i := slices.IndexFunc(c.Versions, func(v *shipping.CarrierVersion) bool { return v.Version == int64(version) })
+		i := slices.IndexFunc(c.Versions, func(v *carrier.Version) bool { return v.Version == int64(version) })
 		if i < 0 {
 			return errNotFound
 		}
@@ -139,7 +140,7 @@ func (a *API) listCarriers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	stored = slices.DeleteFunc(stored, func(c *shipping.StoredCarrier) bool { return c.Deleted })
+	stored = slices.DeleteFunc(stored, func(c *carrier.Stored) bool { return c.Deleted })
 	// Each carrier is viewed and encoded before the next: a real-size card decoded is several
 	// times its JSON, and a page of them all at once went far past the server's memory limit.
 	var items [][]byte
@@ -155,7 +156,7 @@ func (a *API) listCarriers(w http.ResponseWriter, r *http.Request) error {
 		}
 		items = append(items, b)
 	}
-	writeEncodedList(w, items, offsetMeta(p, store.List[shipping.CarrierView]{Total: len(stored),
+	writeEncodedList(w, items, offsetMeta(p, store.List[carrier.View]{Total: len(stored),
 		HasNext: from+p.Size < len(stored), HasPrev: p.Number > 1}))
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
 )
 
 // realSizeCard is acmeCard with a zone chart of origins × 995 destination ZIP3s, pretty-printed
@@ -128,13 +128,13 @@ func TestCarriersCompiledOnlyInForce(t *testing.T) {
 			t.Fatalf("quoted %+v; want ACMEX and BETAX", s.Data.ShippingRates)
 		}
 	}
-	versions := func(code string) []*shipping.CarrierVersion {
+	versions := func(code string) []*carrier.Version {
 		t.Helper()
 		s, err := e.api.carriers(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s.All[code].(*shipping.TableCarrier).Versions()
+		return s.All[code].(*carrier.Table).Versions()
 	}
 	quote()
 	beta := versions("BETAX")[0]

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
 	"github.com/waybill/waybill/store"
 )
 
@@ -76,9 +77,9 @@ func TestBuyTrackingNumberTaken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cards []shipping.Card
+	var cards []carrier.Card
 	for code, start := range map[string]int64{"ACMEX": 2345678, "BETAX": 2345679} {
-		var c shipping.Card
+		var c carrier.Card
 		if err := json.Unmarshal([]byte(acmeCard), &c); err != nil {
 			t.Fatal(err)
 		}

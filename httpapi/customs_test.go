@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/labeldoc"
 )
 
 // TestLabelDocumentCustomsMarker: the label of a shipment with customs_info is drawn with the
@@ -29,7 +29,7 @@ func TestLabelDocumentCustomsMarker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := shipping.LabelDocumentFor(sh, l, nil).Customs; got != tt.want {
+		if got := labeldoc.For(sh, l, nil).Customs; got != tt.want {
 			t.Errorf("%s: label document Customs = %v; want %v", tt.name, got, tt.want)
 		}
 	}

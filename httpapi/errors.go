@@ -7,6 +7,7 @@ import (
 
 	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
 	"github.com/waybill/waybill/shipping/manifest"
 	"github.com/waybill/waybill/store"
 	"github.com/waybill/waybill/webhook"
@@ -48,7 +49,7 @@ func errorFor(err error) *Error {
 	var e *Error
 	var ve *shipping.ValidationError
 	var re *shipping.RateError
-	var oe *shipping.TrackingOverlapError
+	var oe *carrier.TrackingOverlapError
 	var shipped *shipping.OrderShippedError
 	var ce *shipping.CarrierError
 	switch {

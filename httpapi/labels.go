@@ -12,6 +12,7 @@ import (
 
 	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/labeldoc"
 	"github.com/waybill/waybill/store"
 )
 
@@ -299,9 +300,9 @@ func (a *API) labelDocumentOf(w http.ResponseWriter, r *http.Request, id string)
 
 // labelDocument is what the label l of shipment s shows, printed as its carrier prints it (its
 // card's names, its tracking scheme's barcode).
-func (a *API) labelDocument(s *shipping.Shipment, l *shipping.Label) shipping.LabelDocument {
+func (a *API) labelDocument(s *shipping.Shipment, l *shipping.Label) labeldoc.Document {
 	c, _ := a.carrier(l.Carrier)
-	return shipping.LabelDocumentFor(s, l, c)
+	return labeldoc.For(s, l, c)
 }
 
 // serveLabelDocument answers a label's document in its format. A label's document changes when
@@ -317,7 +318,7 @@ func (a *API) serveLabelDocument(w http.ResponseWriter, r *http.Request, account
 	}
 	doc := document{body: body, contentType: contentType}
 	// PDF and PNG open in a browser; ZPL is for a printer, so it is saved as a file.
-	doc.filename = "label-" + l.TrackingCode + shipping.LabelFileExtension(l.LabelFormat)
+	doc.filename = "label-" + l.TrackingCode + labeldoc.FileExtension(l.LabelFormat)
 	doc.attachment = l.LabelFormat == shipping.LabelFormatZPL
 	serveDocument(w, r, doc)
 	return nil
@@ -345,12 +346,12 @@ func (a *API) commercialInvoiceOf(w http.ResponseWriter, r *http.Request, id str
 		return err
 	}
 	c, _ := a.carrier(l.Carrier)
-	doc, ok := shipping.CustomsDocumentFor(s, l, c)
+	doc, ok := labeldoc.CustomsFor(s, l, c)
 	if !ok {
 		return store.ErrNotFound
 	}
 	body := doc.InvoicePDF()
-	serveDocument(w, r, document{body: body, contentType: shipping.ContentTypePDF,
+	serveDocument(w, r, document{body: body, contentType: labeldoc.ContentTypePDF,
 		filename: "commercial-invoice-" + l.TrackingCode + ".pdf"})
 	return nil
 }

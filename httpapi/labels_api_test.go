@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
 )
 
 // shipmentBody is a POST /shipments body from Los Angeles to New York.
@@ -156,13 +157,13 @@ func TestBuyConcurrentIdempotent(t *testing.T) {
 }
 
 // sampleTracking is the tracking scheme of a sample carrier.
-func sampleTracking(t *testing.T, carrier string) *shipping.TrackingScheme {
-	for _, c := range shipping.SampleCards() {
-		if c.Code == carrier {
+func sampleTracking(t *testing.T, code string) *carrier.TrackingScheme {
+	for _, c := range carrier.SampleCards() {
+		if c.Code == code {
 			return &c.Tracking
 		}
 	}
-	t.Fatalf("no sample carrier %s", carrier)
+	t.Fatalf("no sample carrier %s", code)
 	return nil
 }
 
@@ -287,7 +288,7 @@ func (c flakyCarrier) Void(ctx context.Context, code string) error {
 // FLAKY, which the profile "flaky" shops, and returns the switches of its failures.
 func (e *testEnv) useFlakyCarrier(t *testing.T) (failPurchase, failVoid *atomic.Bool) {
 	failPurchase, failVoid = new(atomic.Bool), new(atomic.Bool)
-	for _, c := range shipping.SampleCarriers() {
+	for _, c := range carrier.SampleCarriers() {
 		if c.Name() == "POSTLINE" {
 			api, err := New(Config{DB: e.db, BaseURL: e.url, Carriers: []shipping.Carrier{flakyCarrier{c, failPurchase, failVoid}}})
 			if err != nil {
@@ -358,7 +359,7 @@ func TestCancelVoidFailure(t *testing.T) {
 // TestGoCarrierNamedLikeStored: a host's Go carrier may not have a stored carrier's name.
 func TestGoCarrierNamedLikeStored(t *testing.T) {
 	e := newEnv(t)
-	_, err := New(Config{DB: e.db, BaseURL: e.url, Carriers: shipping.SampleCarriers()[:1]})
+	_, err := New(Config{DB: e.db, BaseURL: e.url, Carriers: carrier.SampleCarriers()[:1]})
 	if err == nil || !strings.Contains(err.Error(), "POSTLINE") {
 		t.Errorf("New with a Go carrier POSTLINE = %v; want an error naming it", err)
 	}
@@ -482,7 +483,7 @@ func TestBuyCarrierTimeout(t *testing.T) {
 	e := newEnv(t)
 	e.useFlakyCarrier(t)
 	c := slowCarrier{flakyCarrier{failPurchase: new(atomic.Bool), failVoid: new(atomic.Bool)}, make(chan struct{}), new(atomic.Int32)}
-	for _, sample := range shipping.SampleCarriers() {
+	for _, sample := range carrier.SampleCarriers() {
 		if sample.Name() == "POSTLINE" {
 			c.flakyCarrier.Carrier = sample
 		}

@@ -10,14 +10,16 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
+	"github.com/waybill/waybill/shipping/rating"
 	"github.com/waybill/waybill/store"
 )
 
 // shippingState is the rate shopping side of the API: the carriers, the compiled profiles and
 // the one create path.
 type shippingState struct {
-	carriers *shipping.Registry
-	profiles *shipping.Profiles
+	carriers *carrier.Registry
+	profiles *rating.Profiles
 	creator  *shipping.Creator
 }
 
@@ -27,17 +29,10 @@ func (a *API) setupShipping() error {
 	if err := a.setupCarriers(ctx); err != nil {
 		return err
 	}
-	a.ship.profiles = &shipping.Profiles{Store: a.db, Carriers: a.ship.carriers, Now: a.now}
-	a.ship.creator = &shipping.Creator{Store: a.db, Profile: a.ship.profiles.Get, Now: a.now, NewID: a.newID,
-		Shopper: func(ctx context.Context) (*shipping.Shopper, error) {
-			c, err := a.carriers(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return c.Shopper, nil
-		}}
+	a.ship.profiles = &rating.Profiles{Store: a.db, Carriers: a.ship.carriers, Now: a.now}
+	a.ship.creator = &shipping.Creator{Store: a.db, Shopper: a.ship.profiles, Now: a.now, NewID: a.newID}
 	// The default profile is seeded once; an operator's replacement is never overwritten.
-	return a.db.SeedProfile(ctx, shipping.DefaultProfileKey, shipping.DefaultProfile())
+	return a.db.SeedProfile(ctx, shipping.DefaultProfileKey, rating.DefaultProfile())
 }
 
 func (a *API) createShipment(w http.ResponseWriter, r *http.Request) error {
@@ -272,7 +267,7 @@ func (a *API) getProfile(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) putProfile(w http.ResponseWriter, r *http.Request) error {
-	var in shipping.ProfileInput
+	var in rating.ProfileInput
 	if err := readJSON(w, r, &in); err != nil {
 		return err
 	}

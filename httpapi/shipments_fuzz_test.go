@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
+	"github.com/waybill/waybill/shipping/rating"
 	"github.com/waybill/waybill/store"
 )
 
@@ -29,8 +31,8 @@ func FuzzShipmentRequest(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	shopper := shipping.NewShopper(shipping.SampleCarriers()...)
-	profile := shipping.LoadProfile(shipping.DefaultProfileKey, shipping.DefaultProfile(), testStart)
+	shopper := rating.NewShopper(carrier.SampleCarriers()...)
+	profile := rating.LoadProfile(shipping.DefaultProfileKey, rating.DefaultProfile(), testStart)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var req shipping.ShipmentRequest
 		check := func(stage string, err error) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
 	"github.com/waybill/waybill/store"
 )
 
@@ -149,7 +150,7 @@ func pollingEnv(t *testing.T, release chan struct{}) (*testEnv, []*fakeTracker) 
 	var trackers []*fakeTracker
 	var carriers []shipping.Carrier
 	var names []string
-	for _, c := range shipping.SampleCarriers() {
+	for _, c := range carrier.SampleCarriers() {
 		f := &fakeTracker{Carrier: c, events: map[string][]shipping.TrackingEvent{}, fail: map[string]bool{}, hang: map[string]bool{},
 			calls: map[string]int{}, release: release}
 		trackers, carriers, names = append(trackers, f), append(carriers, f), append(names, `"`+f.Name()+`"`)

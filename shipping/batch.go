@@ -153,42 +153,6 @@ func BatchRate(rates []Rate, buy string, itemBuysCheapest bool) (Rate, bool) {
 	return Rate{}, false
 }
 
-// BatchDocumentFormat is the format of a batch's label document: ZPL when every label is ZPL
-// (one stream a thermal printer prints), otherwise PDF, one 4 × 6 in page per label. PNG
-// labels go into the PDF: an image format has no pages.
-func BatchDocumentFormat(labelFormats []string) string {
-	if len(labelFormats) == 0 {
-		return LabelFormatPDF
-	}
-	for _, f := range labelFormats {
-		if f != LabelFormatZPL {
-			return LabelFormatPDF
-		}
-	}
-	return LabelFormatZPL
-}
-
-// BatchLabels is a batch's label document: the labels of its purchased shipments in the
-// batch's order, in BatchDocumentFormat, with its content type. carrier finds a label's
-// carrier, which prints the label as it does (LabelDocumentFor).
-func BatchLabels(shipments []*Shipment, carrier func(name string) (Carrier, bool)) (body []byte, format, contentType string, err error) {
-	docs := make([]LabelDocument, 0, len(shipments))
-	formats := make([]string, 0, len(shipments))
-	for _, s := range shipments {
-		if l := s.ShippingLabel; l != nil {
-			c, _ := carrier(l.Carrier)
-			docs = append(docs, LabelDocumentFor(s, l, c))
-			formats = append(formats, l.LabelFormat)
-		}
-	}
-	if format = BatchDocumentFormat(formats); format == LabelFormatZPL {
-		body, err = LabelsZPL(docs)
-		return body, format, ContentTypeZPL, err
-	}
-	body, err = LabelsPDF(docs)
-	return body, format, ContentTypePDF, err
-}
-
 // Linked is the batch as the API shows it: with url, its label document's, as label_url once
 // it is COMPLETED with a label purchased.
 func (b *Batch) Linked(url string) *Batch {

@@ -1,9 +1,13 @@
 package shipping
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Carrier quotes, buys and voids labels. Stored carriers are table-driven rate cards
-// (TableCarrier); a host application plugs in a real carrier by implementing this interface.
+// (carrier.Table); a host application plugs in a real carrier by implementing this
+// interface.
 type Carrier interface {
 	// Name is the carrier's code as it appears on rates and labels.
 	Name() string
@@ -53,3 +57,15 @@ type SerialSource interface {
 type Tracker interface {
 	Track(ctx context.Context, trackingCode string) ([]TrackingEvent, error)
 }
+
+// ErrZipNotServiced is a carrier's reason for not quoting a destination outside its coverage.
+var ErrZipNotServiced = errors.New("zip not serviced")
+
+// ErrTrackingNumbersExhausted reports that a carrier's range of tracking numbers is used up:
+// nothing can be bought from it until an operator loads a new range.
+var ErrTrackingNumbersExhausted = errors.New("the carrier's range of tracking numbers is used up")
+
+// ErrTrackingNumberTaken reports that the tracking number a buy would issue is already another
+// label's (a host's Go carrier issued it twice, or ranges loaded around the overlap check
+// meet): the buy is refused and nothing is bought (DESIGN §16).
+var ErrTrackingNumberTaken = errors.New("the tracking number the carrier issued is already another label's")

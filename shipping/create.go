@@ -2,7 +2,6 @@ package shipping
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -27,13 +26,19 @@ type NewShipment struct {
 // Creator creates shipments: the one path every shipment is created by (POST /shipments, orders
 // to labels, batch items).
 type Creator struct {
-	Store ShipmentStore
-	// Profile finds a rate shopping profile by its key; ErrNotFound when there is none.
-	Profile func(ctx context.Context, key string) (*Profile, error)
-	// Shopper quotes the carriers as they are now.
-	Shopper func(ctx context.Context) (*Shopper, error)
+	Store   ShipmentStore
+	Shopper RateShopper
 	Now     func() time.Time
 	NewID   func() string
+}
+
+// RateShopper quotes a validated request under a rate shopping profile, with the carriers as
+// they are now (rating.Profiles).
+type RateShopper interface {
+	// Shop quotes sr under the profile named key: the rates ordered by price and the reasons
+	// of what gave none (a Shipment's Messages). When there is no rate, or no profile of that
+	// name, the error is a *RateError.
+	Shop(ctx context.Context, key string, sr *ShipmentRequest, shipDate time.Time) (rates []Rate, leftOut []Reason, err error)
 }
 
 // Create validates the request, quotes its route under its profile (a return from the
@@ -45,18 +50,7 @@ func (c *Creator) Create(ctx context.Context, n NewShipment) (*Shipment, string,
 	if err != nil {
 		return nil, "", err
 	}
-	profile, err := c.Profile(ctx, req.RateShoppingProfile)
-	if errors.Is(err, ErrNotFound) {
-		return nil, "", &RateError{Code: CodeUnknownProfile, Message: "no rate shopping profile " + req.RateShoppingProfile}
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	shopper, err := c.Shopper(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	rates, leftOut, err := shopper.Shop(ctx, profile, req.Routed(), shipDate)
+	rates, leftOut, err := c.Shopper.Shop(ctx, req.RateShoppingProfile, req.Routed(), shipDate)
 	if err != nil {
 		return nil, "", err
 	}
@@ -72,7 +66,7 @@ func (c *Creator) Create(ctx context.Context, n NewShipment) (*Shipment, string,
 	}
 	s := &Shipment{ID: id, AccountID: n.AccountID, Status: StatusOpen, Brand: brand,
 		ShipDate: req.ShipDate, Origin: *req.Origin, Destination: *req.Destination, ReturnAddress: *req.ReturnAddress,
-		Parcel: *req.Parcel, RateShoppingProfile: profile.Key, RateShoppingStrategy: req.RateShoppingStrategy,
+		Parcel: *req.Parcel, RateShoppingProfile: req.RateShoppingProfile, RateShoppingStrategy: req.RateShoppingStrategy,
 		LabelFormat: req.LabelFormat, CustomReference1: req.CustomReference1, CustomReference2: req.CustomReference2,
 		CustomsInfo: req.CustomsInfo, IsReturn: req.IsReturn, OrderID: n.OrderID, Additional: n.Additional,
 		ShippingRates: rates, Messages: leftOut,

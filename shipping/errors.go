@@ -1,5 +1,3 @@
-// Package shipping holds waybill's shipping domain: addresses, parcels, shipments, rates,
-// labels and tracking; the carriers and the rate engine; label documents.
 package shipping
 
 import (
@@ -37,8 +35,8 @@ func (e *ValidationError) Add(field, code, message string) {
 	e.Fields = append(e.Fields, FieldError{Field: field, Code: code, Message: message})
 }
 
-// tooMany records field as too_many when its n entries exceed max.
-func (e *ValidationError) tooMany(field string, n, max int) {
+// TooMany records field as too_many when its n entries exceed max.
+func (e *ValidationError) TooMany(field string, n, max int) {
 	if n > max {
 		e.Add(field, "too_many", "must have at most "+strconv.Itoa(max)+" entries")
 	}

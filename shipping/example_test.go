@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
+	"github.com/waybill/waybill/shipping/rating"
 )
 
 // courier is a host application's own carrier: a flat price per zone, next-day delivery.
@@ -32,9 +34,9 @@ func (courier) Void(ctx context.Context, trackingCode string) error { return nil
 // A host plugs its own carrier in beside the stored ones (httpapi.Config.Carriers) and names
 // it in a rate shopping profile.
 func ExampleCarrier() {
-	carriers := append(shipping.SampleCarriers(), courier{})
-	shopper := shipping.NewShopper(carriers...)
-	profile := shipping.LoadProfile("local", shipping.ProfileInput{Name: "Local", Carriers: []string{"COURIER", "POSTLINE"}}, time.Time{})
+	carriers := append(carrier.SampleCarriers(), courier{})
+	shopper := rating.NewShopper(carriers...)
+	profile := rating.LoadProfile("local", rating.ProfileInput{Name: "Local", Carriers: []string{"COURIER", "POSTLINE"}}, time.Time{})
 
 	req := &shipping.ShipmentRequest{
 		Origin:               &shipping.Address{Name: "Shop", Street1: "1 Main St", City: "New York", State: "NY", Zip: "10001", Country: "US"},

@@ -1,14 +1,6 @@
 package shipping
 
-import (
-	"cmp"
-	"context"
-	"errors"
-	"fmt"
-	"math"
-	"slices"
-	"time"
-)
+import "math"
 
 // RateRequest is a parcel on a route to be quoted. The rate engine fills in the zone, the
 // transit-days override and the destination's surcharge designation from the profile, so a
@@ -23,7 +15,7 @@ type RateRequest struct {
 	// the route (ZoneFromProfile), else by distance.
 	Zone            int
 	ZoneFromProfile bool
-	// ZoneOrigin is the ZIP3 where the parcel enters the network (Profile.ZoneOrigin).
+	// ZoneOrigin is the ZIP3 where the parcel enters the network (rating.Profile.ZoneOrigin).
 	ZoneOrigin int
 	// TransitDays, when above zero, is the profile's transit time for the route
 	// (zone_tnt_mapping); ground services use it instead of their card's days.
@@ -136,9 +128,6 @@ type SurchargeMetadata struct {
 	Surcharge     Money  `json:"surcharge"`
 }
 
-// roundTo2 rounds to two decimals, as weights and volumes are shown.
-func roundTo2(f float64) float64 { return math.Round(f*100) / 100 }
-
 // Strategies of rate shopping.
 const (
 	StrategyAll      = "ALL"
@@ -152,147 +141,6 @@ const (
 	CodeNoRates        = "no_rates_available"
 	CodeUnknownProfile = "unknown_rate_shopping_profile"
 )
-
-// Shopper quotes shipments across carriers under a rate shopping profile.
-type Shopper struct {
-	carriers map[string]Carrier
-}
-
-// NewShopper returns a Shopper over the given carriers (keyed by their Name).
-func NewShopper(carriers ...Carrier) *Shopper {
-	s := &Shopper{carriers: map[string]Carrier{}}
-	for _, c := range carriers {
-		s.carriers[c.Name()] = c
-	}
-	return s
-}
-
-// Carrier returns the named carrier.
-func (s *Shopper) Carrier(name string) (Carrier, bool) {
-	c, ok := s.carriers[name]
-	return c, ok
-}
-
-// Shop quotes a validated shipment request under profile p: the profile picks the carriers,
-// where they deliver, the zone origin and the route's zone, and area surcharges. It returns
-// the rates (IDs and shipment id unset) ordered by price, then transit days, then carrier and
-// service, filtered by strategy, with leftOut: why each carrier of the profile that gave no
-// rate, or each service a carrier left out while quoting others (a ServiceQuoter's), gave none
-// (empty, not nil, when every one quoted). When no rate is found it returns a *RateError with
-// each carrier's reason.
-func (s *Shopper) Shop(ctx context.Context, p *Profile, sr *ShipmentRequest, shipDate time.Time) (rates []Rate, leftOut []Reason, err error) {
-	if sr.International() {
-		return s.shopInternational(ctx, p, sr, shipDate)
-	}
-	if sr.Origin.Country != "US" || sr.Destination.Country != "US" {
-		reasons := make([]Reason, 0, len(p.Carriers))
-		for _, name := range p.Carriers {
-			reasons = append(reasons, Reason{Carrier: name, Message: "serves US domestic routes only"})
-		}
-		return nil, nil, &RateError{Code: CodeNoRates, Message: "no carrier serves routes outside the US", Reasons: reasons}
-	}
-	dest := zip3Index(sr.Destination.Zip)
-	req := RateRequest{Origin: *sr.Origin, Destination: *sr.Destination, ShipDate: shipDate.Format(time.DateOnly)}
-	req.LengthIn, req.WidthIn, req.HeightIn, req.WeightOz = sr.Parcel.Inches()
-	req.ZoneOrigin = p.ZoneOrigin(zip3Index(sr.Origin.Zip))
-	zone, transit, mapped, ok := p.Zone(zip3Index(sr.Origin.Zip), dest)
-	if !ok {
-		return nil, nil, &RateError{Code: CodeZipNotServiced, Message: "no zone for the route"}
-	}
-	req.Zone, req.TransitDays, req.ZoneFromProfile = zone, transit, mapped
-
-	reasons := []Reason{}
-	covered := false
-	for _, name := range p.Carriers {
-		c, ok := s.carriers[name]
-		if !ok {
-			reasons = append(reasons, Reason{Carrier: name, Message: "carrier is not available"})
-			continue
-		}
-		if !p.Covers(name, dest) {
-			reasons = append(reasons, Reason{Carrier: name, Message: fmt.Sprintf("does not deliver to ZIP3 %s under profile %s", sr.Destination.Zip[:3], p.Key)})
-			continue
-		}
-		req.AreaSurcharge, req.AreaSurchargeFromProfile = p.AreaSurcharge(name, sr.Destination.Zip)
-		quotes, left, err := quote(ctx, c, req)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
-			}
-			covered = covered || !errors.Is(err, ErrZipNotServiced)
-			reasons = append(reasons, Reason{Carrier: name, Message: err.Error()})
-			continue
-		}
-		covered = true
-		for _, q := range quotes {
-			rates = append(rates, rateOf(name, q, req, shipDate))
-		}
-		for _, l := range left {
-			reasons = append(reasons, Reason{Carrier: name, Service: l.Service, Message: l.Message})
-		}
-	}
-	if !covered {
-		return nil, nil, &RateError{Code: CodeZipNotServiced, Message: "no carrier of the profile delivers to " + sr.Destination.Zip, Reasons: reasons}
-	}
-	if len(rates) == 0 {
-		return nil, nil, &RateError{Code: CodeNoRates, Message: "no carrier can carry the parcel on this route", Reasons: reasons}
-	}
-	return PickRates(rates, sr.RateShoppingStrategy), reasons, nil
-}
-
-// quote asks c for its quotes, and a ServiceQuoter also for the services it left out (their
-// Carrier is not read: the profile's name for c is).
-func quote(ctx context.Context, c Carrier, req RateRequest) ([]Quote, []Reason, error) {
-	if sq, ok := c.(ServiceQuoter); ok {
-		return sq.Quotes(ctx, req)
-	}
-	quotes, err := c.Rates(ctx, req)
-	return quotes, nil, err
-}
-
-func rateOf(carrier string, q Quote, req RateRequest, shipDate time.Time) Rate {
-	dimFactor := cmp.Or(q.DimFactor, DimFactor)
-	r := Rate{Carrier: carrier, Service: q.Service, EstimatedDeliveryDays: q.TransitDays,
-		EstimatedDeliveryDate: Timestamp{AddBusinessDays(shipDate, q.TransitDays)},
-		PostageCents:          q.PostageCents, SurchargesCents: q.SurchargesCents(), TotalCents: q.TotalCents(), RetailCents: q.RetailCents,
-		RateMetadata: RateMetadata{USPSZone: q.Zone, CountryZone: q.CountryZone, BillableWeight: q.BillableWeightOz,
-			WeightMetadata: WeightMetadata{ActualOzWeight: roundTo2(req.WeightOz), BillableOzWeight: q.BillableWeightOz,
-				DimFactor: dimFactor, DimThreshold: DimThreshold, Volume: roundTo2(req.LengthIn * req.WidthIn * req.HeightIn)},
-			SurchargesMetadata: make([]SurchargeMetadata, 0, len(q.Surcharges)), CarrierVersion: q.CarrierVersion}}
-	r.Price = USD(r.TotalCents)
-	for _, s := range q.Surcharges {
-		r.RateMetadata.SurchargesMetadata = append(r.RateMetadata.SurchargesMetadata, SurchargeMetadata{SurchargeType: s.Type, Surcharge: USD(s.AmountCents)})
-		if s.Type == SurchargeDDP {
-			fee := USD(s.AmountCents)
-			r.RateMetadata.DDPFee = &fee
-		}
-	}
-	return r
-}
-
-// PickRates orders rates by price (ties: fewer days, then carrier and service) and applies the
-// strategy: ALL keeps every rate, CHEAPEST the one cheapest (ties: fewer days), FASTEST the one
-// fastest (ties: cheaper).
-func PickRates(rates []Rate, strategy string) []Rate {
-	slices.SortStableFunc(rates, func(a, b Rate) int {
-		return cmp.Or(cmp.Compare(a.TotalCents, b.TotalCents), cmp.Compare(a.EstimatedDeliveryDays, b.EstimatedDeliveryDays),
-			cmp.Compare(a.Carrier, b.Carrier), cmp.Compare(a.Service, b.Service))
-	})
-	switch strategy {
-	case StrategyCheapest:
-		return rates[:1]
-	case StrategyFastest:
-		best := 0
-		for i, r := range rates {
-			// rates are ordered by price, so the first fastest is the cheapest of the fastest.
-			if r.EstimatedDeliveryDays < rates[best].EstimatedDeliveryDays {
-				best = i
-			}
-		}
-		return []Rate{rates[best]}
-	}
-	return rates
-}
 
 // Cheapest returns the cheapest of rates (ties: fewer days), or false when there is none.
 func Cheapest(rates []Rate) (Rate, bool) {
@@ -308,16 +156,17 @@ func Cheapest(rates []Rate) (Rate, bool) {
 	return best, true
 }
 
-// AddBusinessDays returns the date n business days after day, at midnight UTC: days from
-// Monday to Friday that are not US federal holidays as observed (BusinessDay). A parcel handed
-// over on a weekend or a holiday starts counting on the next business day.
-func AddBusinessDays(day time.Time, n int) time.Time {
-	d := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
-	for n > 0 {
-		d = d.AddDate(0, 0, 1)
-		if BusinessDay(d) {
-			n--
-		}
-	}
-	return d
+// DimFactor is how many cubic inches make a dimensional pound unless a card says otherwise.
+const DimFactor = 166
+
+// BillableWeightOz is the weight a parcel is priced at: the larger of its actual weight and its
+// dimensional weight (L×W×H/dimFactor lb), in whole ounces rounded up: at least one ounce.
+func BillableWeightOz(lengthIn, widthIn, heightIn, weightOz float64, dimFactor int) int64 {
+	dim := lengthIn * widthIn * heightIn / float64(dimFactor) * 16
+	// A hair of tolerance keeps float noise (16.000000001) from adding an ounce.
+	return max(1, int64(math.Ceil(math.Max(weightOz, dim)-1e-9)))
 }
+
+// SurchargeDDP is the surcharge type of a DDP fee: the duties and taxes the carrier collects
+// from the shipper instead of the addressee.
+const SurchargeDDP = "DDP"

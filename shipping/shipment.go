@@ -8,6 +8,10 @@ import (
 	"github.com/waybill/waybill/shipping/customs"
 )
 
+// DefaultProfileKey names the rate shopping profile that ships with waybill and that
+// POST /shipments uses unless the request names another.
+const DefaultProfileKey = "default"
+
 // Shipment statuses.
 const (
 	StatusOpen      = "OPEN"
@@ -19,9 +23,9 @@ const (
 var ShipmentStatuses = []string{StatusOpen, StatusPurchased, StatusCancelled}
 
 // Shipment is a shipment with its rates and, once bought, its label. Its Messages are why each
-// carrier, or service, of its profile that gave no rate gave none (Shop's leftOut): empty when
-// all quoted; nil, and absent, for a shipment quoted before they were kept, since what was left
-// out of its quote is not known.
+// carrier, or service, of its profile that gave no rate gave none (what rate shopping left
+// out): empty when all quoted; nil, and absent, for a shipment quoted before they were kept,
+// since what was left out of its quote is not known.
 type Shipment struct {
 	ID                   string    `json:"id"`
 	AccountID            string    `json:"-"`
@@ -298,7 +302,7 @@ func validateAddress(v *ValidationError, prefix string, a *Address) {
 	}
 	switch {
 	case a.Zip == "":
-	case !validZIPFormat(a.Zip):
+	case !ValidZIPFormat(a.Zip):
 		v.Add(prefix+".zip", "invalid", "must be a ZIP code, 12345 or 12345-6789")
 	case !KnownZIP(a.Zip):
 		v.Add(prefix+".zip", "unknown_zip", "is not a known US ZIP code")

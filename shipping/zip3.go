@@ -42,9 +42,9 @@ func parseZip3(data string) *[1000]zip3Info {
 	return &t
 }
 
-// zip3Index returns the number of a ZIP code's first three digits, or -1 when zip does not start
+// ZIP3Number returns the number of a ZIP code's first three digits, or -1 when zip does not start
 // with three digits.
-func zip3Index(zip string) int {
+func ZIP3Number(zip string) int {
 	if len(zip) < 3 {
 		return -1
 	}
@@ -62,18 +62,18 @@ func zip3Index(zip string) int {
 // KnownZIP reports whether zip (five digits, optionally followed by -NNNN) lies in a ZIP3 area
 // of the table.
 func KnownZIP(zip string) bool {
-	if !validZIPFormat(zip) {
+	if !ValidZIPFormat(zip) {
 		return false
 	}
-	return zip3s[zip3Index(zip)].ok
+	return zip3s[ZIP3Number(zip)].ok
 }
 
 // ZIPInState reports whether zip's ZIP3 area has ZIP codes in state (two-letter code).
 func ZIPInState(zip, state string) bool {
-	if !validZIPFormat(zip) {
+	if !ValidZIPFormat(zip) {
 		return false
 	}
-	i := zip3Index(zip)
+	i := ZIP3Number(zip)
 	if i < 0 || !zip3s[i].ok || len(state) != 2 {
 		return false
 	}
@@ -85,7 +85,9 @@ func ZIPInState(zip, state string) bool {
 	return false
 }
 
-func validZIPFormat(zip string) bool {
+// ValidZIPFormat reports whether zip is written as a US ZIP code: five digits, or ZIP+4
+// (12345-6789).
+func ValidZIPFormat(zip string) bool {
 	if len(zip) != 5 && len(zip) != 10 {
 		return false
 	}
@@ -107,9 +109,9 @@ func validZIPFormat(zip string) bool {
 // earthRadiusMiles is the mean radius of the Earth.
 const earthRadiusMiles = 3958.8
 
-// zip3Distance is the great-circle distance in miles between two ZIP3 centroids; ok is false
+// ZIP3Distance is the great-circle distance in miles between two ZIP3 centroids; ok is false
 // when either is unknown.
-func zip3Distance(a, b int) (miles float64, ok bool) {
+func ZIP3Distance(a, b int) (miles float64, ok bool) {
 	if a < 0 || b < 0 || a > 999 || b > 999 || !zip3s[a].ok || !zip3s[b].ok {
 		return 0, false
 	}
@@ -131,4 +133,20 @@ func ZoneForDistance(miles float64) int {
 		}
 	}
 	return 8
+}
+
+// ParseZIP3Range parses "900" or "900-935" (both ends three digits, lo ≤ hi).
+func ParseZIP3Range(s string) (lo, hi int, ok bool) {
+	a, b, isRange := strings.Cut(s, "-")
+	if !isRange {
+		b = a
+	}
+	if len(a) != 3 || len(b) != 3 {
+		return 0, 0, false
+	}
+	lo, hi = ZIP3Number(a), ZIP3Number(b)
+	if lo < 0 || hi < 0 || lo > hi {
+		return 0, 0, false
+	}
+	return lo, hi, true
 }

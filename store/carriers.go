@@ -7,7 +7,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/waybill/waybill/shipping"
+	shipcarrier "github.com/waybill/waybill/shipping/carrier"
+	"github.com/waybill/waybill/shipping/rating"
 )
 
 // Carriers are global, like rate shopping profiles: every account shops the same carriers, so
@@ -16,8 +17,8 @@ import (
 // ErrCarrierInUse reports a carrier that a rate shopping profile still names.
 var ErrCarrierInUse = errors.New("carrier is named by a rate shopping profile")
 
-// shipping.StoredCarrier is a carrier's stored versions, oldest first, and its tracking serials. Each
-// version's Card is its outline (shipping.CarrierVersion.Load reads the whole card), except the
+// shipcarrier.Stored is a carrier's stored versions, oldest first, and its tracking serials. Each
+// version's Card is its outline (shipcarrier.Version.Load reads the whole card), except the
 
 // CarrierChanges is the count of changes of the stored carriers, to check a compiled copy.
 func (db *DB) CarrierChanges(ctx context.Context) (int64, error) {
@@ -28,8 +29,8 @@ func (db *DB) CarrierChanges(ctx context.Context) (int64, error) {
 
 // Carriers returns every stored carrier, deleted ones included, by code, with the count of
 // changes they reflect.
-func (db *DB) Carriers(ctx context.Context) ([]*shipping.StoredCarrier, int64, error) {
-	var out []*shipping.StoredCarrier
+func (db *DB) Carriers(ctx context.Context) ([]*shipcarrier.Stored, int64, error) {
+	var out []*shipcarrier.Stored
 	var changes int64
 	// One read transaction: the carriers, their versions and the count agree.
 	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -45,11 +46,11 @@ func (db *DB) Carriers(ctx context.Context) ([]*shipping.StoredCarrier, int64, e
 }
 
 // Carrier returns one carrier that is not deleted, or ErrNotFound.
-func (db *DB) Carrier(ctx context.Context, code string) (*shipping.StoredCarrier, error) {
+func (db *DB) Carrier(ctx context.Context, code string) (*shipcarrier.Stored, error) {
 	return db.carrier(ctx, db.r, code)
 }
 
-func (db *DB) carrier(ctx context.Context, q querier, code string) (*shipping.StoredCarrier, error) {
+func (db *DB) carrier(ctx context.Context, q querier, code string) (*shipcarrier.Stored, error) {
 	cs, err := db.carriersWhere(ctx, q, code)
 	if err != nil {
 		return nil, err
@@ -62,7 +63,7 @@ func (db *DB) carrier(ctx context.Context, q querier, code string) (*shipping.St
 
 // carriersWhere reads the carrier code with its versions' outlines, or every carrier when code
 // is "".
-func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*shipping.StoredCarrier, error) {
+func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*shipcarrier.Stored, error) {
 	where, args := "", []any{}
 	if code != "" {
 		where, args = " WHERE code = $1", append(args, code)
@@ -72,10 +73,10 @@ func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*shi
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*shipping.StoredCarrier
-	byCode := map[string]*shipping.StoredCarrier{}
+	var out []*shipcarrier.Stored
+	byCode := map[string]*shipcarrier.Stored{}
 	for rows.Next() {
-		var c shipping.StoredCarrier
+		var c shipcarrier.Stored
 		var created, updated int64
 		if err := rows.Scan(&c.Code, &c.Deleted, &c.NextSerial, &created, &updated); err != nil {
 			return nil, err
@@ -92,7 +93,7 @@ func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*shi
 	if code != "" {
 		where = " WHERE carrier = $1"
 	}
-	err = versionOutlines(ctx, q, db.r, where, args, func(carrier string, v *shipping.CarrierVersion) {
+	err = versionOutlines(ctx, q, db.r, where, args, func(carrier string, v *shipcarrier.Version) {
 		if c := byCode[carrier]; c != nil {
 			c.Versions = append(c.Versions, v)
 		}
@@ -103,9 +104,9 @@ func (db *DB) carriersWhere(ctx context.Context, q querier, code string) ([]*shi
 // cardOutline is what a version's outline column holds: the parts of its card that choose the
 // version, buy, void, name services and check tracking ranges — not its prices, ZIPs or chart.
 type cardOutline struct {
-	Name     string                  `json:"name"`
-	Tracking shipping.TrackingScheme `json:"tracking"`
-	Services []serviceOutline        `json:"services"`
+	Name     string                     `json:"name"`
+	Tracking shipcarrier.TrackingScheme `json:"tracking"`
+	Services []serviceOutline           `json:"services"`
 }
 
 type serviceOutline struct {
@@ -113,7 +114,7 @@ type serviceOutline struct {
 	Name string `json:"name"`
 }
 
-func outlineOf(c *shipping.Card) cardOutline {
+func outlineOf(c *shipcarrier.Card) cardOutline {
 	o := cardOutline{Name: c.Name, Tracking: c.Tracking, Services: []serviceOutline{}}
 	for _, s := range c.Services {
 		o.Services = append(o.Services, serviceOutline{s.Code, s.Name})
@@ -122,10 +123,10 @@ func outlineOf(c *shipping.Card) cardOutline {
 }
 
 // card is the outline as a card of carrier code effective from effectiveFrom.
-func (o cardOutline) card(code, effectiveFrom string) *shipping.Card {
-	c := &shipping.Card{Code: code, Name: o.Name, EffectiveFrom: effectiveFrom, Tracking: o.Tracking}
+func (o cardOutline) card(code, effectiveFrom string) *shipcarrier.Card {
+	c := &shipcarrier.Card{Code: code, Name: o.Name, EffectiveFrom: effectiveFrom, Tracking: o.Tracking}
 	for _, s := range o.Services {
-		c.Services = append(c.Services, shipping.CardService{Code: s.Code, Name: s.Name})
+		c.Services = append(c.Services, shipcarrier.CardService{Code: s.Code, Name: s.Name})
 	}
 	return c
 }
@@ -133,7 +134,7 @@ func (o cardOutline) card(code, effectiveFrom string) *shipping.Card {
 // versionOutlines calls each with the versions that where (with args) selects, by carrier and
 // version, as outlines whose Load reads the whole card from load (the read pool: a loader
 // outlives the transaction its outline was read in).
-func versionOutlines(ctx context.Context, q, load querier, where string, args []any, each func(carrier string, v *shipping.CarrierVersion)) error {
+func versionOutlines(ctx context.Context, q, load querier, where string, args []any, each func(carrier string, v *shipcarrier.Version)) error {
 	rows, err := q.QueryContext(ctx, `SELECT carrier, version, effective_from, created_at, outline
 		FROM carrier_versions`+where+` ORDER BY carrier, version`, args...)
 	if err != nil {
@@ -143,7 +144,7 @@ func versionOutlines(ctx context.Context, q, load querier, where string, args []
 	for rows.Next() {
 		var carrier, from, outline string
 		var created int64
-		v := &shipping.CarrierVersion{}
+		v := &shipcarrier.Version{}
 		if err := rows.Scan(&carrier, &v.Version, &from, &created, &outline); err != nil {
 			return err
 		}
@@ -153,14 +154,14 @@ func versionOutlines(ctx context.Context, q, load querier, where string, args []
 		}
 		v.CreatedAt, v.Card = Time(created), o.card(carrier, from)
 		carrier, version := carrier, v.Version
-		v.Load = func(ctx context.Context) (*shipping.Card, error) { return versionCard(ctx, load, carrier, version) }
+		v.Load = func(ctx context.Context) (*shipcarrier.Card, error) { return versionCard(ctx, load, carrier, version) }
 		each(carrier, v)
 	}
 	return rows.Err()
 }
 
 // versionCard reads and decodes one version's card: the only place a whole card is decoded.
-func versionCard(ctx context.Context, q querier, carrier string, version int64) (*shipping.Card, error) {
+func versionCard(ctx context.Context, q querier, carrier string, version int64) (*shipcarrier.Card, error) {
 	var body string
 	err := q.QueryRowContext(ctx, `SELECT card FROM carrier_versions WHERE carrier = $1 AND version = $2`, carrier, version).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -169,7 +170,7 @@ func versionCard(ctx context.Context, q querier, carrier string, version int64) 
 	if err != nil {
 		return nil, err
 	}
-	c := new(shipping.Card)
+	c := new(shipcarrier.Card)
 	if err := json.Unmarshal([]byte(body), c); err != nil {
 		return nil, fmt.Errorf("carrier %s version %d: %w", carrier, version, err)
 	}
@@ -177,13 +178,13 @@ func versionCard(ctx context.Context, q querier, carrier string, version int64) 
 }
 
 // CarrierCard returns the whole card of a stored version (ErrNotFound when not stored).
-func (db *DB) CarrierCard(ctx context.Context, code string, version int64) (*shipping.Card, error) {
+func (db *DB) CarrierCard(ctx context.Context, code string, version int64) (*shipcarrier.Card, error) {
 	return versionCard(ctx, db.r, code, version)
 }
 
 // SeedCarriers stores the cards once in a database's life, on its first start: an operator's
 // later changes and deletions are never undone.
-func (db *DB) SeedCarriers(ctx context.Context, cards []shipping.Card) error {
+func (db *DB) SeedCarriers(ctx context.Context, cards []shipcarrier.Card) error {
 	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE carrier_changes SET seeded = TRUE WHERE seeded = FALSE`)
 		if err != nil {
@@ -202,8 +203,8 @@ func (db *DB) SeedCarriers(ctx context.Context, cards []shipping.Card) error {
 }
 
 // PutCarrierVersion runs fn in one transaction that holds carrier code's row
-// (shipping.CarrierWriter).
-func (db *DB) PutCarrierVersion(ctx context.Context, code string, fn func(shipping.CarrierVersionTx) error) error {
+// (shipcarrier.Writer).
+func (db *DB) PutCarrierVersion(ctx context.Context, code string, fn func(shipcarrier.VersionTx) error) error {
 	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.lock(ctx, tx, `SELECT code FROM carriers WHERE code = $1`, code); err != nil {
 			return err
@@ -220,30 +221,30 @@ func (db *DB) PutCarrierVersion(ctx context.Context, code string, fn func(shippi
 	})
 }
 
-// carrierVersionTx is a carrier version being stored, in tx (shipping.CarrierVersionTx).
+// carrierVersionTx is a carrier version being stored, in tx (shipcarrier.VersionTx).
 type carrierVersionTx struct {
 	db     *DB
 	tx     *sql.Tx
 	code   string
-	stored *shipping.StoredCarrier
+	stored *shipcarrier.Stored
 }
 
-func (v carrierVersionTx) Stored() *shipping.StoredCarrier { return v.stored }
+func (v carrierVersionTx) Stored() *shipcarrier.Stored { return v.stored }
 
-func (v carrierVersionTx) Card(ctx context.Context, version int64) (*shipping.Card, error) {
+func (v carrierVersionTx) Card(ctx context.Context, version int64) (*shipcarrier.Card, error) {
 	return versionCard(ctx, v.tx, v.code, version)
 }
 
 // Others takes the one row of carrier_changes, which every put updates in the end anyway, then
 // reads the other carriers' version outlines (not their whole cards).
-func (v carrierVersionTx) Others(ctx context.Context) ([]*shipping.StoredCarrier, error) {
+func (v carrierVersionTx) Others(ctx context.Context) ([]*shipcarrier.Stored, error) {
 	if err := v.db.lock(ctx, v.tx, `SELECT id FROM carrier_changes`); err != nil {
 		return nil, err
 	}
-	var out []*shipping.StoredCarrier
-	err := versionOutlines(ctx, v.tx, v.db.r, " WHERE carrier <> $1", []any{v.code}, func(carrier string, cv *shipping.CarrierVersion) {
+	var out []*shipcarrier.Stored
+	err := versionOutlines(ctx, v.tx, v.db.r, " WHERE carrier <> $1", []any{v.code}, func(carrier string, cv *shipcarrier.Version) {
 		if len(out) == 0 || out[len(out)-1].Code != carrier {
-			out = append(out, &shipping.StoredCarrier{Code: carrier})
+			out = append(out, &shipcarrier.Stored{Code: carrier})
 		}
 		c := out[len(out)-1]
 		c.Versions = append(c.Versions, cv)
@@ -251,7 +252,7 @@ func (v carrierVersionTx) Others(ctx context.Context) ([]*shipping.StoredCarrier
 	return out, err
 }
 
-func (v carrierVersionTx) Add(ctx context.Context, card *shipping.Card) (*shipping.StoredCarrier, error) {
+func (v carrierVersionTx) Add(ctx context.Context, card *shipcarrier.Card) (*shipcarrier.Stored, error) {
 	if err := v.db.addVersion(ctx, v.tx, card); err != nil {
 		return nil, err
 	}
@@ -260,7 +261,7 @@ func (v carrierVersionTx) Add(ctx context.Context, card *shipping.Card) (*shippi
 
 // addVersion stores card as the next version of its carrier, creating the carrier or bringing
 // a deleted one back.
-func (db *DB) addVersion(ctx context.Context, tx *sql.Tx, card *shipping.Card) error {
+func (db *DB) addVersion(ctx context.Context, tx *sql.Tx, card *shipcarrier.Card) error {
 	body, err := json.Marshal(card)
 	if err != nil {
 		return err
@@ -315,7 +316,7 @@ func (db *DB) DeleteCarrier(ctx context.Context, code string) error {
 		defer rows.Close()
 		for rows.Next() {
 			var body string
-			var in shipping.ProfileInput
+			var in rating.ProfileInput
 			if err := rows.Scan(&body); err != nil {
 				return err
 			}

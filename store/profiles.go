@@ -7,14 +7,14 @@ import (
 	"errors"
 	"time"
 
-	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/rating"
 )
 
 // Rate shopping profiles are global: every account shops under the same profiles, so these
 // queries, unlike every other, do not filter by account.
 
 // SeedProfile stores the profile unless one with its key exists; it never replaces one.
-func (db *DB) SeedProfile(ctx context.Context, key string, in shipping.ProfileInput) error {
+func (db *DB) SeedProfile(ctx context.Context, key string, in rating.ProfileInput) error {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return err
@@ -29,21 +29,21 @@ func (db *DB) SeedProfile(ctx context.Context, key string, in shipping.ProfileIn
 
 const profileColumns = `profile_key, body, updated_at`
 
-func scanProfile(row rowScanner) (*shipping.Profile, error) {
+func scanProfile(row rowScanner) (*rating.Profile, error) {
 	var key, body string
 	var updated int64
 	if err := row.Scan(&key, &body, &updated); err != nil {
 		return nil, err
 	}
-	var in shipping.ProfileInput
+	var in rating.ProfileInput
 	if err := json.Unmarshal([]byte(body), &in); err != nil {
 		return nil, err
 	}
-	return shipping.LoadProfile(key, in, Time(updated)), nil
+	return rating.LoadProfile(key, in, Time(updated)), nil
 }
 
 // Profile returns the rate shopping profile with the key.
-func (db *DB) Profile(ctx context.Context, key string) (*shipping.Profile, error) {
+func (db *DB) Profile(ctx context.Context, key string) (*rating.Profile, error) {
 	p, err := scanProfile(db.r.QueryRowContext(ctx, `SELECT `+profileColumns+` FROM rate_shopping_profiles
 		WHERE profile_key = $1`, key))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -63,19 +63,19 @@ func (db *DB) ProfileVersion(ctx context.Context, key string) (time.Time, error)
 }
 
 // ListProfiles lists the profiles by key.
-func (db *DB) ListProfiles(ctx context.Context, p Page) (List[*shipping.Profile], error) {
-	return offsetList(ctx, db.r, listQuery[*shipping.Profile]{
+func (db *DB) ListProfiles(ctx context.Context, p Page) (List[*rating.Profile], error) {
+	return offsetList(ctx, db.r, listQuery[*rating.Profile]{
 		Columns: profileColumns,
 		From:    "rate_shopping_profiles WHERE 1 = 1",
-		Scan:    func(rows *sql.Rows) (*shipping.Profile, error) { return scanProfile(rows) },
+		Scan:    func(rows *sql.Rows) (*rating.Profile, error) { return scanProfile(rows) },
 	}, "profile_key", p)
 }
 
 // PutProfile creates or replaces the profile, setting its UpdatedAt, and reports whether it
-// created it (shipping.ProfileStore). When coverageChanged says the profile's zip_coverage
+// created it (rating.ProfileStore). When coverageChanged says the profile's zip_coverage
 // changed from the one it replaces (nil for a new profile), ZIP_COVERAGE_UPDATED is emitted to
 // every subscribed account, in the same transaction.
-func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile, coverageChanged func(prev *shipping.ProfileInput) bool) (created bool, err error) {
+func (db *DB) PutProfile(ctx context.Context, p *rating.Profile, coverageChanged func(prev *rating.ProfileInput) bool) (created bool, err error) {
 	in := p.Input()
 	body, err := json.Marshal(in)
 	if err != nil {
@@ -96,7 +96,7 @@ func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile, coverageChang
 			return err
 		}
 		created = n == 1
-		var prev *shipping.ProfileInput
+		var prev *rating.ProfileInput
 		if !created {
 			var old string
 			var oldUpdated int64
@@ -107,7 +107,7 @@ func (db *DB) PutProfile(ctx context.Context, p *shipping.Profile, coverageChang
 			// updated_at is the version cached copies are checked against: it must move
 			// forward even when the clock has not.
 			now = max(now, oldUpdated+1)
-			prev = new(shipping.ProfileInput)
+			prev = new(rating.ProfileInput)
 			if err := json.Unmarshal([]byte(old), prev); err != nil {
 				return err
 			}

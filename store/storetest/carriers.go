@@ -11,19 +11,21 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
+	"github.com/waybill/waybill/shipping/rating"
 	"github.com/waybill/waybill/store"
 )
 
 // testCard is a valid card of the carrier ACME with the services testShipment quotes, its
 // tracking serials from 1 to rangeEnd.
-func testCard(rangeEnd int64) *shipping.Card {
-	var services []shipping.CardService
+func testCard(rangeEnd int64) *carrier.Card {
+	var services []carrier.CardService
 	for _, code := range []string{"GROUND", "PRIORITY", "EXPRESS"} {
-		services = append(services, shipping.CardService{Code: code, Name: code, TransitDays: []int{1, 2, 3, 4, 5, 6, 7, 8},
+		services = append(services, carrier.CardService{Code: code, Name: code, TransitDays: []int{1, 2, 3, 4, 5, 6, 7, 8},
 			WeightBreaksOz: []int64{16}, PricesCents: [][]int64{{700, 700, 700, 700, 700, 700, 700, 700}}})
 	}
-	return &shipping.Card{Name: "Acme", EffectiveFrom: "2026-01-01", MaxWeightOz: 1120, MaxLengthIn: 108, MaxGirthIn: 165,
-		Services: services, Tracking: shipping.TrackingScheme{Scheme: shipping.SchemeLuhn, Prefix: "AC", Digits: 10, RangeStart: 1, RangeEnd: rangeEnd}}
+	return &carrier.Card{Name: "Acme", EffectiveFrom: "2026-01-01", MaxWeightOz: 1120, MaxLengthIn: 108, MaxGirthIn: 165,
+		Services: services, Tracking: carrier.TrackingScheme{Scheme: carrier.SchemeLuhn, Prefix: "AC", Digits: 10, RangeStart: 1, RangeEnd: rangeEnd}}
 }
 
 // Carriers: the samples are seeded once in a database's life; every put appends a version and
@@ -41,13 +43,13 @@ func testCarrierVersions(t *testing.T) {
 		return n
 	}
 	for range 2 {
-		if err := db.SeedCarriers(ctx, shipping.SampleCards()); err != nil {
+		if err := db.SeedCarriers(ctx, carrier.SampleCards()); err != nil {
 			t.Fatal(err)
 		}
 	}
 	cs, n, err := db.Carriers(ctx)
-	if err != nil || len(cs) != len(shipping.SampleCards()) || n != int64(len(cs)) || changes() != n {
-		t.Fatalf("after seeding twice: %d carriers, %d changes, %v; want the %d samples once", len(cs), n, err, len(shipping.SampleCards()))
+	if err != nil || len(cs) != len(carrier.SampleCards()) || n != int64(len(cs)) || changes() != n {
+		t.Fatalf("after seeding twice: %d carriers, %d changes, %v; want the %d samples once", len(cs), n, err, len(carrier.SampleCards()))
 	}
 
 	put, err := putCarrier(ctx, db, "ACME", testCard(100), false)
@@ -83,7 +85,7 @@ func testCarrierVersions(t *testing.T) {
 		t.Fatalf("Carrier = %+v, %v; want 3 versions", c, err)
 	}
 	// The versions read are outlines; a version's whole card is read on its own.
-	whole := func(v *shipping.CarrierVersion) *shipping.Card {
+	whole := func(v *carrier.Version) *carrier.Card {
 		t.Helper()
 		card, err := db.CarrierCard(ctx, "ACME", v.Version)
 		if err != nil {
@@ -94,17 +96,17 @@ func testCarrierVersions(t *testing.T) {
 		}
 		return card
 	}
-	if v := shipping.InForce(c.Versions, "2026-07-01"); v.Version != 3 || whole(v).Services[0].WeightBreaksOz[0] != 32 {
+	if v := carrier.InForce(c.Versions, "2026-07-01"); v.Version != 3 || whole(v).Services[0].WeightBreaksOz[0] != 32 {
 		t.Errorf("in force on 2026-07-01: version %d; want the grid's version 3", v.Version)
 	}
-	if v := shipping.InForce(c.Versions, "2027-01-01"); v.Version != 2 || v.Card.Services[0].Code != "GROUND" || !reflect.DeepEqual(v.Card.Tracking, next.Tracking) {
+	if v := carrier.InForce(c.Versions, "2027-01-01"); v.Version != 2 || v.Card.Services[0].Code != "GROUND" || !reflect.DeepEqual(v.Card.Tracking, next.Tracking) {
 		t.Errorf("in force on 2027-01-01: version %d, outline %+v; want 2 with its services and tracking", v.Version, v.Card)
 	}
 	if whole(c.Versions[0]).Services[0].PricesCents[0][7] != 700 {
 		t.Error("version 1 changed")
 	}
 
-	p, err := shipping.NewProfile("acme", shipping.ProfileInput{Name: "Acme", Carriers: []string{"ACME"}}, []string{"ACME"}, db.Now())
+	p, err := rating.NewProfile("acme", rating.ProfileInput{Name: "Acme", Carriers: []string{"ACME"}}, []string{"ACME"}, db.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +126,7 @@ func testCarrierVersions(t *testing.T) {
 	if _, err := db.Carrier(ctx, "ACME"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Carrier after delete = %v; want ErrNotFound", err)
 	}
-	if err := db.SeedCarriers(ctx, shipping.SampleCards()); err != nil {
+	if err := db.SeedCarriers(ctx, carrier.SampleCards()); err != nil {
 		t.Fatal(err)
 	}
 	if put, err = putCarrier(ctx, db, "ACME", testCard(100), false); err != nil || !put.Created || len(put.Carrier.Versions) != 4 {
@@ -162,7 +164,7 @@ func SerialsAcrossHandles(t *testing.T, here, there *store.DB) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		carrier := shipping.NewTableCarrier("ACME", c.Versions)
+		carrier := carrier.NewTable("ACME", c.Versions)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -221,7 +223,7 @@ func testTrackingNumberTaken(t *testing.T) {
 	acme, beta := testCard(100), testCard(100)
 	acme.Code, beta.Code = "ACME", "BETA"
 	beta.Tracking.RangeStart = 2 // BETA's first number is ACME's second
-	if err := db.SeedCarriers(ctx, []shipping.Card{*acme, *beta}); err != nil {
+	if err := db.SeedCarriers(ctx, []carrier.Card{*acme, *beta}); err != nil {
 		t.Fatal(err)
 	}
 	buyFrom := func(code string) purchaseFunc {
@@ -229,7 +231,7 @@ func testTrackingNumberTaken(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		carrier := shipping.NewTableCarrier(code, c.Versions)
+		carrier := carrier.NewTable(code, c.Versions)
 		return func(ctx context.Context, s *shipping.Shipment, r shipping.Rate, labelID string, serials shipping.SerialSource) (string, error) {
 			return carrier.Purchase(ctx, shipping.PurchaseRequest{LabelID: labelID, Service: r.Service, ShipDate: s.ShipDate, Serials: serials})
 		}
@@ -282,21 +284,21 @@ func testTrackingNumberTaken(t *testing.T) {
 }
 
 // A put whose tracking range can issue numbers another carrier's can or did is refused (a dry
-// run too) with a shipping.TrackingOverlapError naming that carrier; every version of the other
+// run too) with a carrier.TrackingOverlapError naming that carrier; every version of the other
 // carrier counts, one replaced before today too (labels carry its numbers), a deleted carrier's
 // too, and its own never.
 func testTrackingRangeOverlap(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	db.Now = func() time.Time { return time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC) }
-	card := func(from, to int64, effective string) *shipping.Card {
+	card := func(from, to int64, effective string) *carrier.Card {
 		c := testCard(to)
 		c.Tracking.RangeStart, c.EffectiveFrom = from, effective
 		return c
 	}
 	for i, step := range []struct {
 		code string
-		card *shipping.Card
+		card *carrier.Card
 		del  bool
 		want string // the carrier the put overlaps; "" when stored
 	}{
@@ -323,7 +325,7 @@ func testTrackingRangeOverlap(t *testing.T) {
 		for _, dryRun := range []bool{true, false} {
 			c := *step.card
 			_, err := putCarrier(ctx, db, step.code, &c, dryRun)
-			var oe *shipping.TrackingOverlapError
+			var oe *carrier.TrackingOverlapError
 			switch {
 			case step.want == "" && err != nil:
 				t.Fatalf("put %d (%s, serials %d to %d, dry run %v) = %v; want it stored", i+1, step.code,
@@ -381,13 +383,13 @@ func testCarrierVersionsReadOnlyWhatTheyNeed(t *testing.T) {
 	}
 }
 
-// putCarrier and putPriceGrid store a carrier version through the use case (shipping.PutCarrier,
-// shipping.PutPriceGrid) on the store's clock.
-func putCarrier(ctx context.Context, db *store.DB, code string, card *shipping.Card, dryRun bool) (shipping.CarrierPut, error) {
-	return shipping.PutCarrier(ctx, db, code, card, dryRun, db.Now())
+// putCarrier and putPriceGrid store a carrier version through the use case (carrier.PutCard,
+// carrier.PutPriceGrid) on the store's clock.
+func putCarrier(ctx context.Context, db *store.DB, code string, card *carrier.Card, dryRun bool) (carrier.Put, error) {
+	return carrier.PutCard(ctx, db, code, card, dryRun, db.Now())
 }
 
 func putPriceGrid(ctx context.Context, db *store.DB, code, service, from string, breaks []int64, prices [][]int64,
-	dryRun bool) (shipping.CarrierPut, error) {
-	return shipping.PutPriceGrid(ctx, db, code, service, from, breaks, prices, dryRun, db.Now())
+	dryRun bool) (carrier.Put, error) {
+	return carrier.PutPriceGrid(ctx, db, code, service, from, breaks, prices, dryRun, db.Now())
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/waybill/waybill/billing"
-	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
 	"github.com/waybill/waybill/store"
 )
 
@@ -22,7 +22,7 @@ func TodaysShapes(t *testing.T, reopen func() (*store.DB, *sql.DB)) {
 	acct := newAccount(t, db)
 	card := testCard(1_000_000)
 	card.Code = "ACME"
-	if err := db.SeedCarriers(ctx, []shipping.Card{*card}); err != nil {
+	if err := db.SeedCarriers(ctx, []carrier.Card{*card}); err != nil {
 		t.Fatal(err)
 	}
 	before, err := db.Carrier(ctx, "ACME")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/rating"
 	"github.com/waybill/waybill/store"
 )
 
@@ -226,7 +227,7 @@ func testPutProfileConcurrently(t *testing.T) {
 		var created atomic.Int32
 		for range puts {
 			go func() {
-				p, err := shipping.NewProfile("race", shipping.ProfileInput{Name: "Race", Carriers: []string{"POSTLINE"}},
+				p, err := rating.NewProfile("race", rating.ProfileInput{Name: "Race", Carriers: []string{"POSTLINE"}},
 					[]string{"POSTLINE"}, time.Now())
 				if err == nil {
 					var c bool

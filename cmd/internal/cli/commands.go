@@ -13,6 +13,7 @@ import (
 
 	"github.com/waybill/waybill/httpapi"
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/shipping/carrier"
 	"github.com/waybill/waybill/store"
 )
 
@@ -275,11 +276,11 @@ type carrierLine struct {
 	Services       []string `json:"services"`
 }
 
-func carrierLineOf(c *shipping.StoredCarrier, today time.Time) carrierLine {
+func carrierLineOf(c *carrier.Stored, today time.Time) carrierLine {
 	date := today.UTC().Format(time.DateOnly)
-	v := shipping.Shown(c.Versions, date)
+	v := carrier.Shown(c.Versions, date)
 	l := carrierLine{Code: c.Code, Name: v.Card.Name, Version: v.Version, EffectiveFrom: v.Card.EffectiveFrom, Services: []string{}}
-	if f := shipping.InForce(c.Versions, date); f != nil {
+	if f := carrier.InForce(c.Versions, date); f != nil {
 		l.InForceVersion = &f.Version
 	}
 	for _, s := range v.Card.Services {
@@ -315,22 +316,22 @@ func defineCarrierList(fs *flag.FlagSet, e *env, db *string) func(ctx context.Co
 // printPut prints what a carrier put stored, as the API answers it: the version stored (or
 // with -dry-run, that it would store, and the changes), and the version in force today (null
 // before any is).
-func (e *env) printPut(put shipping.CarrierPut, dryRun bool, today time.Time) error {
+func (e *env) printPut(put carrier.Put, dryRun bool, today time.Time) error {
 	v := put.Carrier.Versions[len(put.Carrier.Versions)-1]
 	out := struct {
-		Code           string                 `json:"code"`
-		Version        int64                  `json:"version"`
-		EffectiveFrom  string                 `json:"effective_from"`
-		InForceVersion *int64                 `json:"in_force_version"`
-		Created        bool                   `json:"created"`
-		DryRun         bool                   `json:"dry_run,omitempty"`
-		Changes        []shipping.PriceChange `json:"changes,omitzero"` // [] in a dry run that changes no price
+		Code           string                `json:"code"`
+		Version        int64                 `json:"version"`
+		EffectiveFrom  string                `json:"effective_from"`
+		InForceVersion *int64                `json:"in_force_version"`
+		Created        bool                  `json:"created"`
+		DryRun         bool                  `json:"dry_run,omitempty"`
+		Changes        []carrier.PriceChange `json:"changes,omitzero"` // [] in a dry run that changes no price
 	}{Code: put.Carrier.Code, Version: v.Version, EffectiveFrom: v.Card.EffectiveFrom, Created: put.Created, DryRun: dryRun}
-	if f := shipping.InForce(put.Carrier.Versions, today.UTC().Format(time.DateOnly)); f != nil {
+	if f := carrier.InForce(put.Carrier.Versions, today.UTC().Format(time.DateOnly)); f != nil {
 		out.InForceVersion = &f.Version
 	}
 	if dryRun {
-		out.Changes = append([]shipping.PriceChange{}, put.Changes...)
+		out.Changes = append([]carrier.PriceChange{}, put.Changes...)
 	}
 	return json.NewEncoder(e.stdout).Encode(out)
 }
@@ -345,7 +346,7 @@ func defineCarrierPut(fs *flag.FlagSet, e *env, db *string) func(ctx context.Con
 		if err != nil {
 			return err
 		}
-		var card shipping.Card
+		var card carrier.Card
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&card); err != nil {
@@ -355,7 +356,7 @@ func defineCarrierPut(fs *flag.FlagSet, e *env, db *string) func(ctx context.Con
 			return fmt.Errorf("%s: the card needs its \"code\"", args[0])
 		}
 		return e.withDB(ctx, *db, func(db *store.DB) error {
-			put, err := shipping.PutCarrier(ctx, db, card.Code, &card, *dryRun, db.Now())
+			put, err := carrier.PutCard(ctx, db, card.Code, &card, *dryRun, db.Now())
 			if err != nil {
 				return err
 			}
@@ -379,12 +380,12 @@ func defineCarrierPrices(fs *flag.FlagSet, e *env, db *string) func(ctx context.
 			return err
 		}
 		defer f.Close()
-		breaks, prices, err := shipping.ParsePriceGrid(f)
+		breaks, prices, err := carrier.ParsePriceGrid(f)
 		if err != nil {
 			return fmt.Errorf("%s: %w", args[2], err)
 		}
 		return e.withDB(ctx, *db, func(db *store.DB) error {
-			put, err := shipping.PutPriceGrid(ctx, db, args[0], args[1], *from, breaks, prices, *dryRun, db.Now())
+			put, err := carrier.PutPriceGrid(ctx, db, args[0], args[1], *from, breaks, prices, *dryRun, db.Now())
 			if errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("no carrier %s with a service %s", args[0], args[1])
 			}
