@@ -9,7 +9,7 @@ import (
 	"github.com/waybill/waybill/store"
 )
 
-// Manifests (end-of-day close-out, DESIGN §12). A manifest and its documents never change: the
+// Manifests (end-of-day close-out). A manifest and its documents never change: the
 // PDF and CSV are rendered in the transaction that creates it and served from the store, through
 // capability URLs like a finalized invoice's.
 
