@@ -11,7 +11,7 @@ import (
 	"github.com/waybill/waybill/shipping/customs"
 )
 
-// International shipments (DESIGN §15): addresses abroad, the customs declaration a shipment
+// International shipments: addresses abroad, the customs declaration a shipment
 // across a border needs, and the rating of a card's international services.
 
 // validateForeignAddress checks an address outside the US against its country (the zero

@@ -42,8 +42,8 @@ type LabelDocument struct {
 	Declaration *customs.Document
 }
 
-// LabelPrinter is what a carrier also implements to have its labels printed as it prints them
-// (DESIGN §16): its display name, its services' names and its tracking numbers' scheme.
+// LabelPrinter is what a carrier also implements to have its labels printed as it prints them:
+// its display name, its services' names and its tracking numbers' scheme.
 // TableCarrier does. A label of any other carrier shows its code, its service code in words
 // (ServiceName) and a plain Code 128 of its tracking number.
 type LabelPrinter interface {

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// StoredCarrier is a carrier stored as data (DESIGN §11): its versions' outlines, each card
+// StoredCarrier is a carrier stored as data: its versions' outlines, each card
 // read whole when a version is compiled (CarrierVersion.Load).
 type StoredCarrier struct {
 	Code       string

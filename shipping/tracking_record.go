@@ -2,7 +2,7 @@ package shipping
 
 import "context"
 
-// LabelEvent is the payload of the LABEL_* webhook events (DESIGN §6).
+// LabelEvent is the payload of the LABEL_* webhook events.
 type LabelEvent struct {
 	ShipmentID      string          `json:"shipment_id"`
 	ShippingLabelID string          `json:"shipping_label_id"`

@@ -1,4 +1,4 @@
-// Package manifest holds the rules of end-of-day close-out (DESIGN §12): which labels a
+// Package manifest holds the rules of end-of-day close-out: which labels a
 // manifest collects, and its two documents, the PDF the driver signs and the carrier's CSV.
 // Both documents are drawn from the manifest alone, so the same manifest gives the same bytes;
 // the store renders them once, when the manifest is created, and serves the stored bytes.
@@ -49,8 +49,8 @@ type Line struct {
 // Qualifies reports whether a manifest of carrier and shipDate collects the label l of shipment
 // s: a label of that carrier on a shipment of that date that is still the shipper's to hand
 // over — PRE_TRANSIT, never scanned, not voided, and in no manifest yet — and that leaves with
-// the shipper: a return label enters the mail stream from the customer, so it never does
-// (DESIGN §16), and stays voidable until its first scan. This is the one statement of the
+// the shipper: a return label enters the mail stream from the customer, so it never does,
+// and stays voidable until its first scan. This is the one statement of the
 // rule; the store's queries (the close-out, the pending count) select exactly these labels,
 // which its tests check against this function.
 func Qualifies(s *shipping.Shipment, l *shipping.Label, carrier, shipDate string) bool {
@@ -131,7 +131,7 @@ type Request struct {
 
 // Validate checks the request and fills in its default: ship_date today (YYYY-MM-DD, UTC).
 // The carrier must be one known reports the deployment has, by its exact code: a typo'd or
-// miscased code is refused, never taken for a carrier with nothing to close (DESIGN §16). Any
+// miscased code is refused, never taken for a carrier with nothing to close. Any
 // date is accepted, past ones included: a day is closed out after it ends too.
 func (r *Request) Validate(today string, known func(code string) bool) error {
 	var v shipping.ValidationError
