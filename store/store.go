@@ -385,7 +385,7 @@ const migrationLock = 0x77617962 // "wayb"
 
 // migrate applies, in order and each in its own transaction, the embedded migrations that the
 // schema_migrations table does not list yet. It runs on one connection, holding (on
-// PostgreSQL) a session advisory lock, so processes starting together on a fresh database
+// PostgreSQL) a connection-level advisory lock, so processes starting together on a fresh database
 // migrate one after the other: the second finds every migration applied.
 func (db *DB) migrate(ctx context.Context) (err error) {
 	conn, err := db.w.Conn(ctx)

@@ -17,7 +17,7 @@ import (
 	"github.com/waybill/waybill/store/internal/lz"
 )
 
-// The packed copies of shipments' and labels' renderings (issues 24 and 32). A shipment's
+// The packed copies of shipments' and labels' renderings. A shipment's
 // record is its row, its request (shipment_requests) and its quotes (shipment_quotes), which
 // sqlite3 and psql read; shipments.packed is a copy of its rendering (the answer of
 // GET /shipments/{id}, label_url marked), packed by lz so that a GET reads one small value. A
