@@ -38,7 +38,7 @@ type Config struct {
 	// DefaultRetrySchedule.
 	WebhookRetrySchedule []time.Duration
 	// Carriers are the host's own carriers (implementations of shipping.Carrier), quoted and
-	// bought from beside the carriers stored in the database (DESIGN §11); a name used by both
+	// bought from beside the carriers stored in the database; a name used by both
 	// is an error. A carrier that also implements shipping.Tracker is polled for tracking.
 	Carriers []shipping.Carrier
 	// Issuer is the letterhead of invoice PDFs; the zero value prints billing.DefaultIssuer.
@@ -244,8 +244,8 @@ func finishBody(w http.ResponseWriter, r *http.Request) {
 	io.CopyN(io.Discard, r.Body, bodyLimit(r)-maxBody+maxDrain) // a card's route takes more, and drains more
 }
 
-// maxRequestLine bounds the request line (method, target with its query, protocol): 8 KiB
-// (DESIGN §3). Every query parameter is read from within it, so it also bounds every filter.
+// maxRequestLine bounds the request line (method, target with its query, protocol): 8 KiB.
+// Every query parameter is read from within it, so it also bounds every filter.
 const maxRequestLine = 8 << 10
 
 // requestLineLength is the length of r's request line as the client sent it.

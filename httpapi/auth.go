@@ -30,7 +30,7 @@ func (a *API) handleScopes(pattern string, scopes []string, h handlerFunc) {
 				a.fail(w, r, err)
 				return
 			}
-			w.Header().Set("WWW-Authenticate", "Bearer") // DESIGN §3, to the letter
+			w.Header().Set("WWW-Authenticate", "Bearer") // the challenge a 401 must carry
 			writeError(w, &Error{Status: http.StatusUnauthorized, Code: "unauthorized", Message: "missing, malformed, unknown or revoked bearer token"})
 			return
 		}

@@ -52,7 +52,7 @@ type batchRequest struct {
 // createBatch: POST /batches stores the batch and its items and answers 202 once they are
 // durable, with the batch as GET /batches/{id} shows it; the worker does the rest. Only what is
 // wrong with the batch itself refuses it (400); an item that fails its checks is stored FAILED
-// at once, with its errors at its own paths, and the others proceed (DESIGN §16).
+// at once, with its errors at its own paths, and the others proceed.
 func (a *API) createBatch(w http.ResponseWriter, r *http.Request) error {
 	var req batchRequest
 	if err := readJSON(w, r, &req); err != nil {

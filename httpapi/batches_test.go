@@ -237,7 +237,7 @@ func (c refusingCarrier) Purchase(context.Context, shipping.PurchaseRequest) (st
 	return "", shipping.ErrTrackingNumbersExhausted
 }
 
-// TestBatchItemAttemptsBounded: no error makes a batch item retry forever (issue 31: an item
+// TestBatchItemAttemptsBounded: no error makes a batch item retry forever (an item
 // whose buy kept failing stayed PROCESSING, tried again every lease). A failure of the
 // machinery (a carrier that does not answer) is tried again when the lease expires, and at the
 // MaxItemAttempts-th attempt the item is FAILED with its last error; a refusal (the carrier's

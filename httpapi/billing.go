@@ -10,7 +10,7 @@ import (
 	"github.com/waybill/waybill/store"
 )
 
-// inlineLineItems is how many line items GET /billing/invoices/{id} carries (interface 8).
+// inlineLineItems is how many line items GET /billing/invoices/{id} carries.
 const inlineLineItems = 250
 
 // billingState holds the billing use cases the handlers call.
@@ -31,7 +31,7 @@ func (a *API) setupBilling() error {
 	return nil
 }
 
-// invoiceJSON is an invoice as the API shows it (interface 2.1).
+// invoiceJSON is an invoice as the API shows it.
 type invoiceJSON struct {
 	ID                string             `json:"id"`
 	Status            billing.Status     `json:"status"`

@@ -117,7 +117,7 @@ func TestBodyRefusalsArriveWhole(t *testing.T) {
 		method, path, _ := strings.Cut(route, " ")
 		cases := cases
 		if method == "PUT" && strings.Count(path, "/") == 3 && strings.HasPrefix(path, "/admin/carriers/") {
-			// Cards may be 16 MiB (DESIGN §18): the oversized bodies are over that.
+			// Cards may be 16 MiB: the oversized bodies are over that.
 			card := bytes.Repeat([]byte("x"), maxCardBody+(3<<20))
 			cases = slices.Clone(cases)
 			cases[0].headers, cases[0].pieces = fmt.Sprintf("Content-Length: %d\r\n", len(card)), split(card, 1<<20)

@@ -12,7 +12,7 @@ import (
 	"github.com/waybill/waybill/store"
 )
 
-// Carrier pushes (DESIGN §13): POST /carrier_events/{carrier}, signed with the carrier's inbound
+// Carrier pushes: POST /carrier_events/{carrier}, signed with the carrier's inbound
 // secret like order import (X-Carrier-Signature, hex HMAC-SHA256 of the exact body keyed by the
 // secret's text), carries 1 to 1,000 tracking events. Each goes through the operator feed's
 // rules and use case (shipping.Tracking.Record, restricted to the carrier's labels), in its

@@ -15,7 +15,7 @@ import (
 )
 
 // setupCarriers seeds the sample carriers into a new database and checks that no stored
-// carrier has the name of one of the host's (DESIGN §11: an error at New).
+// carrier has the name of one of the host's (an error at New).
 func (a *API) setupCarriers(ctx context.Context) error {
 	a.ship.carriers = &carrier.Registry{Store: a.db, Host: a.cfg.Carriers, Now: a.now, Log: a.log}
 	if err := a.db.SeedCarriers(ctx, carrier.SampleCards()); err != nil {
@@ -85,7 +85,7 @@ func (a *API) putPriceGrid(w http.ResponseWriter, r *http.Request) error {
 	return a.writeCarrierPut(w, put, dryRun)
 }
 
-// writeCarrierPut answers a PUT with the version it stored (DESIGN §16), as GET ?version=N
+// writeCarrierPut answers a PUT with the version it stored, as GET ?version=N
 // shows it, whether or not that version is in force today: in_force_version says which is. A
 // dry run answers the version it would have stored, with its changes.
 func (a *API) writeCarrierPut(w http.ResponseWriter, put carrier.Put, dryRun bool) error {

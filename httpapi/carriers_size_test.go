@@ -48,7 +48,7 @@ func gzipped(t *testing.T, b []byte) []byte {
 }
 
 // TestCarrierCardSizes: a carrier PUT takes cards up to 16 MiB, also gzipped (bounded when
-// inflated), and refuses larger ones and junk with bounded work (DESIGN §18); every other
+// inflated), and refuses larger ones and junk with bounded work; every other
 // route keeps its 1 MiB.
 func TestCarrierCardSizes(t *testing.T) {
 	e := newEnv(t)
@@ -112,7 +112,7 @@ func TestCarrierCardSizes(t *testing.T) {
 
 // TestCarriersCompiledOnlyInForce: only versions in force today or later are compiled, on the
 // first quote that needs them; a change to one carrier carries the others' compiled versions
-// over, and a version no longer in force is never read again (DESIGN §18).
+// over, and a version no longer in force is never read again.
 func TestCarriersCompiledOnlyInForce(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()

@@ -10,7 +10,7 @@ import (
 
 // Cursors are sealed: encodeCursor's position, a dot and a MAC of it under the server's key, so
 // a cursor the API did not issue (a decoded one edited to another position, or one made up) is
-// refused with invalid_cursor (DESIGN §3), however well-formed its position is.
+// refused with invalid_cursor, however well-formed its position is.
 
 // cursorMACLen is how many bytes of HMAC-SHA256 a cursor carries: 128 bits.
 const cursorMACLen = 16

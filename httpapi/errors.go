@@ -133,7 +133,7 @@ func writeError(w http.ResponseWriter, e *Error) {
 	}{errorShape(e)})
 }
 
-// errorObject is an error as an answer's "errors" object shows it (DESIGN §3); a batch item's
+// errorObject is an error as an answer's "errors" object shows it; a batch item's
 // errors are the same object.
 type errorObject struct {
 	Status string `json:"status"`

@@ -50,9 +50,8 @@ func TestErrorStatuses(t *testing.T) {
 	}
 }
 
-// TestRateErrorReasons: a rate shopping failure always carries reasons (DESIGN §3: the codes
-// "+ reasons"), an empty array when no carrier was asked (an unknown profile); other errors
-// carry none.
+// TestRateErrorReasons: a rate shopping failure always carries reasons, an empty array when no
+// carrier was asked (an unknown profile); other errors carry none.
 func TestRateErrorReasons(t *testing.T) {
 	tests := []struct {
 		name string

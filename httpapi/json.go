@@ -69,7 +69,7 @@ func readBodyOf(w http.ResponseWriter, r *http.Request, mediaType string) ([]byt
 	return readLimited(w, r, mediaType, maxBody, false)
 }
 
-// maxCardBody is the largest carrier card accepted (DESIGN §18), as sent and, gzipped, as
+// maxCardBody is the largest carrier card accepted, as sent and, gzipped, as
 // inflated: a real contract's zone chart of 20 origins is over a megabyte.
 const maxCardBody = 16 << 20
 

@@ -408,8 +408,8 @@ func TestIdempotencyKeyRetention(t *testing.T) {
 	}
 }
 
-// TestDeliveredLabelMovesOnlyForward reproduces issue 10: IN_TRANSIT 09:00, DELIVERED 10:00,
-// then a PRE_TRANSIT report dated 11:00 once put the label back to PRE_TRANSIT, and cancel
+// TestDeliveredLabelMovesOnlyForward reproduces a bug: IN_TRANSIT 09:00, DELIVERED 10:00, then
+// a PRE_TRANSIT report dated 11:00 once put the label back to PRE_TRANSIT, and cancel
 // (200) voided a delivered label whose postage stayed billed. Now the label stays DELIVERED,
 // cancel is 422 invalid_state, the postage is billed once, and every later event is still
 // recorded and still emits LABEL_TRACKING_UPDATED.

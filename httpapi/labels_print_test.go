@@ -14,7 +14,7 @@ import (
 	"github.com/waybill/waybill/shipping/tooltest"
 )
 
-// impbCard is a USPS-like contract: IMpb numbers, the first 9261292700768711948021 (DESIGN §11).
+// impbCard is a USPS-like contract: IMpb numbers, the first 9261292700768711948021.
 const impbCard = `{"name": "USPS Ground Advantage", "effective_from": "2026-01-01", "services": [{"code": "GROUND",
  "name": "Ground Advantage", "transit_days": [1, 2, 3, 3, 4, 4, 5, 5], "weight_breaks_oz": [16, 32],
  "prices_cents": [[500, 520, 540, 560, 580, 600, 620, 640], [600, 620, 640, 660, 680, 700, 720, 740]]}],

@@ -582,7 +582,7 @@ func jsonTypeIs(value any, t string) bool {
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // formatOK checks the formats the document uses. (The answers' timestamps also carry a
-// pattern: UTC with exactly six fractional digits, DESIGN §3.)
+// pattern: UTC with exactly six fractional digits.)
 func formatOK(format, s string) bool {
 	switch format {
 	case "date-time":

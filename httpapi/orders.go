@@ -149,8 +149,8 @@ func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// orderShipmentRequest is the body of POST /orders/{id}/shipments: the shipment fields (DESIGN
-// §4) and which fulfillment order to ship.
+// orderShipmentRequest is the body of POST /orders/{id}/shipments: the shipment fields (as
+// POST /shipments takes them) and which fulfillment order to ship.
 type orderShipmentRequest struct {
 	shipping.ShipmentRequest
 	ingest.OrderShipment

@@ -18,7 +18,7 @@ const (
 	maxPageSize     = 250
 )
 
-// metadata is the list envelope's metadata (interface 2.11).
+// metadata is the list envelope's metadata.
 type metadata struct {
 	CurrentPage     *int    `json:"current_page"`
 	PageSize        int     `json:"page_size"`

@@ -1,6 +1,6 @@
 package httpapi
 
-// Scopes a token can hold (DESIGN §3). Scopes are independent: WRITE does not imply READ.
+// Scopes a token can hold. Scopes are independent: WRITE does not imply READ.
 const (
 	ScopeReadShipments  = "READ_SHIPMENTS"
 	ScopeWriteShipments = "WRITE_SHIPMENTS"

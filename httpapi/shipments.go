@@ -65,7 +65,7 @@ func (a *API) answerCreate(w http.ResponseWriter, ctx context.Context, n shippin
 	return nil
 }
 
-// maxFilterValues bounds how many values one list filter takes (DESIGN §3).
+// maxFilterValues bounds how many values one list filter takes.
 const maxFilterValues = 100
 
 // listValues reads a multi-valued filter: comma-separated and/or repeated (name, name[] or an
@@ -113,7 +113,7 @@ func dateParam(q url.Values, name string) (time.Time, error) {
 func shipmentFilter(q url.Values) (store.ShipmentFilter, error) {
 	var f store.ShipmentFilter
 	var err error
-	// status is the single filter statuses replaced (interface §9, 2026-07-09): an older
+	// status is the single filter statuses replaced (on 2026-07-09): an older
 	// client's status=OPEN narrows the list as it meant to, rather than being ignored.
 	if f.Statuses, err = listValues(q, "statuses", "status"); err != nil {
 		return f, err

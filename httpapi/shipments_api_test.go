@@ -66,7 +66,7 @@ func TestCreateShipmentsConcurrently(t *testing.T) {
 	}
 }
 
-// TestShipmentsOlderStatusFilter: status, the filter statuses replaced (interface §9), narrows
+// TestShipmentsOlderStatusFilter: status, the filter statuses replaced, narrows
 // the list as statuses does, never widening it by being ignored.
 func TestShipmentsOlderStatusFilter(t *testing.T) {
 	e := newEnv(t)
@@ -94,7 +94,7 @@ func TestShipmentsOlderStatusFilter(t *testing.T) {
 }
 
 // TestShipmentsHostileInput sends malformed and hostile requests to the shipment and profile
-// endpoints: each gets its DESIGN error code, never a 500.
+// endpoints: each gets its documented error code, never a 500.
 func TestShipmentsHostileInput(t *testing.T) {
 	e := newEnv(t)
 	created := decode[struct{ Data shipping.Shipment }](t, e.do("POST", "/shipments", "all", fuzzShipmentBody), http.StatusCreated)
@@ -104,7 +104,7 @@ func TestShipmentsHostileInput(t *testing.T) {
 	}
 	many := strings.Join(brands, ",")
 	hundred := strings.Join(brands[:maxFilterValues], ",")
-	// The cap counts values as sent, before de-duplication (issue 10).
+	// The cap counts values as sent, before de-duplication.
 	sameOpen := strings.Repeat("OPEN,", maxFilterValues) + "OPEN"
 	repeated := strings.Repeat("statuses=OPEN&", 60) + strings.Repeat("statuses[]=OPEN&", 41)
 	carriers := `["POSTLINE"` + strings.Repeat(`, "POSTLINE"`, 100) + `]`

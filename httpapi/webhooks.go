@@ -80,7 +80,7 @@ func eventView(e webhook.Event) eventJSON {
 }
 
 // invalidWebhook answers a webhook request body that fails validation, a refused URL included,
-// 400 validation_failed with its fields (DESIGN §3); other errors pass unchanged.
+// 400 validation_failed with its fields; other errors pass unchanged.
 func invalidWebhook(err error) error {
 	var ve *shipping.ValidationError
 	if errors.As(err, &ve) {
@@ -228,7 +228,7 @@ func (a *API) listWebhookEvents(w http.ResponseWriter, r *http.Request) error {
 
 // redeliverWebhookEvent: POST /webhooks/{id}/events/{event_id}/redeliver. It queues the record
 // again (PENDING, due now, a fresh retry schedule, the subscription's current URL) and answers
-// 200 with the record (DESIGN §3: neither a create nor a delete); delivery happens in the
+// 200 with the record (it is neither a create nor a delete); delivery happens in the
 // background.
 func (a *API) redeliverWebhookEvent(w http.ResponseWriter, r *http.Request) error {
 	if err := readOptionalEmpty(w, r); err != nil {

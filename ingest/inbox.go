@@ -90,7 +90,7 @@ func (h *Handler) receive(w http.ResponseWriter, r *http.Request) (int, Accepted
 		return 0, Accepted{}, &Error{http.StatusBadRequest, "malformed_json", "could not read request body"}
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" && len(bytes.TrimSpace(body)) > 0 {
-		// As every JSON route (DESIGN §3): no content type is read as JSON, another is 415.
+		// As every JSON route: no content type is read as JSON, another is 415.
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			return 0, Accepted{}, ErrUnsupportedMediaType
 		}

@@ -43,7 +43,7 @@ func TestOrganizationHeaderNotText(t *testing.T) {
 	}
 }
 
-// TestContentType: a body sent with a content type other than JSON is 415 (DESIGN §3), before
+// TestContentType: a body sent with a content type other than JSON is 415, before
 // the organization is looked up; no content type, or JSON with parameters, is read as JSON.
 func TestContentType(t *testing.T) {
 	for _, tt := range []struct {

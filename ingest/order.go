@@ -97,7 +97,7 @@ type LineItem struct {
 	HarmonizedSystemCode     string `json:"harmonized_system_code"`
 	// VariantPriceCents is the variant's price (variant.price) and VariantWeightOz its measured
 	// weight (variant.inventoryItem.measurement.weight), one unit's, when the payload gives
-	// them: what a customs declaration declares (DESIGN §15).
+	// them: what a customs declaration declares.
 	VariantPriceCents *int64   `json:"variant_price_cents,omitempty"`
 	VariantWeightOz   *float64 `json:"variant_weight_oz,omitempty"`
 }

@@ -24,7 +24,7 @@ const maxIDLength = 255
 var errNotObject = errors.New("order payload must be a JSON object")
 
 // PeekOrderID checks that body is a JSON object of valid UTF-8 in which no object holds a
-// member name twice (DESIGN §3: duplicate keys are malformed JSON; a signed body must not read
+// member name twice (duplicate keys are malformed JSON; a signed body must not read
 // one way here and another way to its sender), and returns its id (a string, or a number as
 // written), or nil when it has no usable id. It is what the endpoint checks before committing
 // a body; everything else waits for the worker. It reads the id as ParseOrder does: the member
@@ -277,7 +277,7 @@ func cmpPath(path string) string {
 	return path
 }
 
-// ParseOrder validates and normalizes an order payload (interface 2.12). Mandatory (DESIGN §7):
+// ParseOrder validates and normalizes an order payload. Mandatory:
 // id, and at least one fulfillment order with a destination (an object with at least one
 // field given) and at least one line item; other fields are optional and checked for type
 // and range when present. Unknown fields are ignored. Invalid
@@ -360,7 +360,7 @@ func (p parser) fulfillmentOrder(m map[string]any, path string) FulfillmentOrder
 		ID:     p.id(m, path, "id"),
 		Status: p.str(m, path, "status"),
 	}
-	// A destination is mandatory (DESIGN §7); which of its fields are given is the sender's
+	// A destination is mandatory; which of its fields are given is the sender's
 	// business, but one with none is no destination.
 	if dest, ok := p.object(m, path, "destination"); ok && !blank(dest) {
 		fo.Destination = p.address(dest, join(path, "destination"), true)

@@ -269,7 +269,7 @@ func TestParseOrderInvalid(t *testing.T) {
 			[]string{"fulfillmentOrders[0].destination: required"}},
 		{"destination not an object", func(o map[string]any) { fo(o)["destination"] = "home" },
 			[]string{"fulfillmentOrders[0].destination: invalid_type"}},
-		// DESIGN §7 makes only id, a fulfillment order, its destination and line items
+		// Only id, a fulfillment order, its destination and line items are
 		// mandatory: a destination's fields are optional (type-checked when present).
 		{"no zip", func(o map[string]any) { delete(dest(o), "zip") }, nil},
 		{"no street, city, country", func(o map[string]any) {

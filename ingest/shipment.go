@@ -16,7 +16,7 @@ type OrderShipment struct {
 	FulfillmentOrderID string `json:"fulfillment_order_id"`
 	Additional         bool   `json:"additional"`
 	// CustomsSigner signs the customs declaration made from the order's line items for a
-	// shipment abroad (DESIGN §15); the account's name when empty.
+	// shipment abroad; the account's name when empty.
 	CustomsSigner string `json:"customs_signer"`
 }
 
@@ -26,7 +26,7 @@ type OrderShipment struct {
 var DefaultParcel = shipping.Parcel{Length: 6, Width: 4, Height: 2, LengthUnit: "IN"}
 
 // ShipmentRequest builds the shipment request for one of the order's fulfillment orders
-// (DESIGN §14) from the caller's fields in req: the destination is the fulfillment order's
+// from the caller's fields in req: the destination is the fulfillment order's
 // (the caller may not give one); the parcel is the caller's, or DefaultParcel, weighing the
 // line items' weight when the caller gives no weight; custom_reference_1 is the order's name
 // unless the caller gives one. It reports the order's own gaps (no fulfillment order of that
@@ -93,7 +93,7 @@ func CheckShipmentFields(req shipping.ShipmentRequest, today time.Time) error {
 	return err
 }
 
-// Declaration is the customs declaration of a fulfillment order shipped abroad (DESIGN §15):
+// Declaration is the customs declaration of a fulfillment order shipped abroad:
 // one item per line that requires shipping — description the product's title with the
 // variant's, quantity the line's, value the variant's price (else the line's unit price) times
 // the quantity, weight the variant's measured weight (else the line's) times the quantity, HS

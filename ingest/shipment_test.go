@@ -106,7 +106,7 @@ func TestCheckShipmentFields(t *testing.T) {
 }
 
 // TestOrderDeclaration: an order to another country gets its customs declaration from its line
-// items and duties (DESIGN §15); a caller's wins; a line without HS code or origin is named.
+// items and duties; a caller's wins; a line without HS code or origin is named.
 func TestOrderDeclaration(t *testing.T) {
 	cents := func(n int64) *int64 { return &n }
 	oz := func(f float64) *float64 { return &f }

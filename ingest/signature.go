@@ -9,14 +9,14 @@ import (
 	"encoding/hex"
 )
 
-// The order import request headers (interface 4.11).
+// The order import request headers.
 const (
 	OrganizationHeader = "X-Service-Organization-Id"
 	SignatureHeader    = "X-CustomOrderSource-Signature"
 )
 
 // Sign returns the hex HMAC-SHA256 of body keyed with the ingest secret string as displayed:
-// its base64 text is the key, not the bytes it encodes (interface 5.2).
+// its base64 text is the key, not the bytes it encodes.
 func Sign(secret string, body []byte) string {
 	return hex.EncodeToString(mac(secret, body))
 }

@@ -37,7 +37,7 @@ const MaxBatchItems = 1000
 // MaxItemAttempts is how many times a batch item is worked at most: an item whose work keeps
 // failing (the database, a carrier that does not answer) is FAILED with its last error at the
 // last attempt, and one whose attempts never end (its worker dies each time) after it
-// (DESIGN §16: no error makes a batch item retry forever).
+// (no error makes a batch item retry forever).
 const MaxItemAttempts = 5
 
 // RetryItem reports whether a batch item whose attempt-th attempt (counting from 1) failed with
@@ -54,7 +54,7 @@ func RetryItem(err error, attempt int) bool {
 // this claim fails it rather than work it again.
 func ItemInterrupted(attempts int) bool { return attempts > MaxItemAttempts }
 
-// Batch is a batch of shipments created (and bought) by the batch worker (DESIGN §14).
+// Batch is a batch of shipments created (and bought) by the batch worker.
 type Batch struct {
 	ID          string `json:"id"`
 	AccountID   string `json:"-"`
@@ -82,7 +82,7 @@ type BatchItem struct {
 	// failed before its shipment could be created).
 	ShipmentID *string `json:"shipment_id"`
 	Status     string  `json:"status"`
-	// Errors is a FAILED item's error, in the API's error shape (DESIGN §3).
+	// Errors is a FAILED item's error, in the API's error shape.
 	Errors json.RawMessage `json:"errors,omitempty"`
 }
 

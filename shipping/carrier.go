@@ -23,7 +23,7 @@ type Carrier interface {
 
 // ServiceQuoter is what a carrier also implements when it can say which of its services it
 // left out of a quote, and why, while quoting others (a service's own weight limit, a parcel
-// past its last weight break): the shipment lists them in its messages (DESIGN §16). Quotes is
+// past its last weight break): the shipment lists them in its messages. Quotes is
 // Rates, with a Reason naming the Service for each service left out.
 type ServiceQuoter interface {
 	Quotes(ctx context.Context, req RateRequest) ([]Quote, []Reason, error)
@@ -51,7 +51,7 @@ type SerialSource interface {
 }
 
 // Tracker is what a carrier also implements when waybill can ask it for a label's tracking
-// events (DESIGN §13): a background worker polls it for the unfinished labels it carries. The
+// events: a background worker polls it for the unfinished labels it carries. The
 // events go through the same rules as the operator feed; an event returned again is ignored
 // as a duplicate, so Track may return a label's whole history each time.
 type Tracker interface {
@@ -67,5 +67,5 @@ var ErrTrackingNumbersExhausted = errors.New("the carrier's range of tracking nu
 
 // ErrTrackingNumberTaken reports that the tracking number a buy would issue is already another
 // label's (a host's Go carrier issued it twice, or ranges loaded around the overlap check
-// meet): the buy is refused and nothing is bought (DESIGN §16).
+// meet): the buy is refused and nothing is bought.
 var ErrTrackingNumberTaken = errors.New("the tracking number the carrier issued is already another label's")

@@ -9,7 +9,7 @@ import (
 )
 
 // CustomsInfo is a shipment's customs declaration, in the real product's shape (compat), with
-// the fields DESIGN §15 adds (contents_type, non_delivery_option, aes_itn). An international
+// the fields waybill adds (contents_type, non_delivery_option, aes_itn). An international
 // shipment's is checked by customs.Declaration.Validate; a domestic one's by validateCustoms.
 type CustomsInfo = customs.Declaration
 
@@ -49,7 +49,7 @@ func validateCustoms(v *ValidationError, c *CustomsInfo) {
 	} else {
 		checkText(v, prefix+".customs_signer", c.CustomsSigner)
 	}
-	// The fields DESIGN §15 adds are checked here too, but not defaulted: a domestic
+	// The fields waybill adds are checked here too, but not defaulted: a domestic
 	// declaration is stored as sent.
 	for _, f := range []struct {
 		name    string

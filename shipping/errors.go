@@ -15,7 +15,7 @@ var ErrNotFound = errors.New("not found")
 var ErrInvalidState = errors.New("invalid state")
 
 // ErrLabelManifested reports a void refused because the label is in a manifest: the carrier
-// holds the manifest, so the label is no longer the shipper's to cancel (DESIGN §12).
+// holds the manifest, so the label is no longer the shipper's to cancel.
 var ErrLabelManifested = errors.New("the label is in a manifest; it can no longer be voided")
 
 // FieldError names one invalid field of a request; Field is a dotted path ("parcel.weight").
@@ -64,7 +64,7 @@ func (e *ValidationError) Error() string {
 }
 
 // Reason is why a carrier, or one of its services, gave no rate: a rate error's reasons, and a
-// created shipment's messages (DESIGN §16). Service is empty when the whole carrier gave none.
+// created shipment's messages. Service is empty when the whole carrier gave none.
 type Reason struct {
 	Carrier string `json:"carrier"`
 	Service string `json:"service,omitempty"`

@@ -296,7 +296,7 @@ func TestCheckTrackingEvent(t *testing.T) {
 				if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Field != tt.field {
 					t.Errorf("CheckTrackingEvent = %v; want a validation error on %s", err, tt.field)
 				} else if want := "(2026-11-22T08:00:00.000000Z)"; !strings.Contains(ve.Fields[0].Message, want) {
-					// The purchase time is written as every timestamp is (DESIGN §3).
+					// The purchase time is written as every timestamp is.
 					t.Errorf("message %q; want the purchase time %s", ve.Fields[0].Message, want)
 				}
 				// ApplyTrackingEvent refuses it too, leaving the label alone.

@@ -2,7 +2,7 @@ package shipping
 
 import "errors"
 
-// Orders to labels (DESIGN §14, §16): an order ships once, unless the caller asks for another
+// Orders to labels: an order ships once, unless the caller asks for another
 // parcel on purpose.
 
 // Fulfillment statuses of an imported order: FULFILLED once a label not voided ships it.

@@ -10,7 +10,7 @@ import (
 	"github.com/waybill/waybill/shipping/work"
 )
 
-// Polling Go carriers (DESIGN §13): a carrier that also implements Tracker is asked for the
+// Polling Go carriers: a carrier that also implements Tracker is asked for the
 // events of its unfinished labels, each label first Interval after its purchase and then every
 // Interval (doubling after each failure, NextPoll), until the label is DELIVERED,
 // RETURN_TO_SENDER or VOIDED. The events go through the operator feed's rules. A label is

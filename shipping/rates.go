@@ -27,7 +27,7 @@ type RateRequest struct {
 	AreaSurchargeFromProfile bool
 	ShipDate                 string // YYYY-MM-DD
 	// DDP says the shipment goes abroad delivered duty paid (its declaration's incoterm): only
-	// services with a DDP fee quote it (DESIGN §15).
+	// services with a DDP fee quote it.
 	DDP bool
 }
 
@@ -89,17 +89,17 @@ type Rate struct {
 	RetailCents     int64 `json:"-"`
 }
 
-// RateMetadata explains a rate's price, with the real product's field names (DESIGN §4).
+// RateMetadata explains a rate's price, with the real product's field names.
 type RateMetadata struct {
 	USPSZone int `json:"usps_zone,omitempty"` // the distance zone, 1 to 8; absent abroad
-	// CountryZone is an international rate's zone, 1 to 20: the card's zone of the country
-	// (DESIGN §15); absent at home.
+	// CountryZone is an international rate's zone, 1 to 20: the card's zone of the country;
+	// absent at home.
 	CountryZone int `json:"country_zone,omitempty"`
 	// BillableWeight is the weight the rate is priced at, in ounces.
 	BillableWeight     int64               `json:"billable_weight"`
 	WeightMetadata     WeightMetadata      `json:"weight_metadata"`
 	SurchargesMetadata []SurchargeMetadata `json:"surcharges_metadata"`
-	// CarrierVersion is the version of the carrier's card that priced the rate (DESIGN §11);
+	// CarrierVersion is the version of the carrier's card that priced the rate;
 	// absent for a carrier a host plugs in without versions.
 	CarrierVersion int64 `json:"carrier_version,omitempty"`
 	// DDPFee is the fee for delivering duty paid, part of the price (a DDP surcharge); absent
@@ -119,7 +119,7 @@ type WeightMetadata struct {
 
 // DimThreshold is the volume, in cubic inches, that rate_metadata reports as the threshold of
 // dimensional weight (the real product's 1 cubic foot). The built-in cards price dimensional
-// weight at every volume (DESIGN §4), so it is information, not a rule of theirs.
+// weight at every volume, so it is information, not a rule of theirs.
 const DimThreshold = 1728
 
 // SurchargeMetadata is one surcharge as rate_metadata shows it.

@@ -126,7 +126,7 @@ func TestValidateShipmentRequest(t *testing.T) {
 		{"wrong state", func(r *ShipmentRequest) { r.Destination.State = "CA" }, []string{"destination.zip"}},
 		{"bad country", func(r *ShipmentRequest) { r.Origin.Country = "USA" }, []string{"origin.country"}},
 		{"bad US state", func(r *ShipmentRequest) { r.Destination.State = "NYC" }, []string{"destination.state"}},
-		// Outside the US, addresses follow their country's table (DESIGN §15); a shipment
+		// Outside the US, addresses follow their country's table; a shipment
 		// abroad needs a customs declaration.
 		{"foreign state", func(r *ShipmentRequest) {
 			r.Destination.Country, r.Destination.State, r.Destination.Zip = "AU", "NSW", "2000"

@@ -50,7 +50,7 @@ type Shipment struct {
 	Carrier string `json:"-"`
 	// CustomsInfo is the customs declaration sent on create; nil (null) without one.
 	CustomsInfo *CustomsInfo `json:"customs_info"`
-	// IsReturn marks a return shipment (DESIGN §14): Origin and Destination are the outbound
+	// IsReturn marks a return shipment: Origin and Destination are the outbound
 	// shipment's, and the parcel travels back (Route). Absent unless true, so the renderings
 	// stored before returns existed read the same.
 	IsReturn bool `json:"is_return,omitempty"`
@@ -61,7 +61,7 @@ type Shipment struct {
 	Additional bool   `json:"-"`
 }
 
-// Address is a postal address (interface 2.4).
+// Address is a postal address.
 type Address struct {
 	Name    string `json:"name"`
 	Company string `json:"company,omitempty"`
@@ -261,7 +261,7 @@ func validateAddress(v *ValidationError, prefix string, a *Address) {
 		trim(s)
 	}
 	a.State, a.Country = strings.ToUpper(a.State), strings.ToUpper(a.Country)
-	// Which of state and zip are required depends on the country (DESIGN §15); an unknown
+	// Which of state and zip are required depends on the country; an unknown
 	// country is refused below, and then both are asked for as in the US.
 	country, known := customs.LookupCountry(a.Country)
 	needState, needZip := !known || country.StateRequired, !known || country.PostalCodeRequired

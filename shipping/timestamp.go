@@ -3,7 +3,7 @@ package shipping
 import "time"
 
 // TimeLayout is how the API writes timestamps: RFC 3339 in UTC with exactly six fractional
-// digits (DESIGN §3), where time.Time's own JSON drops trailing zeros.
+// digits, where time.Time's own JSON drops trailing zeros.
 const TimeLayout = "2006-01-02T15:04:05.000000Z07:00"
 
 // Timestamp is a time that marshals to JSON in TimeLayout. Every API resource's timestamps use

@@ -7,7 +7,7 @@ import (
 	"github.com/waybill/waybill/webhook"
 )
 
-// LabelEvent is the payload of the LABEL_* webhook events (DESIGN §6).
+// LabelEvent is the payload of the LABEL_* webhook events.
 type LabelEvent struct {
 	ShipmentID      string          `json:"shipment_id"`
 	ShippingLabelID string          `json:"shipping_label_id"`

@@ -13,7 +13,7 @@ import (
 	"github.com/waybill/waybill/webhook"
 )
 
-// Batches (DESIGN §14): POST /batches stores a batch and its items in one transaction before it
+// Batches: POST /batches stores a batch and its items in one transaction before it
 // answers; the batch worker claims items with a lease (FOR UPDATE SKIP LOCKED on PostgreSQL),
 // fairly between accounts, and finishes each in a transaction of its own that also completes
 // the batch with its last item. An item's shipment id is decided when it is stored, and its

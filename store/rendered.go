@@ -22,7 +22,7 @@ import (
 // is escaped, so `"label_url":"\u0000` only ever starts a label's own field.
 const LabelURLMark = "\x00"
 
-// Stored responses (issue 13): every shipment and label keeps its rendered JSON, packed
+// Stored responses: every shipment and label keeps its rendered JSON, packed
 // (store/internal/codec; those kept as text before migration 024 were packed by migration 038),
 // so GET /shipments/{id}, GET /shipments and GET /shipping_labels/{id} read one column instead
 // of decoding the stored request and re-encoding the rates. rerender is the copy's one owner:

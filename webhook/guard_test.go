@@ -152,7 +152,7 @@ func TestCheckURL(t *testing.T) {
 		{"http://127.0.0.1./", false, "private_address"},
 		{"http://127.1./", false, "numeric_shorthand"},
 		{"http://8.8.8.010/", false, "numeric_shorthand"},
-		{"http://127.1/", true, ""}, // DESIGN §6: refused "unless -webhook-allow-private"
+		{"http://127.1/", true, ""}, // refused unless -webhook-allow-private
 		{"http://0x7f000001/", true, ""},
 		{"http://2130706433:8080/", true, ""},
 		{"ftp://127.1/", true, "invalid_url"},

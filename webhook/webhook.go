@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Topics a subscription can name (interface §6).
+// Topics a subscription can name.
 const (
 	TopicLabelPurchased       = "LABEL_PURCHASED"
 	TopicLabelInTransit       = "LABEL_IN_TRANSIT"
@@ -22,10 +22,10 @@ const (
 	TopicLabelTrackingUpdated = "LABEL_TRACKING_UPDATED"
 	TopicZIPCoverageUpdated   = "ZIP_COVERAGE_UPDATED"
 	// TopicManifestCreated: a close-out created a manifest; the payload is the manifest as
-	// GET /manifests/{id} answers it (DESIGN §6, §12).
+	// GET /manifests/{id} answers it.
 	TopicManifestCreated = "MANIFEST_CREATED"
 	// TopicBatchCompleted: a batch finished its items; the payload is the batch as GET
-	// /batches/{id} answers it (DESIGN §14).
+	// /batches/{id} answers it.
 	TopicBatchCompleted = "BATCH_COMPLETED"
 )
 

@@ -40,7 +40,7 @@ func TestRetryAfter(t *testing.T) {
 }
 
 // TestAttemptFollowsSchedule: a failed attempt is retried exactly the schedule's delay after
-// it started (DESIGN §2/§6: "retry on the schedule"), a longer Retry-After wins, and the failure
+// it started (retries follow the schedule), a longer Retry-After wins, and the failure
 // after the last delay is FAILED.
 func TestAttemptFollowsSchedule(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

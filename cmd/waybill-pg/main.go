@@ -1,6 +1,6 @@
 // Command waybill-pg is waybill on PostgreSQL: the same commands and flags as cmd/waybill (both
 // are package cli's), with -db / WAYBILL_DB a postgres:// URL. Any number of waybill-pg
-// processes may share one database (DESIGN §8).
+// processes may share one database.
 package main
 
 import (

@@ -89,7 +89,7 @@ func TestServeFirstStartAndTokens(t *testing.T) {
 		t.Errorf("GET /webhooks with READ_BILLING = %d %v; want 403 with required_scope READ_WEBHOOKS", code, body)
 	}
 
-	// Revoked: the next request is 401 (DESIGN §2), though the server had the token cached:
+	// Revoked: the next request is 401, though the server had the token cached:
 	// the command line revokes through its own connection, as another process would, and the
 	// server checks for revocations every millisecond (the command takes longer than that).
 	if code, _ := get(t, base+"/billing/invoices", tok); code != 200 {

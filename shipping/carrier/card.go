@@ -10,7 +10,7 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// Card is a carrier's contract as an operator loads it (DESIGN §11): its services' price grids
+// Card is a carrier's contract as an operator loads it: its services' price grids
 // by weight break and zone, surcharges, limits, where it delivers, its zone chart and the
 // tracking numbers it assigned. Every PUT of a card stores a new version; the one in force for
 // a shipment is chosen by EffectiveFrom (InForce).
@@ -36,7 +36,7 @@ type Card struct {
 	ZoneChart []ZoneChartEntry `json:"zone_chart"`
 	Tracking  TrackingScheme   `json:"tracking"`
 	// CountryZones maps the countries the card's international services deliver to (ISO
-	// 3166-1 alpha-2) to their zones, 1 to 20 (DESIGN §15); absent for a domestic card.
+	// 3166-1 alpha-2) to their zones, 1 to 20; absent for a domestic card.
 	CountryZones map[string]int `json:"country_zones,omitempty"`
 }
 
@@ -79,7 +79,7 @@ const (
 	maxCardFuel      = 1000
 	maxCardZips      = 50000
 	maxCardCoverage  = 1000
-	maxCardZoneChart = 100000 // 100 origins of ~900 destination ZIP3s (DESIGN §18)
+	maxCardZoneChart = 100000 // 100 origins of ~900 destination ZIP3s
 	maxCardNameLen   = 200
 )
 

@@ -12,12 +12,12 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// ParsePriceGrid reads one service's price grid from CSV (DESIGN §11): a header row
+// ParsePriceGrid reads one service's price grid from CSV: a header row
 // "weight_oz,zone_1,…,zone_8" (or weight_lb; an international service's has zone_1 to zone_N,
-// N up to 20, DESIGN §15), then one row per weight break with a price per zone in dollars and
+// N up to 20), then one row per weight break with a price per zone in dollars and
 // cents ("7.45"), parsed exactly into cents. Errors name the row (data rows
 // counted from 1 after the header) and the column by its header name. A UTF-8 byte-order mark
-// and CRLF line ends, as spreadsheets save CSV, are accepted (DESIGN §16).
+// and CRLF line ends, as spreadsheets save CSV, are accepted.
 func ParsePriceGrid(r io.Reader) (breaksOz []int64, pricesCents [][]int64, err error) {
 	cr := csv.NewReader(skipBOM(r))
 	cr.FieldsPerRecord = -1 // counted here, to name the row
@@ -190,7 +190,7 @@ func PriceChanges(prev, next *Card) []PriceChange {
 		}
 		slices.Sort(breaks)
 		for _, b := range breaks {
-			// An international service's rows are as long as its zones (DESIGN §15).
+			// An international service's rows are as long as its zones.
 			for z := range max(len(old[b]), len(cur[b])) {
 				o, n := cell(old[b], z), cell(cur[b], z)
 				c := PriceChange{Service: code, WeightBreakOz: b, Zone: z + 1, OldCents: o, NewCents: n}

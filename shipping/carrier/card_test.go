@@ -180,7 +180,7 @@ func TestTrackingSchemes(t *testing.T) {
 		want    string
 		grouped string
 	}{
-		// The published examples (DESIGN §11).
+		// The published examples.
 		{"ups", TrackingScheme{Scheme: SchemeUPS1Z, ShipperNumber: "999AA1", ServiceCodes: map[string]string{"GROUND": "01"}},
 			"GROUND", 2345678, "1Z999AA10123456784", "1Z 999 AA1 01 2345 678 4"},
 		{"impb", TrackingScheme{Scheme: SchemeUSPSIMpb, MailerID: "927007687", ServiceTypeCodes: map[string]string{"GROUND": "612"}},
@@ -189,7 +189,7 @@ func TestTrackingSchemes(t *testing.T) {
 			"GROUND", 7, "9200112345600000000072", "9200 1123 4560 0000 0000 72"},
 		{"luhn", TrackingScheme{Scheme: SchemeLuhn, Prefix: "PL", Digits: 16}, "GROUND", 1, "PL00000000000000018", "PL00 0000 0000 0000 018"},
 		{"luhn, the textbook example", TrackingScheme{Scheme: SchemeLuhn, Prefix: "ABCD", Digits: 10}, "GROUND", 7992739871, "ABCD79927398713", "ABCD 7992 7398 713"},
-		// DESIGN §15's example; a UPU S10 number as posts print it.
+		// A UPU S10 number as posts print it.
 		{"s10", TrackingScheme{Scheme: SchemeS10, ServiceIndicators: map[string]string{"GROUND": "EE"}, Country: "US"},
 			"GROUND", 12345678, "EE123456785US", "EE 123 456 785 US"},
 		{"s10, check digit 10 is 0", TrackingScheme{Scheme: SchemeS10, ServiceIndicators: map[string]string{"GROUND": "LX"}, Country: "GB"},

@@ -13,7 +13,7 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// Stored is a carrier stored as data (DESIGN §11): its versions' outlines, each card
+// Stored is a carrier stored as data: its versions' outlines, each card
 // read whole when a version is compiled (Version.Load).
 type Stored struct {
 	Code       string

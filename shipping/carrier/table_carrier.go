@@ -14,7 +14,7 @@ import (
 	"github.com/waybill/waybill/shipping"
 )
 
-// carriersJSON holds the sample carriers' cards, seeded into a new database (DESIGN §11).
+// carriersJSON holds the sample carriers' cards, seeded into a new database.
 //
 //go:embed carriers.json
 var carriersJSON []byte
@@ -48,7 +48,7 @@ type Version struct {
 	// Load, when set, reads the version's whole card, and Card holds only its outline: its
 	// effective_from, name, tracking and services' codes and names, which choose the version,
 	// buy and void. The whole card is read and compiled the first time a quote needs it, so a
-	// version no quote reaches (one no longer in force) costs no memory (DESIGN §18).
+	// version no quote reaches (one no longer in force) costs no memory.
 	Load func(ctx context.Context) (*Card, error)
 
 	mu    sync.Mutex // one compilation at a time

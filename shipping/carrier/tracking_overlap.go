@@ -10,7 +10,7 @@ import (
 )
 
 // A carrier's tracking numbers must be its own: two carriers whose ranges could issue the same
-// number are refused when the second is loaded (DESIGN §16), since the second would otherwise
+// number are refused when the second is loaded, since the second would otherwise
 // run into the first's labels at buy time.
 
 // Tracking is the tracking scheme of one stored version of a carrier.

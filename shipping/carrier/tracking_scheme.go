@@ -10,12 +10,12 @@ import (
 	"github.com/waybill/waybill/shipping/customs"
 )
 
-// Tracking number schemes (DESIGN §11).
+// Tracking number schemes.
 const (
 	SchemeLuhn     = "luhn"      // prefix + serial + Luhn check digit over the serial
 	SchemeUSPSIMpb = "usps_impb" // 22 digits: AI, service type, mailer id, serial, USPS Mod 10
 	SchemeUPS1Z    = "ups_1z"    // 1Z + shipper number + service code + 7-digit serial + check digit
-	SchemeS10      = "s10"       // UPU S10: service indicator + 8-digit serial + check digit + country (DESIGN §15)
+	SchemeS10      = "s10"       // UPU S10: service indicator + 8-digit serial + check digit + country
 )
 
 // TrackingScheme is how a carrier's tracking numbers are made from serials, and the range of

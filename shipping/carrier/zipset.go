@@ -9,7 +9,7 @@ import (
 
 // zipSet is a set of ZIP5s compiled for quoting: the ZIPs as sorted numbers, 4 bytes a ZIP
 // where a map of strings takes about 50, so that 20,000 DAS ZIPs of each of 20 carriers stay
-// small (DESIGN §18).
+// small.
 type zipSet []uint32
 
 // newZipSet compiles valid ZIP5s.

@@ -10,7 +10,7 @@ import (
 )
 
 // Declaration is a shipment's customs declaration, in the real product's shape (compat): the
-// JSON fields of shipping.CustomsInfo, whose Go field names it keeps, and those DESIGN §15 adds.
+// JSON fields of shipping.CustomsInfo, whose Go field names it keeps, and those waybill adds.
 type Declaration struct {
 	CustomsItems  []Item  `json:"customs_items"`
 	CustomsSigner string  `json:"customs_signer"`

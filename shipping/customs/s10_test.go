@@ -9,7 +9,7 @@ func TestS10Number(t *testing.T) {
 		country   string
 		want      string
 	}{
-		{"EE", 12345678, "US", "EE123456785US"}, // DESIGN §15's example
+		{"EE", 12345678, "US", "EE123456785US"}, // the documented example
 		{"LX", 12345678, "US", "LX123456785US"},
 		{"RB", 12345678, "GB", "RB123456785GB"}, // the tracking_number_data test numbers
 		{"RR", 47312482, "GB", "RR473124829GB"}, // the standard's worked example: check digit 9

@@ -43,8 +43,8 @@ type Document struct {
 	Declaration *customs.Document
 }
 
-// Printer is what a carrier also implements to have its labels printed as it prints them
-// (DESIGN §16): its display name, its services' names and its tracking numbers' scheme.
+// Printer is what a carrier also implements to have its labels printed as it prints them:
+// its display name, its services' names and its tracking numbers' scheme.
 // carrier.Table does. A label of any other carrier shows its code, its service code in words
 // (ServiceName) and a plain Code 128 of its tracking number.
 type Printer interface {

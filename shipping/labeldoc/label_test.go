@@ -458,7 +458,7 @@ func postline(t *testing.T) shipping.Carrier {
 }
 
 // impbCarrier is a carrier whose card issues USPS IMpb numbers: 9261292700768711948021 is its
-// GROUND number of serial 1194802 (DESIGN §11).
+// GROUND number of serial 1194802.
 func impbCarrier() *carrier.Table {
 	card := carrier.SampleCards()[0]
 	card.Code, card.Name = "USPSGA", "USPS Ground Advantage"

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// CSVHeader is the header row of a manifest's carrier CSV (DESIGN §12); the columns are fixed.
+// CSVHeader is the header row of a manifest's carrier CSV; the columns are fixed.
 var CSVHeader = []string{"tracking_code", "service", "ship_date", "weight_oz", "length_in", "width_in", "height_in",
 	"from_zip", "to_name", "to_street1", "to_city", "to_state", "to_zip", "to_country", "reference"}
 

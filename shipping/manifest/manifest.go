@@ -153,7 +153,7 @@ type Request struct {
 
 // Validate checks the request and fills in its default: ship_date today (YYYY-MM-DD, UTC).
 // The carrier must be one known reports the deployment has, by its exact code: a typo'd or
-// miscased code is refused, never taken for a carrier with nothing to close (DESIGN §16). Any
+// miscased code is refused, never taken for a carrier with nothing to close. Any
 // date is accepted, past ones included: a day is closed out after it ends too.
 func (r *Request) Validate(today string, known func(code string) bool) error {
 	var v shipping.ValidationError

@@ -343,7 +343,7 @@ func testTrackingRangeOverlap(t *testing.T) {
 }
 
 // Storing a version, reading a carrier and checking tracking ranges read the versions'
-// outlines and the one card compared with, never every stored card (DESIGN §18): with the card
+// outlines and the one card compared with, never every stored card: with the card
 // of every version no longer in force made unreadable, they all still work, and only reading
 // such a card whole fails.
 func testCarrierVersionsReadOnlyWhatTheyNeed(t *testing.T) {

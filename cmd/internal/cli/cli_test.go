@@ -175,7 +175,7 @@ func TestAccountCommands(t *testing.T) {
 			t.Errorf("account list line %d = %s; want account %s", i, line, created[i]["id"])
 		}
 		if a["ingest_secret"] != created[i]["ingest_secret"] {
-			t.Errorf("account list line %d: ingest_secret %v; want %s (DESIGN §2)", i, a["ingest_secret"], created[i]["ingest_secret"])
+			t.Errorf("account list line %d: ingest_secret %v; want %s", i, a["ingest_secret"], created[i]["ingest_secret"])
 		}
 	}
 
@@ -511,7 +511,7 @@ func TestMetricsAddr(t *testing.T) {
 	if code, body := get("http://" + m[1] + "/metrics"); code != 200 || !strings.Contains(body, "http_requests_total") {
 		t.Errorf("GET /metrics on -metrics-addr = %d %.200s; want 200 with http_requests_total", code, body)
 	}
-	// Anything else there is answered in the API's error shape (DESIGN §3).
+	// Anything else there is answered in the API's error shape.
 	for _, c := range []struct {
 		method, path, code string
 		status             int
@@ -526,7 +526,7 @@ func TestMetricsAddr(t *testing.T) {
 	}
 }
 
-// TestDesignCommandLines runs the command lines exactly as DESIGN §2 writes them (double-dash
+// TestDesignCommandLines runs the command lines as an operator may type them (double-dash
 // flags after the positional argument) and checks their output to the letter: account create
 // prints {"id","organization_id","ingest_secret"} in that order, token create the token alone
 // on one line.

@@ -41,7 +41,7 @@ func defineHelp(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, 
 }
 
 // accountJSON is an account as the command line prints it: with its organization id and ingest
-// secret (DESIGN §2), which order import needs; whoever runs the command holds the database.
+// secret, which order import needs; whoever runs the command holds the database.
 type accountJSON struct {
 	ID             string `json:"id"`
 	Name           string `json:"name"`
@@ -71,7 +71,7 @@ func defineAccountCreate(fs *flag.FlagSet, e *env, db *string) func(ctx context.
 			if err != nil {
 				return err
 			}
-			// The keys in DESIGN §2's order: id, organization_id, ingest_secret.
+			// The keys in their documented order: id, organization_id, ingest_secret.
 			return json.NewEncoder(e.stdout).Encode(struct {
 				ID             string `json:"id"`
 				OrganizationID string `json:"organization_id"`

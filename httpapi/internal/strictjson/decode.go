@@ -1,4 +1,4 @@
-// Package strictjson decodes request bodies strictly (DESIGN §3): one JSON value of valid UTF-8,
+// Package strictjson decodes request bodies strictly: one JSON value of valid UTF-8,
 // no duplicate keys, no key that is not exactly a field's name, no null where it means nothing,
 // no string holding a NUL, nothing nested deeper than 64. A body that passes the allocation-free
 // checks is decoded once; any other is looked at again to say exactly what is wrong.

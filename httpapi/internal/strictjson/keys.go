@@ -11,7 +11,7 @@ import (
 
 // A key names a struct field only when it is exactly the field's JSON name. encoding/json
 // also decodes a key that differs in case ("NAME" into name, and of "brand" and "BRAND" the
-// last wins); DESIGN §3 refuses every key that is not a field, so Decode checks the keys
+// last wins); the API refuses every key that is not a field, so Decode checks the keys
 // again after decoding (exactKeys) and names the first such key (refusedKeys).
 //
 // encoding/json also leaves a value untouched on null, so null would read as "not sent": a

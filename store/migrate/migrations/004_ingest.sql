@@ -27,7 +27,7 @@ CREATE TABLE orders (
     order_id            TEXT NOT NULL,
     name                TEXT NOT NULL,
     tags                TEXT NOT NULL,  -- JSON array of strings
-    shipping_address    TEXT,           -- JSON address (interface 2.4 field names)
+    shipping_address    TEXT,           -- JSON address (the API's address field names)
     fulfillment_orders  TEXT NOT NULL,  -- JSON: normalized fulfillment orders with line items
     import_id           TEXT NOT NULL REFERENCES order_imports (id),
     import_received_at  BIGINT NOT NULL,

@@ -1,4 +1,4 @@
--- Operator listings (DESIGN §10): accounts newest first, tokens with their last use, and an
+-- Operator listings: accounts newest first, tokens with their last use, and an
 -- account's order imports newest first (optionally by status).
 CREATE INDEX accounts_created ON accounts (created_at, id);
 ALTER TABLE api_tokens ADD COLUMN last_used_at BIGINT;

@@ -1,4 +1,4 @@
--- Stored responses (issue 13): each shipment and label keeps its rendered JSON, rewritten in the
+-- Stored responses: each shipment and label keeps its rendered JSON, rewritten in the
 -- transaction of every change to it (store.rerender), so GETs and list pages read one column.
 ALTER TABLE shipments ADD COLUMN rendered TEXT;
 ALTER TABLE shipping_labels ADD COLUMN rendered TEXT;

@@ -1,4 +1,4 @@
--- Carriers as data (DESIGN §11). A carrier's card is stored as versions that are never changed
+-- Carriers as data. A carrier's card is stored as versions that are never changed
 -- or removed; the one in force for a shipment is chosen by effective_from (shipping.InForce).
 -- A deleted carrier keeps its row and versions: its labels still track, void and bill.
 CREATE TABLE carriers (

@@ -1,4 +1,4 @@
--- Manifests (end-of-day close-out, DESIGN §12). A manifest never changes once created: its
+-- Manifests (end-of-day close-out). A manifest never changes once created: its
 -- label ids and both documents are written in the transaction that creates it and served from
 -- here. The digests are the documents' ETags.
 CREATE TABLE manifests (

@@ -1,4 +1,4 @@
--- Tracking from carriers (DESIGN §13).
+-- Tracking from carriers.
 
 -- Each carrier's inbound secret for signed pushes (POST /carrier_events/{carrier}); a row is
 -- created by the first rotation, and a carrier without one accepts no push.

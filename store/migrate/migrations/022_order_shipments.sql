@@ -1,4 +1,4 @@
--- Orders to labels (DESIGN §14): a shipment made for an imported order names it, by waybill's
+-- Orders to labels: a shipment made for an imported order names it, by waybill's
 -- order id; the order shows its shipments (shipment_ids) through this index. It is partial:
 -- most shipments name no order, and an entry for each would be written for nothing.
 ALTER TABLE shipments ADD COLUMN order_id TEXT;

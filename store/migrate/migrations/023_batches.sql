@@ -1,4 +1,4 @@
--- Batches (DESIGN §14): a batch and its items are stored before POST /batches answers 202; the
+-- Batches: a batch and its items are stored before POST /batches answers 202; the
 -- batch worker works the items off this durable queue.
 CREATE TABLE batches (
     id           TEXT PRIMARY KEY,
@@ -26,7 +26,7 @@ CREATE TABLE batch_items (
     shipment_id   TEXT NOT NULL,
     body          TEXT NOT NULL,   -- the item as sent (JSON)
     status        TEXT NOT NULL,   -- QUEUED | PROCESSING | CREATED | PURCHASED | FAILED
-    errors        TEXT,            -- JSON: the §3 error of a FAILED item
+    errors        TEXT,            -- JSON: the API error of a FAILED item
     attempts      BIGINT NOT NULL DEFAULT 0,
     claimed_until BIGINT NOT NULL DEFAULT 0, -- a worker's lease; 0 when unclaimed
     queued_at     BIGINT NOT NULL,

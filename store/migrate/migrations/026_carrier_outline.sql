@@ -1,4 +1,4 @@
--- Issue 33 (DESIGN §18): a version's outline beside its card: JSON of its name, tracking scheme
+-- A version's outline beside its card: JSON of its name, tracking scheme
 -- and services' codes and names (store.cardOutline). Choosing a version, checking tracking
 -- ranges, buying, voiding and listing read these few hundred bytes, not a card of megabytes.
 -- Versions stored before get theirs when a process first opens the database (fillOutlines);

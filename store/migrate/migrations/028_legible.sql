@@ -1,4 +1,4 @@
--- Issue 32 (DESIGN §17): the record legible. A shipment's request is JSON text in
+-- The record legible. A shipment's request is JSON text in
 -- shipment_requests.request, its messages (who gave no rate) JSON text beside it (NULL for a
 -- shipment quoted before they were kept), and its quotes rows of shipment_quotes, in cents;
 -- shipments.packed keeps only a copy of the rendering (packed format 5). Both tables are

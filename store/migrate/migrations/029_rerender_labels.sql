@@ -1,4 +1,4 @@
--- Issue 34. Labels now show commercial_invoice_url (null for a domestic label). The stored
+-- Labels now show commercial_invoice_url (null for a domestic label). The stored
 -- renderings of shipments with a label, made before, lack it: the Go step of this migration
 -- (rerenderLabelled) renders every such shipment and its label again from the record, as
 -- rerender does after any change.

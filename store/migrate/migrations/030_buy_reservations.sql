@@ -1,4 +1,4 @@
--- Issue 32: carriers are called outside the writer. A buy calls the carrier with no transaction
+-- Carriers are called outside the writer. A buy calls the carrier with no transaction
 -- open, then records the label (and its Idempotency-Key with the answer) in one transaction.
 -- A label a carrier sold that could not be recorded, to be voided at the carrier, retried at
 -- due_at until the carrier agrees.
