@@ -166,7 +166,7 @@ func TestApplyTrackingEvent(t *testing.T) {
 			want{LabelReturnToSender, "", 20, 0, 20, []TrackingEffect{{StatusChanged: true, EnteredNetwork: true, Finished: true}, {}}},
 		},
 		{
-			"a delivered label never returns to PRE_TRANSIT (issue 10)",
+			"a delivered label never returns to PRE_TRANSIT",
 			[]TrackingEvent{ev(LabelInTransit, 9), ev(LabelDelivered, 10), ev(LabelPreTransit, 11)},
 			want{LabelDelivered, "", 9, 10, 10, []TrackingEffect{{StatusChanged: true, EnteredNetwork: true}, {StatusChanged: true, Finished: true}, {}}},
 		},
