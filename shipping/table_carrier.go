@@ -301,6 +301,10 @@ func (c *TableCarrier) Purchase(ctx context.Context, req PurchaseRequest) (strin
 	return t.Number(req.Service, serial), nil
 }
 
+// PurchaseMode is SellsNothing: a stored carrier's purchase numbers the label from its own
+// range, which the database keeps; nothing is sold outside waybill.
+func (c *TableCarrier) PurchaseMode() PurchaseMode { return SellsNothing }
+
 // Void cancels one of the carrier's labels: a tracking number of one of its schemes.
 func (c *TableCarrier) Void(ctx context.Context, trackingCode string) error {
 	for _, v := range c.versions {
