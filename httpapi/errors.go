@@ -70,6 +70,8 @@ func errorFor(err error) *Error {
 		// The carrier's own words go to the log only.
 		return &Error{Status: http.StatusBadGateway, Code: "carrier_error",
 			Message: "carrier " + ce.Carrier + " could not " + ce.Action + " the label; try again later"}
+	case errors.Is(err, shipping.ErrPurchaseUnresolved):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "purchase_unresolved", Message: err.Error()}
 	case errors.Is(err, shipping.ErrIdempotencyKeyReused):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
 			Message: "this Idempotency-Key was already used for a different request"}

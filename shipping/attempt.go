@@ -101,12 +101,18 @@ func (p *PurchaseRecovery) Run(ctx context.Context) {
 	work.Loop{Every: p.Every, Log: p.Log, Name: "purchase recovery"}.Run(ctx, p.Drain)
 }
 
+// attemptGrace is how long after its carrier's deadline an attempt's own process still has to
+// record it. An attempt older than both has lost its process; should the process be alive after
+// all, the two record one label (the carrier answers the same one), and the void of the one that
+// loses spares a label recorded (QueueVoid).
+const attemptGrace = 5 * time.Second
+
 // Drain recovers every attempt that is stale now.
 func (p *PurchaseRecovery) Drain(ctx context.Context) error {
 	lease := p.Buyer.VoidLease()
 	for {
 		now := p.Now()
-		attempts, err := p.Store.ClaimStaleAttempts(ctx, now.Add(-lease), now, lease, 16)
+		attempts, err := p.Store.ClaimStaleAttempts(ctx, now.Add(-p.Buyer.timeout()-attemptGrace), now, lease, 16)
 		if err != nil || len(attempts) == 0 {
 			return err
 		}

@@ -34,6 +34,11 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest) (shipping.R
 	if err := db.checkFile(); err != nil { // a label bought now could not be recorded
 		return nil, err
 	}
+	// Another process's purchase is waited for before this one holds anything in memory: its
+	// recovery, should it have died, takes the same holds.
+	if err := db.awaitAttempts(ctx, r); err != nil {
+		return nil, err
+	}
 	b := &labelBuy{db: db, r: r, now: db.now(), labelID: r.Attempt}
 	if r.Key != "" {
 		if err := b.hold(ctx, "key "+r.AccountID+"/"+r.Key); err != nil {
@@ -41,9 +46,6 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest) (shipping.R
 		}
 	}
 	err := b.hold(ctx, "shipment "+r.AccountID+"/"+r.ShipmentID)
-	if err == nil {
-		err = db.awaitAttempts(ctx, r)
-	}
 	if err == nil {
 		b.read, b.stored, b.rendering = db.shipmentToBuy(ctx, r.AccountID, r.ShipmentID, r.RateID)
 		b.onlyRate = b.read != nil
