@@ -72,6 +72,8 @@ func errorFor(err error) *Error {
 	case errors.Is(err, shipping.ErrItemInterrupted):
 		return &Error{Status: http.StatusInternalServerError, Code: "too_many_attempts",
 			Message: "processing the item was interrupted too many times"}
+	case errors.Is(err, shipping.ErrPurchaseUnresolved):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "purchase_unresolved", Message: err.Error()}
 	case errors.Is(err, shipping.ErrIdempotencyKeyReused):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
 			Message: "this Idempotency-Key was already used for a different request"}

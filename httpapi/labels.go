@@ -35,7 +35,10 @@ func (a *API) setupLabels() error {
 	// An Idempotency-Key replays its answer for at least a day.
 	keys := &shipping.KeyPruner{Store: a.db, Retention: 24 * time.Hour, Every: time.Hour, Now: a.now,
 		Log: a.workerLog("idempotency_key_pruner")}
+	recovery := &shipping.PurchaseRecovery{Store: a.db, Buyer: a.labels.buyer, Every: time.Minute, Now: a.now,
+		Log: a.workerLog("purchase_recovery")}
 	a.workers = append(a.workers,
+		worker{name: "purchase_recovery", run: func(ctx context.Context) error { recovery.Run(ctx); return nil }, drain: recovery.Drain},
 		worker{name: "idempotency_key_pruner", run: func(ctx context.Context) error { keys.Run(ctx); return nil }, drain: keys.Drain},
 		worker{name: "label_voider", run: func(ctx context.Context) error { a.labels.voids.Run(ctx); return nil },
 			drain: a.labels.voids.Drain})

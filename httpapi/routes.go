@@ -106,6 +106,7 @@ func (a *API) adminRoutes() {
 	a.handle("PUT /admin/rate_shopping_profiles/{key}", ScopeAdmin, a.putProfile)
 	a.handle("POST /admin/tracking_events", ScopeAdmin, a.postTrackingEvent)
 	a.handle("GET /admin/carriers", ScopeAdmin, a.listCarriers)
+	a.handle("GET /admin/purchases", ScopeAdmin, a.listPurchases)
 	a.handle("GET /admin/carriers/{code}", ScopeAdmin, a.getCarrier)
 	a.handle("PUT /admin/carriers/{code}", ScopeAdmin, a.putCarrier)
 	a.handle("DELETE /admin/carriers/{code}", ScopeAdmin, a.deleteCarrier)

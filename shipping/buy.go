@@ -27,6 +27,9 @@ type BuyRequest struct {
 	// that answers with it rather than with Bought.Rendered (a label document inlined, say).
 	// Without it a store may give the bought rate alone when it gives the rendering.
 	WholeShipment bool
+	// Attempt is the label id of the purchase attempt this buy makes again (its recovery or
+	// resolution); "" for a new purchase.
+	Attempt string
 }
 
 // MaxIdempotencyKey bounds an Idempotency-Key.
@@ -113,17 +116,21 @@ type Reservation interface {
 	// an additional parcel.
 	OrderShipments() []OrderShipment
 	// Prepare readies the purchase before the carrier is called, so that recording it has only
-	// the tracking code to fill in.
+	// the tracking code to fill in. A Durable purchase is first written as a PENDING attempt,
+	// in its own transaction (ErrPurchaseInProgress when another purchase of the shipment or
+	// the key has one); one made again for its attempt (BuyRequest.Attempt) takes that one.
 	Prepare(ctx context.Context, p Purchase) error
 	// Record writes the prepared purchase under trackingCode in one transaction: the shipment
-	// as Purchase.Apply makes it, its label, PurchasedEvent and the Idempotency-Key with its answer
+	// as Purchase.Apply makes it, its label, PurchasedEvent, the Idempotency-Key with its
+	// answer, and the end of its attempt (ErrReservationLost if it was ended meanwhile)
 	// (ErrIdempotencyKeyTaken when another purchase recorded under the key first). In that
 	// transaction the shipment is written only if it is still OPEN as held (else
 	// ErrReservationLost), and check decides again with the order's shipments read anew, the
 	// order locked (BuyRequest.Recheck): of two buys for one order that race, the second sees
 	// the first's label. s is the bought shipment as Bought.Shipment holds it.
 	Record(ctx context.Context, trackingCode string, check func(Reservation) error) (s *Shipment, rendered string, err error)
-	// Release gives the shipment and the key up, writing nothing else.
+	// Release gives the shipment and the key up, and ends the attempt Prepare wrote, if any:
+	// nothing was sold.
 	Release(ctx context.Context) error
 }
 
@@ -166,7 +173,9 @@ type BuyStore interface {
 	// ReserveBuy holds the shipment, its order and the Idempotency-Key (when given) from other
 	// purchases, and reads them.
 	ReserveBuy(ctx context.Context, r BuyRequest) (Reservation, error)
-	// QueueVoid records a sold label that must be voided at its carrier (VoidWorker).
+	// QueueVoid records a sold label that must be voided at its carrier (VoidWorker), and ends
+	// its purchase attempt, in one transaction; a label recorded meanwhile (its attempt bought
+	// again and recorded) is left alone.
 	QueueVoid(ctx context.Context, v SoldLabel) error
 	// ShipmentToCancel reads the shipment with its label, and whether the label was billed.
 	ShipmentToCancel(ctx context.Context, accountID, shipmentID string) (*Shipment, error)
@@ -180,6 +189,7 @@ type BuyStore interface {
 type SoldLabel struct {
 	AccountID, ShipmentID, LabelID string
 	Carrier, TrackingCode          string
+	durable                        bool // bought under a purchase attempt
 }
 
 // Buyer buys and voids labels: the carrier is called under a deadline and never inside a
@@ -193,6 +203,8 @@ type Buyer struct {
 	Serials SerialSource
 	// Timeout bounds each carrier call; 0 is DefaultCarrierTimeout.
 	Timeout time.Duration
+	// unqueued are sold labels to void that the queue could not take yet (VoidWorker retries).
+	unqueued unqueuedVoids
 	// Now is the clock purchases are dated by.
 	Now func() time.Time
 	Log *slog.Logger
@@ -220,42 +232,51 @@ func (b *Buyer) log() *slog.Logger {
 }
 
 // Buy buys r's rate: reserve, buy from the carrier, record. Another purchase in progress of the
-// shipment, its order or the key is waited for. Once the carrier is called the purchase goes on
-// even if ctx ends (the client left): what the carrier sold is recorded, or voided.
+// shipment, its order or the key is waited for, also in another process. Once the carrier is
+// called the purchase goes on even if ctx ends (the client left): what the carrier sold is
+// recorded, or voided.
 func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
+	for {
+		bought, err := b.buy(ctx, r)
+		if !errors.Is(err, ErrPurchaseInProgress) || ctx.Err() != nil {
+			return bought, err
+		}
+	}
+}
+
+// buy is one try of Buy: ErrPurchaseInProgress when another process began a purchase of the
+// shipment or the key between the reservation and its attempt.
+func (b *Buyer) buy(ctx context.Context, r BuyRequest) (Bought, error) {
 	res, replay, err := b.Reserve(ctx, r)
 	if err != nil || replay != nil {
 		return Bought{Shipment: replay, Replayed: replay != nil}, err
 	}
-	ctx = context.WithoutCancel(ctx)
 	s, rate := res.Held()
-	labelID := res.LabelID()
 	release := func() {
-		if err := res.Release(ctx); err != nil {
+		if err := res.Release(context.WithoutCancel(ctx)); err != nil {
 			b.log().Error("buy: release the shipment", "shipment", s.ID, "err", err)
 		}
 	}
-	if err := res.Prepare(ctx, r.PurchaseOf(res, b.Now())); err != nil {
+	c, err := b.carrier(ctx, rate.Carrier)
+	if err != nil {
 		release()
 		return Bought{}, err
 	}
-	sold := SoldLabel{AccountID: r.AccountID, ShipmentID: s.ID, LabelID: labelID, Carrier: rate.Carrier}
-	sold.TrackingCode, err = b.purchase(ctx, sold, PurchaseRequest{LabelID: labelID, ShipmentID: s.ID,
+	p := r.PurchaseOf(res, b.Now())
+	p.Durable = ModeOf(c) != SellsNothing
+	if err := res.Prepare(ctx, p); err != nil {
+		release()
+		return Bought{}, err
+	}
+	ctx = context.WithoutCancel(ctx)
+	sold := SoldLabel{AccountID: r.AccountID, ShipmentID: s.ID, LabelID: p.LabelID, Carrier: rate.Carrier, durable: p.Durable}
+	sold.TrackingCode, err = b.purchase(ctx, c, sold, PurchaseRequest{LabelID: p.LabelID, ShipmentID: s.ID,
 		Service: rate.Service, ShipDate: s.ShipDate, Serials: b.Serials})
 	if err != nil {
 		release()
 		return Bought{}, err
 	}
-	bought, rendered, err := res.Record(ctx, sold.TrackingCode, r.Recheck)
-	switch {
-	case errors.Is(err, ErrTrackingNumberTaken):
-		// Another label holds the number: voiding it would void that label. A stored carrier's
-		// number voids nothing; a host carrier that sold one number twice has the log line.
-		b.log().Error("buy: the carrier sold a tracking number another label has", "carrier", sold.Carrier,
-			"shipment", s.ID, "tracking_code", sold.TrackingCode)
-	case err != nil:
-		b.voidSold(ctx, sold, err)
-	}
+	bought, rendered, err := b.record(ctx, res, r, sold)
 	if err != nil {
 		release()
 	}
@@ -268,6 +289,32 @@ func (b *Buyer) Buy(ctx context.Context, r BuyRequest) (Bought, error) {
 		return Bought{}, err
 	}
 	return Bought{Shipment: bought, Rendered: rendered}, nil
+}
+
+// record records what the carrier sold under the reservation; a sale it cannot record is
+// voided.
+func (b *Buyer) record(ctx context.Context, res Reservation, r BuyRequest, sold SoldLabel) (*Shipment, string, error) {
+	bought, rendered, err := res.Record(ctx, sold.TrackingCode, r.Recheck)
+	switch {
+	case errors.Is(err, ErrTrackingNumberTaken):
+		// Another label holds the number: voiding it would void that label. A stored carrier's
+		// number voids nothing; a host carrier that sold one number twice has the log line.
+		b.log().Error("buy: the carrier sold a tracking number another label has", "carrier", sold.Carrier,
+			"shipment", sold.ShipmentID, "tracking_code", sold.TrackingCode)
+	case err != nil:
+		b.voidSold(ctx, sold, err)
+	}
+	return bought, rendered, err
+}
+
+// carrier finds the carrier of the code; a *CarrierError when none is configured.
+func (b *Buyer) carrier(ctx context.Context, code string) (Carrier, error) {
+	c, ok, err := b.Carrier(ctx, code)
+	if err == nil && !ok {
+		b.log().Error("buy: carrier failed", "carrier", code, "err", "carrier not configured")
+		err = &CarrierError{Carrier: code, Action: "buy", Err: errors.New("carrier not configured")}
+	}
+	return c, err
 }
 
 // PurchaseOf is the purchase r makes, at at, of the rate its reservation holds.
@@ -314,17 +361,10 @@ func (b *Buyer) replay(ctx context.Context, r BuyRequest, lost error) (Bought, e
 // purchase buys the label from its carrier under the deadline, and checks the tracking code it
 // answers. A carrier that answers after the deadline is not waited for; if it then sold the
 // label, the label is voided.
-func (b *Buyer) purchase(ctx context.Context, sold SoldLabel, req PurchaseRequest) (string, error) {
+func (b *Buyer) purchase(ctx context.Context, c Carrier, sold SoldLabel, req PurchaseRequest) (string, error) {
 	fail := func(err error) (string, error) {
 		b.log().Error("buy: carrier failed", "carrier", sold.Carrier, "shipment", sold.ShipmentID, "err", err)
 		return "", &CarrierError{Carrier: sold.Carrier, Action: "buy", Err: err}
-	}
-	c, ok, err := b.Carrier(ctx, sold.Carrier)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return fail(errors.New("carrier not configured"))
 	}
 	type answer struct {
 		code string
@@ -388,8 +428,10 @@ func (w *watchedSerials) failed() bool {
 }
 
 // voidSold has a label the carrier sold, but waybill did not record (why), voided at the
-// carrier: queued for VoidWorker, which retries until the carrier agrees; if even the queue
-// cannot be written, voided once here.
+// carrier: queued for VoidWorker, which retries until the carrier agrees. If even the queue
+// cannot be written, a label bought without an attempt is voided once here; one bought under an
+// attempt is kept in memory and queued by VoidWorker once the database takes writes again (the
+// attempt's recovery covers a crash meanwhile).
 func (b *Buyer) voidSold(ctx context.Context, sold SoldLabel, why error) {
 	log := b.log().With("carrier", sold.Carrier, "shipment", sold.ShipmentID, "label", sold.LabelID, "tracking_code", sold.TrackingCode)
 	if sold.TrackingCode == "" {
@@ -400,11 +442,64 @@ func (b *Buyer) voidSold(ctx context.Context, sold SoldLabel, why error) {
 		log.Warn("buy: the carrier sold a label that was not recorded; it is queued to be voided", "why", why)
 		return
 	}
+	if sold.durable {
+		b.unqueued.add(sold)
+		log.Error("buy: the carrier sold a label that was not recorded, and the void queue cannot be written; retrying", "why", why, "queue", err)
+		return
+	}
 	if verr := b.void(ctx, sold.Carrier, sold.TrackingCode); verr != nil {
 		log.Error("buy: a label the carrier sold was neither recorded nor voided", "why", why, "queue", err, "void", verr)
 		return
 	}
 	log.Warn("buy: the carrier sold a label that was not recorded; it was voided", "why", why, "queue", err)
+}
+
+// QueueUnqueued writes to the void queue the sold labels it could not take before; those it
+// still cannot take stay for the next call.
+func (b *Buyer) QueueUnqueued(ctx context.Context) error {
+	var failed error
+	for _, v := range b.unqueued.take() {
+		if err := b.Store.QueueVoid(ctx, v); err != nil {
+			b.unqueued.add(v)
+			failed = err
+			continue
+		}
+		b.log().Warn("buy: a sold label that was not recorded is queued to be voided at last", "label", v.LabelID,
+			"carrier", v.Carrier, "tracking_code", v.TrackingCode)
+	}
+	return failed
+}
+
+// unqueuedVoids are sold labels to void that the queue could not take yet.
+type unqueuedVoids struct {
+	mu sync.Mutex
+	v  []SoldLabel
+}
+
+func (u *unqueuedVoids) add(v SoldLabel) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.v = append(u.v, v)
+}
+
+func (u *unqueuedVoids) take() []SoldLabel {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	v := u.v
+	u.v = nil
+	return v
+}
+
+// holds reports whether the label is among them.
+func (u *unqueuedVoids) holds(labelID string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, v := range u.v {
+		if v.LabelID == labelID {
+			return true
+		}
+	}
+	return false
 }
 
 // void voids a label at its carrier under the deadline.

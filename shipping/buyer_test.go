@@ -54,9 +54,12 @@ func (r buyReservation) Release(context.Context) error { r.st.released++; return
 // soldCarrier sells AC123456789 and records the labels voided at it.
 type soldCarrier struct {
 	Carrier
+	mode   PurchaseMode
 	mu     sync.Mutex
 	voided []string
 }
+
+func (c *soldCarrier) PurchaseMode() PurchaseMode { return c.mode }
 
 func (c *soldCarrier) Purchase(ctx context.Context, req PurchaseRequest) (string, error) {
 	return "AC123456789", nil
@@ -70,35 +73,45 @@ func (c *soldCarrier) Void(ctx context.Context, code string) error {
 }
 
 // TestBuyerRecordFails: a label the carrier sold whose recording failed is never kept: it is
-// queued to be voided (the void worker retries it), or, when even the queue cannot be written,
-// voided at the carrier at once; the reservation is released either way. A number another
-// label holds is not voided (that would void the other label). A recorded buy voids nothing.
+// queued to be voided (the void worker retries it). When even the queue cannot be written, a
+// label sold outside waybill is kept in memory until the queue takes it (its attempt covers a
+// crash meanwhile); a stored carrier's is voided at once. The reservation is released either
+// way. A number another label holds is not voided (that would void the other label). A
+// recorded buy voids nothing.
 func TestBuyerRecordFails(t *testing.T) {
 	lost, down := errors.New("the shipment changed"), errors.New("database is down")
 	tests := []struct {
 		name               string
+		mode               PurchaseMode
 		recordErr, queue   error
 		wantQueued, voided int
 	}{
-		{"recorded", nil, nil, 0, 0},
-		{"record fails, void queued", lost, nil, 1, 0},
-		{"record and queue fail, voided at once", lost, down, 0, 1},
-		{"number taken, nothing voided", ErrTrackingNumberTaken, nil, 0, 0},
+		{"recorded", SellsOutside, nil, nil, 0, 0},
+		{"record fails, void queued", SellsOutside, lost, nil, 1, 0},
+		{"record and queue fail, queued once the queue takes it", SellsOutside, lost, down, 1, 0},
+		{"a stored carrier's: record and queue fail, voided at once", SellsNothing, lost, down, 0, 1},
+		{"number taken, nothing voided", SellsOutside, ErrTrackingNumberTaken, nil, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &buyStore{recordErr: tt.recordErr, queueErr: tt.queue}
-			c := &soldCarrier{}
+			c := &soldCarrier{mode: tt.mode}
 			b := &Buyer{Store: st, Now: time.Now, Carrier: func(context.Context, string) (Carrier, bool, error) { return c, true, nil }}
 			got, err := b.Buy(context.Background(), BuyRequest{AccountID: "a", ShipmentID: "shp_1", RateID: "rate_1"})
 			if !errors.Is(err, tt.recordErr) || tt.recordErr == nil && got.Shipment == nil {
 				t.Fatalf("Buy = %+v, %v; want %v", got, err, tt.recordErr)
 			}
+			if tt.queue != nil && len(st.queued) == 0 { // the database takes writes again
+				st.queueErr = nil
+				if err := b.QueueUnqueued(context.Background()); err != nil {
+					t.Fatalf("QueueUnqueued once the queue takes writes = %v", err)
+				}
+			}
 			if len(st.queued) != tt.wantQueued || len(c.voided) != tt.voided {
 				t.Errorf("queued %v, voided at the carrier %v; want %d and %d", st.queued, c.voided, tt.wantQueued, tt.voided)
 			}
 			if len(st.queued) == 1 && st.queued[0] != (SoldLabel{AccountID: "a", ShipmentID: "shp_1", LabelID: "lbl_1",
-				Carrier: "ACME", TrackingCode: "AC123456789"}) {
+				Carrier: "ACME", TrackingCode: "AC123456789", durable: true}) {
 				t.Errorf("queued %+v", st.queued[0])
 			}
 			if wantReleased := map[bool]int{true: 1, false: 0}[tt.recordErr != nil]; st.released != wantReleased {

@@ -13,6 +13,9 @@ type Purchase struct {
 	LabelID, RateID string
 	At              time.Time
 	InsuredCents    int64
+	// Durable: the carrier sells outside waybill, so the purchase is written as an attempt
+	// before the carrier is called (Reservation.Prepare).
+	Durable bool
 }
 
 // InsuranceCents is what the purchase's insurance costs.

@@ -52,8 +52,12 @@ func (w *VoidWorker) Run(ctx context.Context) {
 	work.Loop{Every: every, Log: w.log(), Name: "void worker"}.Run(ctx, w.Drain)
 }
 
-// Drain makes one attempt at each due void.
+// Drain queues the sold labels the queue could not take before (Buyer.QueueUnqueued), then
+// makes one attempt at each due void.
 func (w *VoidWorker) Drain(ctx context.Context) error {
+	if err := w.Buyer.QueueUnqueued(ctx); err != nil {
+		w.log().Warn("void worker: the void queue still cannot be written", "err", err)
+	}
 	for {
 		now := w.Now()
 		due, err := w.Queue.ClaimVoids(ctx, now, w.Buyer.VoidLease(), 16)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -33,7 +34,12 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest) (shipping.R
 	if err := db.checkFile(); err != nil { // a label bought now could not be recorded
 		return nil, err
 	}
-	b := &labelBuy{db: db, r: r, now: db.now()}
+	// Another process's purchase is waited for before this one holds anything in memory: its
+	// recovery, should it have died, takes the same holds.
+	if err := db.awaitAttempts(ctx, r); err != nil {
+		return nil, err
+	}
+	b := &labelBuy{db: db, r: r, now: db.now(), labelID: r.Attempt}
 	if r.Key != "" {
 		if err := b.hold(ctx, "key "+r.AccountID+"/"+r.Key); err != nil {
 			return nil, err
@@ -72,6 +78,7 @@ type labelBuy struct {
 	rendering []byte             // read's stored rendering
 	pre       *prebought         // read bought with the mark; nil unless prepared from read
 	labelID   string
+	begun     bool // this purchase wrote its attempt (Prepare), which Release ends
 
 	key      *shipping.StoredKey // the Idempotency-Key as recorded before; nil if it was not
 	s        *shipping.Shipment  // the shipment to buy
@@ -110,6 +117,12 @@ func (b *labelBuy) readOpen() bool {
 // OPEN with the rate, renders it bought with the mark for the tracking code.
 func (b *labelBuy) Prepare(ctx context.Context, p shipping.Purchase) error {
 	b.p, b.now = p, Micros(p.At)
+	if p.Durable && b.r.Attempt == "" {
+		if err := b.db.beginAttempt(ctx, b.r, p, b.rateOf(b.s).Carrier); err != nil {
+			return err
+		}
+		b.begun = true
+	}
 	if !b.asRead {
 		return nil
 	}
@@ -233,10 +246,14 @@ func (b *labelBuy) LabelID() string {
 	return b.labelID
 }
 
-// Release gives the shipment up (shipping.Reservation); nothing was written.
-func (b *labelBuy) Release(context.Context) error {
+// Release gives the shipment up, and ends the attempt Prepare wrote (shipping.Reservation).
+func (b *labelBuy) Release(ctx context.Context) error {
 	b.unhold()
-	return nil
+	if !b.begun {
+		return nil
+	}
+	b.begun = false
+	return b.db.dropPendingAttempt(ctx, b.labelID)
 }
 
 // Record writes the purchase under code (shipping.Reservation), and returns the bought shipment
@@ -274,6 +291,11 @@ func (b *labelBuy) record(ctx context.Context, tx *sql.Tx, code string, check fu
 	}
 	if err := check(b); err != nil {
 		return err
+	}
+	if b.p.Durable {
+		if ended, err := endAttempt(ctx, tx, b.labelID); err != nil || !ended {
+			return cmp.Or(err, shipping.ErrReservationLost)
+		}
 	}
 	packedLabel, err := b.markBought(ctx, tx, code)
 	if err != nil {
@@ -348,7 +370,7 @@ func (b *labelBuy) labelValues(s *shipping.Shipment, code string, packedLabel []
 // and COMMIT and a statement their round trips: a third of the buy's. done is false when the
 // purchase is left to record's transaction.
 func (b *labelBuy) recordAtOnce(ctx context.Context, code string, check func(shipping.Reservation) error) (done bool, err error) {
-	if b.db.dialect != PostgreSQL || !b.asRead || b.r.Key != "" || b.s.OrderID != "" && !b.s.Additional {
+	if b.db.dialect != PostgreSQL || !b.asRead || b.p.Durable || b.r.Key != "" || b.s.OrderID != "" && !b.s.Additional {
 		return false, nil
 	}
 	if err := check(b); err != nil {
@@ -643,10 +665,18 @@ func (db *DB) voidLabel(ctx context.Context, tx *sql.Tx, accountID string, l *sh
 	return db.emitEvent(ctx, tx, accountID, e.Topic, e.Payload)
 }
 
-// QueueVoid records a sold label to be voided at its carrier (shipping.BuyStore).
+// QueueVoid records a sold label to be voided at its carrier and ends its attempt
+// (shipping.BuyStore); a label recorded meanwhile is left alone.
 func (db *DB) QueueVoid(ctx context.Context, v shipping.SoldLabel) error {
 	return db.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now()
+		var recorded int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM shipping_labels WHERE id = $1`, v.LabelID).Scan(&recorded); err != nil || recorded > 0 {
+			return err
+		}
+		if _, err := endAttempt(ctx, tx, v.LabelID); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO label_voids (id, account_id, shipment_id, label_id, carrier, tracking_code,
 			due_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
 			db.NewID(), v.AccountID, v.ShipmentID, v.LabelID, v.Carrier, v.TrackingCode, now)

@@ -95,6 +95,8 @@ type QueueStats struct {
 	// when the oldest of them was received (zero when there is none).
 	ImportsQueued int
 	OldestImport  time.Time
+	// PurchasesUnresolved counts the purchase attempts an operator must resolve.
+	PurchasesUnresolved int
 }
 
 // QueueStats reads the depth of the webhook and import queues. It spans accounts by design
@@ -123,5 +125,6 @@ func (db *DB) QueueStats(ctx context.Context) (QueueStats, error) {
 	if oldest.Valid {
 		s.OldestImport = Time(oldest.Int64)
 	}
-	return s, nil
+	s.PurchasesUnresolved, err = db.CountUnresolvedAttempts(ctx)
+	return s, err
 }

@@ -179,6 +179,13 @@ func TestReadCommandsNeedTheDatabase(t *testing.T) {
 // WAYBILL_TEST_CHILD=1 it runs the arguments after "--" as waybill's own and exits, so the test
 // can kill it with SIGKILL and start it again on the same database.
 func TestMain(m *testing.M) {
+	if os.Getenv("WAYBILL_TEST_HOST") != "" {
+		if err := hostChild(); err != nil {
+			fmt.Fprintln(os.Stderr, "host:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv("WAYBILL_TEST_CHILD") == "1" {
 		args := os.Args[1:]
 		for i, a := range args {

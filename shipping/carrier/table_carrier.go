@@ -303,6 +303,10 @@ func (c *Table) Purchase(ctx context.Context, req shipping.PurchaseRequest) (str
 	return t.Number(req.Service, serial), nil
 }
 
+// PurchaseMode is SellsNothing: a stored carrier's purchase numbers the label from its own
+// range, which the database keeps; nothing is sold outside waybill.
+func (c *Table) PurchaseMode() shipping.PurchaseMode { return shipping.SellsNothing }
+
 // Void cancels one of the carrier's labels: a tracking number of one of its schemes.
 func (c *Table) Void(ctx context.Context, trackingCode string) error {
 	for _, v := range c.versions {

@@ -174,7 +174,7 @@ func findCommand(name string) (command, bool) {
 
 // commandWords are the words command names start with, each true when the name has a second
 // word ("account create").
-var commandWords = map[string]bool{"serve": false, "help": false, "account": true, "token": true, "carrier": true, "inspect": true, "export": true, "verify": false}
+var commandWords = map[string]bool{"serve": false, "help": false, "account": true, "token": true, "carrier": true, "inspect": true, "export": true, "verify": false, "purchase": true}
 
 // splitCommand finds the command's name among args and returns it and the other arguments, in
 // order. Flags may come before the name, or between its words (`waybill -db x account create

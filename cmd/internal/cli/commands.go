@@ -32,6 +32,7 @@ func commands() []command {
 		{name: "inspect shipment", synopsis: "ID", summary: "print a shipment's stored record as JSON, straight from the database: request, quotes in cents, label, tracking events", define: defineInspectShipment},
 		{name: "export shipments", synopsis: "[-since D]", summary: "print the stored record of every shipment (created on or after D, a date or RFC 3339 time), one JSON object per line", define: defineExportShipments},
 		{name: "verify", synopsis: "[-since D]", summary: "render every shipment and label (created on or after D) afresh from its record and compare with the stored copy the API serves; one JSON line per difference, exit status 1 if any", define: defineVerify},
+		{name: "purchase resolve", synopsis: "LABEL_ID -voided | -tracking CODE", summary: "end an UNRESOLVED purchase attempt with what the carrier did: sold nothing that stands (-voided), or sold the label CODE, which is recorded", define: definePurchaseResolve},
 		{name: "help", synopsis: "[COMMAND]", summary: "print the usage of every command, or of one", define: defineHelp},
 	}
 }
@@ -422,4 +423,33 @@ func (e *env) open(ctx context.Context, dsn string, existing bool, f func(db *st
 	}
 	defer db.Close()
 	return f(db)
+}
+
+func definePurchaseResolve(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context, args []string) error {
+	voided := fs.Bool("voided", false, "the carrier sold no label that stands (none, or it was voided): the shipment may be bought again")
+	tracking := fs.String("tracking", "", "the carrier sold the label with this tracking code: it is recorded as the shipment's")
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 1 || *voided == (*tracking != "") {
+			return errUsage("purchase resolve")
+		}
+		return e.withExistingDB(ctx, *db, func(db *store.DB) error {
+			b := &shipping.Buyer{Store: db, Now: time.Now}
+			s, err := b.ResolveAttempt(ctx, db, args[0], *voided, *tracking)
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("no purchase attempt has the label id %q", args[0])
+			}
+			if err != nil {
+				return err
+			}
+			out := struct {
+				LabelID      string `json:"label_id"`
+				Resolution   string `json:"resolution"`
+				TrackingCode string `json:"tracking_code,omitempty"`
+			}{LabelID: args[0], Resolution: "voided"}
+			if s != nil {
+				out.Resolution, out.TrackingCode = "recorded", s.ShippingLabel.TrackingCode
+			}
+			return json.NewEncoder(e.stdout).Encode(out)
+		})
+	}
 }

@@ -146,6 +146,7 @@ func (m *Registry) WriteTo(w *bufio.Writer, q store.QueueStats, now time.Time) {
 	gauge(w, "waybill_webhook_parked_events", "PENDING webhook event records waiting for their inactive subscription to be reactivated.", float64(q.WebhookParked))
 	gauge(w, "waybill_webhook_delivery_lag_seconds", "How long the most overdue PENDING webhook event record has been due (0 when none is): the delivery worker's lag.", age(now, q.OldestDueWebhook))
 	gauge(w, "waybill_order_import_inbox_depth", "Order imports received and not yet processed (QUEUED or PROCESSING).", float64(q.ImportsQueued))
+	gauge(w, "waybill_purchases_unresolved", "Label purchases whose process died while the carrier sold and that the carrier cannot be asked again: each waits for an operator (waybill purchase resolve).", float64(q.PurchasesUnresolved))
 	gauge(w, "waybill_order_import_oldest_age_seconds", "Age of the oldest unprocessed order import (0 when the inbox is empty): the import worker's lag.", age(now, q.OldestImport))
 }
 
