@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/waybill/waybill/store"
+	"github.com/waybill/waybill/store/migrate"
 )
 
 // BenchmarkCreateShipment measures POST /shipments (validate, rate shop across every built-in
@@ -105,6 +107,9 @@ func seedShipments(b *testing.B, db *sql.DB, accountID string, n int) []store.Ke
 				}
 			}
 			keys[n-1-i] = store.Key{CreatedAt: at, ID: id}
+		}
+		if err := migrate.FillChecksums(context.Background(), tx); err != nil {
+			return err
 		}
 		return tx.Commit()
 	}()

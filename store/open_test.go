@@ -12,6 +12,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store/migrate"
 )
 
 // openTest opens a fresh SQLite database for a test of package store's internals. Tests of
@@ -92,7 +93,10 @@ func insertQuote(ctx context.Context, tx *sql.Tx, shipmentID, rateID string) err
 		usps_zone, country_zone, billable_weight, actual_oz_weight, billable_oz_weight, dim_factor, dim_threshold, volume,
 		surcharges, carrier_version) VALUES ($1, 0, $2, 'POSTLINE', 'X', 'USD', 100, 0, 100, 100, 0, 3, 5, 0, 1, 1, 1, 166,
 		1728, 1, '{}', 0)`, shipmentID, rateID)
-	return err
+	if err != nil {
+		return err
+	}
+	return migrate.FillChecksums(ctx, tx)
 }
 
 // openShipmentAt stores an OPEN shipment, without quotes, of a new account named name in db.

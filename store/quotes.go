@@ -21,10 +21,10 @@ import (
 // reads them.
 const quoteColumns = `shipment_id, position, id, carrier, service, currency, postage_cents, surcharges_cents,
 	total_cents, retail_cents, estimated_delivery_at, estimated_delivery_days, usps_zone, country_zone, billable_weight,
-	actual_oz_weight, billable_oz_weight, dim_factor, dim_threshold, volume, surcharges, carrier_version, ddp_fee_cents`
+	actual_oz_weight, billable_oz_weight, dim_factor, dim_threshold, volume, surcharges, carrier_version, ddp_fee_cents, crc`
 
 // quoteArgs is how many columns a row of shipment_quotes has.
-const quoteArgs = 23
+const quoteArgs = 24
 
 // quoteRows are the arguments of insertQuotes' statement for a shipment's quotes, made before
 // its transaction. A quote the columns cannot hold exactly (a price or surcharge not in whole
@@ -50,10 +50,11 @@ func quoteRowsOf(shipmentID string, rates []shipping.Rate) (quoteRows, error) {
 			ddp.Valid = true
 		}
 		w := m.WeightMetadata
-		args = append(args, shipmentID, i, r.ID, r.Carrier, r.Service, r.Price.Currency, r.PostageCents, r.SurchargesCents,
+		row := []any{shipmentID, i, r.ID, r.Carrier, r.Service, r.Price.Currency, r.PostageCents, r.SurchargesCents,
 			r.TotalCents, r.RetailCents, Micros(r.EstimatedDeliveryDate.Time), r.EstimatedDeliveryDays, m.USPSZone,
 			m.CountryZone, m.BillableWeight, w.ActualOzWeight, w.BillableOzWeight, w.DimFactor, w.DimThreshold, w.Volume,
-			surcharges, m.CarrierVersion, ddp)
+			surcharges, m.CarrierVersion, ddp}
+		args = append(append(args, row...), checksum(row...))
 	}
 	return args, nil
 }
@@ -130,15 +131,21 @@ func scanQuote(row rowScanner) (shipping.Rate, error) {
 	var position int
 	var delivery int64
 	var surcharges string
-	var ddp sql.NullInt64
+	var ddp, crc sql.NullInt64
 	m := &r.RateMetadata
 	w := &m.WeightMetadata
 	err := row.Scan(&r.ShipmentID, &position, &r.ID, &r.Carrier, &r.Service, &r.Price.Currency, &r.PostageCents,
 		&r.SurchargesCents, &r.TotalCents, &r.RetailCents, &delivery, &r.EstimatedDeliveryDays, &m.USPSZone, &m.CountryZone,
 		&m.BillableWeight, &w.ActualOzWeight, &w.BillableOzWeight, &w.DimFactor, &w.DimThreshold, &w.Volume, &surcharges,
-		&m.CarrierVersion, &ddp)
+		&m.CarrierVersion, &ddp, &crc)
 	if err != nil {
 		return r, err
+	}
+	if err := checkSum(crc, r.ShipmentID, position, r.ID, r.Carrier, r.Service, r.Price.Currency, r.PostageCents,
+		r.SurchargesCents, r.TotalCents, r.RetailCents, delivery, r.EstimatedDeliveryDays, m.USPSZone, m.CountryZone,
+		m.BillableWeight, w.ActualOzWeight, w.BillableOzWeight, w.DimFactor, w.DimThreshold, w.Volume, surcharges,
+		m.CarrierVersion, ddp); err != nil {
+		return r, &unreadableRecord{r.ShipmentID, "shipping_rates", fmt.Errorf("quote %s: %w", r.ID, err)}
 	}
 	r.Price.Amount, r.EstimatedDeliveryDate = float64(r.TotalCents)/100, stamp(delivery)
 	if ddp.Valid {
@@ -152,8 +159,8 @@ func scanQuote(row rowScanner) (shipping.Rate, error) {
 
 // requestInsert is the INSERT of a shipment's row of shipment_requests.
 func requestInsert(shipmentID, req string, messages *string) sqlStmt {
-	return sqlStmt{`INSERT INTO shipment_requests (shipment_id, request, messages) VALUES ($1, $2, $3)`,
-		[]any{shipmentID, req, messages}}
+	return sqlStmt{`INSERT INTO shipment_requests (shipment_id, request, messages, crc) VALUES ($1, $2, $3, $4)`,
+		[]any{shipmentID, req, messages, checksum(req, messages)}}
 }
 
 // requestJSON is the shipment_requests.request column of s.

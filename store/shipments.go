@@ -63,7 +63,7 @@ func (db *DB) CreateShipment(ctx context.Context, s *shipping.Shipment) (string,
 // packed rendering.
 const shipmentColumns = `id, account_id, status, brand, carrier, ship_date, rate_shopping_profile, rate_shopping_strategy,
 	label_format, custom_reference_1, custom_reference_2, created_at, updated_at, shipment_requests.request,
-	shipment_requests.messages`
+	shipment_requests.messages, shipment_requests.crc`
 
 // shipmentsFrom is what shipmentColumns are read from: a shipment's row and its request's.
 const shipmentsFrom = `shipments JOIN shipment_requests ON shipment_id = id`
@@ -92,10 +92,14 @@ func scanShipment(row rowScanner, more ...any) (*shipping.Shipment, error) {
 	var req string
 	var messages *string
 	var created, updated int64
+	var crc sql.NullInt64
 	err := row.Scan(append([]any{&s.ID, &s.AccountID, &s.Status, &s.Brand, &carrier, &s.ShipDate, &s.RateShoppingProfile,
-		&s.RateShoppingStrategy, &s.LabelFormat, &ref1, &ref2, &created, &updated, &req, &messages}, more...)...)
+		&s.RateShoppingStrategy, &s.LabelFormat, &ref1, &ref2, &created, &updated, &req, &messages, &crc}, more...)...)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkSum(crc, req, messages); err != nil {
+		return nil, &unreadableRecord{s.ID, "request", err}
 	}
 	if err := setRequest(s, []byte(req)); err != nil {
 		return nil, &unreadableRecord{s.ID, "request", err}

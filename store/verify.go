@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -136,8 +137,22 @@ func (db *DB) verifyRecords(ctx context.Context, tx *sql.Tx, acct string, page [
 		return err
 	}
 	rows.Close()
-	if err := loadQuotes(ctx, tx, records); err != nil {
-		return err
+	// A quote that cannot be read marks its shipment, which is left out, and the rest are read
+	// again.
+	for {
+		err := loadQuotes(ctx, tx, records)
+		var u *unreadableRecord
+		if !errors.As(err, &u) {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		byID[u.id].unreadable, byID[u.id].record = u.part, nil
+		records = slices.DeleteFunc(records, func(s *shipping.Shipment) bool { return s.ID == u.id })
+		for _, s := range records {
+			s.ShippingRates = nil
+		}
 	}
 	return db.attachLabelsWith(ctx, tx, acct, records)
 }

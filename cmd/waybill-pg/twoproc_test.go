@@ -725,19 +725,21 @@ func TestTwoProcesses(t *testing.T) {
 		t.Fatalf("%d DRAFT invoices after the load; want one per account (%d)", n, len(accounts))
 	}
 	closers := startProcs(t, bin, dbURL, "C", "D")
+	// A finalize commits, then draws and stores the documents: both are waited for.
 	if !waitFor(20*time.Second, func() bool {
 		var n int
-		db.QueryRow(`SELECT COUNT(*) FROM invoices WHERE status = 'DRAFT'`).Scan(&n)
+		db.QueryRow(`SELECT COUNT(*) FROM invoices i WHERE i.status = 'DRAFT'
+			OR NOT EXISTS (SELECT 1 FROM invoice_documents d WHERE d.invoice_id = i.id)`).Scan(&n)
 		return n == 0
 	}) {
-		t.Fatal("ended DRAFTs left after the closers ran")
+		t.Fatal("ended DRAFTs, or finalized invoices without their documents, left after the closers ran")
 	}
 	for _, p := range closers {
 		p.stop(t)
 	}
 	// Finalized once: OPEN, unchanged since (updated_at is finalized_at), its documents drawn
-	// after it was (they are drawn in the finalizing transaction and kept, so a second
-	// finalize would leave finalized_at after them). Totals equal the live items; numbers
+	// after it was (they are drawn once the finalize commits and kept, so a second finalize
+	// would leave finalized_at after them). Totals equal the live items; numbers
 	// gapless.
 	rows, err = db.Query(`SELECT i.invoice_number, i.status, i.total_cents, i.finalized_at = i.updated_at AND d.created_at >= i.finalized_at,
 			(SELECT COALESCE(SUM(b.total_cents), 0) FROM billing_line_items b WHERE b.invoice_id = i.id AND b.deleted_at IS NULL)

@@ -21,6 +21,7 @@ var steps = map[int]func(ctx context.Context, tx *sql.Tx, d Dialect) error{
 	37: outlineBeforeCard,
 	38: packRenderings,
 	39: todaysShapes,
+	41: recordChecksums,
 }
 
 // batchSize is how many rows a step reads at a time.

@@ -14,6 +14,7 @@ import (
 	"github.com/waybill/waybill/billing"
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/store"
+	"github.com/waybill/waybill/store/migrate"
 )
 
 // billingDB is a test database with a settable clock and sequential ids.
@@ -102,7 +103,10 @@ func (b *billingDB) seedLabel(accountID string, l label) string {
 			VALUES ($1, $2, $3, $4, 'ACME', 'REGEA', $5, $6, 'PDF', $7, $7, $8, $9)`,
 			id, accountID, shipment, rate, "TRK"+id[24:], l.status, at,
 			sql.NullInt64{Int64: l.insured, Valid: l.insured > 0}, shipping.InsuranceCents(l.insured))
-		return err
+		if err != nil {
+			return err
+		}
+		return migrate.FillChecksums(ctx, tx)
 	})
 	if err != nil {
 		b.t.Fatal(err)

@@ -67,6 +67,7 @@ var tests = []struct {
 	{"VoidRule", testVoidRule},
 	{"ImportRule", testImportRule},
 	{"PollRule", testPollRule},
+	{"RecordChecksums", testRecordChecksums},
 	{"ListByBrand", testListByBrand},
 	{"Bootstrap", testBootstrap},
 	{"CreateAccountMakesBillingProfile", testCreateAccountMakesBillingProfile},
