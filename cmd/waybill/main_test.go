@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/waybill/waybill/store"
 	"io"
 	"net/http"
 	"os"
@@ -179,13 +180,7 @@ func TestReadCommandsNeedTheDatabase(t *testing.T) {
 // WAYBILL_TEST_CHILD=1 it runs the arguments after "--" as waybill's own and exits, so the test
 // can kill it with SIGKILL and start it again on the same database.
 func TestMain(m *testing.M) {
-	if os.Getenv("WAYBILL_TEST_HOST") != "" {
-		if err := hostChild(); err != nil {
-			fmt.Fprintln(os.Stderr, "host:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	clitest.HostMain(store.OpenSQLite)
 	if os.Getenv("WAYBILL_TEST_CHILD") == "1" {
 		args := os.Args[1:]
 		for i, a := range args {

@@ -25,7 +25,9 @@ func testRecordChecksums(t *testing.T) {
 			t.Fatal(err)
 		}
 		b, _, err := buyLabel(ctx, db, acct.ID, s.ID, s.ShippingRates[0].ID,
-			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) { return code, nil })
+			func(context.Context, *shipping.Shipment, shipping.Rate, string, shipping.SerialSource) (string, error) {
+				return code, nil
+			})
 		if err != nil {
 			t.Fatal(err)
 		}

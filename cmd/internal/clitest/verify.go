@@ -20,8 +20,8 @@ import (
 // arguments given and returns what it printed.
 //
 // The database holds shipments of two days, bought and unbought, domestic and international.
-// Verify finds nothing; then a changed destination city (in the legible request) and a damaged
-// label copy are reported, each on one line, and -since leaves out the older day's shipments.
+// Verify finds nothing; then a changed destination city (in the legible request, which no longer
+// matches its checksum) and a damaged label copy are reported, each on one line, and -since leaves out the older day's shipments.
 func Verify(t *testing.T, db *store.DB, plain *sql.DB, verify func(args ...string) (string, error)) {
 	ctx := context.Background()
 	days := []time.Time{time.Date(2026, 11, 20, 15, 0, 0, 0, time.UTC), time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)}
@@ -57,7 +57,7 @@ func Verify(t *testing.T, db *store.DB, plain *sql.DB, verify func(args ...strin
 		WHERE shipment_id = $1`, olderID); err != nil {
 		t.Fatal(err)
 	}
-	expect(line(olderID, "shipment", "destination.city"))
+	expect(line(olderID, "shipment", "request"))
 	expect("", "-since", "2026-11-24")
 
 	label := newer["shipping_label"].(map[string]any)["id"].(string)
@@ -70,7 +70,7 @@ func Verify(t *testing.T, db *store.DB, plain *sql.DB, verify func(args ...strin
 		t.Fatal(err)
 	}
 	expect(line(label, "label", "packed"), "-since", "2026-11-24")
-	expect(line(olderID, "shipment", "destination.city")+line(label, "label", "packed"), "-since", "2026-11-20")
+	expect(line(olderID, "shipment", "request")+line(label, "label", "packed"), "-since", "2026-11-20")
 }
 
 // apiCaller creates an account with a token holding every scope, and returns a function that
