@@ -7,6 +7,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/shipping/rating"
 )
 
@@ -72,10 +73,10 @@ func (db *DB) ListProfiles(ctx context.Context, p Page) (List[*rating.Profile], 
 }
 
 // PutProfile creates or replaces the profile, setting its UpdatedAt, and reports whether it
-// created it (rating.ProfileStore). When coverageChanged says the profile's zip_coverage
-// changed from the one it replaces (nil for a new profile), ZIP_COVERAGE_UPDATED is emitted to
-// every subscribed account, in the same transaction.
-func (db *DB) PutProfile(ctx context.Context, p *rating.Profile, coverageChanged func(prev *rating.ProfileInput) bool) (created bool, err error) {
+// created it (rating.ProfileStore). The event coverageEvent makes of the profile it replaces
+// (nil for a new profile), if any, is emitted to every subscribed account, in the same
+// transaction.
+func (db *DB) PutProfile(ctx context.Context, p *rating.Profile, coverageEvent func(prev *rating.ProfileInput) *shipping.Event) (created bool, err error) {
 	in := p.Input()
 	body, err := json.Marshal(in)
 	if err != nil {
@@ -117,11 +118,10 @@ func (db *DB) PutProfile(ctx context.Context, p *rating.Profile, coverageChanged
 			}
 		}
 		p.UpdatedAt = stamp(now)
-		if !coverageChanged(prev) {
-			return nil
+		if e := coverageEvent(prev); e != nil {
+			return db.emitEventToAll(ctx, tx, e.Topic, e.Payload)
 		}
-		return db.emitEventToAll(ctx, tx, "ZIP_COVERAGE_UPDATED", map[string]any{
-			"profile_key": p.Key, "zip_coverage": p.ZipCoverage, "updated_at": p.UpdatedAt})
+		return nil
 	})
 	return created, err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/waybill/waybill/shipping"
 	"github.com/waybill/waybill/shipping/carrier"
+	"github.com/waybill/waybill/webhook"
 )
 
 // ProfileStore is what Profiles reads and writes.
@@ -19,7 +20,7 @@ type ProfileStore interface {
 	// PutProfile stores p, replacing the profile with its key (created when there was none),
 	// and in the same transaction emits ZIP_COVERAGE_UPDATED when coverageChanged says p's
 	// zip_coverage differs from the replaced profile's (nil when there was none).
-	PutProfile(ctx context.Context, p *Profile, coverageChanged func(prev *ProfileInput) bool) (created bool, err error)
+	PutProfile(ctx context.Context, p *Profile, coverageEvent func(prev *ProfileInput) *shipping.Event) (created bool, err error)
 }
 
 // profileRecheck is how long a cached profile is used without checking its stored version: a
@@ -83,6 +84,19 @@ func (p *Profile) CoverageChanged(prev *ProfileInput) bool {
 	return prev == nil || !SameCoverage(prev.ZipCoverage, p.Input().ZipCoverage)
 }
 
+// CoverageEvent is the ZIP_COVERAGE_UPDATED event storing p causes, as stored (its UpdatedAt
+// set), over prev (nil: none replaced); nil when its coverage did not change.
+func (p *Profile) CoverageEvent(prev *ProfileInput) *shipping.Event {
+	if !p.CoverageChanged(prev) {
+		return nil
+	}
+	return &shipping.Event{Topic: webhook.TopicZIPCoverageUpdated, Payload: struct {
+		ProfileKey  string              `json:"profile_key"`
+		UpdatedAt   shipping.Timestamp  `json:"updated_at"`
+		ZipCoverage map[string][]string `json:"zip_coverage"`
+	}{p.Key, p.UpdatedAt, p.ZipCoverage}}
+}
+
 // Put validates the profile in against the carriers as they are now (a carrier just stored
 // through another process included) and stores it under key, replacing any; created when there
 // was none.
@@ -96,7 +110,7 @@ func (ps *Profiles) Put(ctx context.Context, key string, in ProfileInput) (*Prof
 	if err != nil {
 		return nil, false, err
 	}
-	created, err := ps.Store.PutProfile(ctx, p, p.CoverageChanged)
+	created, err := ps.Store.PutProfile(ctx, p, p.CoverageEvent)
 	if err != nil {
 		return nil, false, err
 	}

@@ -38,7 +38,7 @@ func (s *profileStore) ProfileVersion(ctx context.Context, key string) (time.Tim
 	return time.Time{}, shipping.ErrNotFound
 }
 
-func (s *profileStore) PutProfile(ctx context.Context, p *Profile, coverageChanged func(*ProfileInput) bool) (bool, error) {
+func (s *profileStore) PutProfile(ctx context.Context, p *Profile, coverageEvent func(*ProfileInput) *shipping.Event) (bool, error) {
 	created := s.profiles[p.Key] == nil
 	s.profiles[p.Key] = p
 	return created, nil

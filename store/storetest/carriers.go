@@ -110,14 +110,14 @@ func testCarrierVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.PutProfile(ctx, p, p.CoverageChanged); err != nil {
+	if _, err := db.PutProfile(ctx, p, p.CoverageEvent); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.DeleteCarrier(ctx, "ACME"); !errors.Is(err, store.ErrCarrierInUse) {
 		t.Errorf("delete of a named carrier = %v; want ErrCarrierInUse", err)
 	}
 	p.Carriers = []string{"PARCELCO"}
-	if _, err := db.PutProfile(ctx, p, p.CoverageChanged); err != nil {
+	if _, err := db.PutProfile(ctx, p, p.CoverageEvent); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.DeleteCarrier(ctx, "ACME"); err != nil {

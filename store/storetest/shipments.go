@@ -231,7 +231,7 @@ func testPutProfileConcurrently(t *testing.T) {
 					[]string{"POSTLINE"}, time.Now())
 				if err == nil {
 					var c bool
-					if c, err = db.PutProfile(ctx, p, p.CoverageChanged); c {
+					if c, err = db.PutProfile(ctx, p, p.CoverageEvent); c {
 						created.Add(1)
 					}
 				}
