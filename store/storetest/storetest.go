@@ -68,6 +68,7 @@ var tests = []struct {
 	{"ImportRule", testImportRule},
 	{"PollRule", testPollRule},
 	{"RecordChecksums", testRecordChecksums},
+	{"VoidWaitsForTheQueue", testVoidWaitsForTheQueue},
 	{"ListByBrand", testListByBrand},
 	{"Bootstrap", testBootstrap},
 	{"CreateAccountMakesBillingProfile", testCreateAccountMakesBillingProfile},
