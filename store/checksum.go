@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"strconv"
 )
 
 // The legible record carries checksums: a shipment's request (with its messages) and each of its
@@ -22,27 +23,35 @@ var errChecksum = errors.New("the stored value does not match its checksum: it w
 // shortest form) or as its text, NULL as the byte 1, each followed by a 0 byte. Writers and
 // readers pass the same values in the same order.
 func checksum(vals ...any) int64 {
-	var b []byte
+	var crc uint32
+	var buf [32]byte // a number's digits, on the stack
 	for _, v := range vals {
+		var b []byte
 		switch v := v.(type) {
+		case string:
+			crc = crc32.Update(crc, castagnoli, []byte(v))
 		case *string:
 			if v == nil {
-				b = append(b, 1)
+				b = append(buf[:0], 1)
 			} else {
-				b = append(b, *v...)
+				crc = crc32.Update(crc, castagnoli, []byte(*v))
 			}
+		case int:
+			b = strconv.AppendInt(buf[:0], int64(v), 10)
+		case int64:
+			b = strconv.AppendInt(buf[:0], v, 10)
 		case sql.NullInt64:
 			if !v.Valid {
-				b = append(b, 1)
+				b = append(buf[:0], 1)
 			} else {
-				b = fmt.Append(b, v.Int64)
+				b = strconv.AppendInt(buf[:0], v.Int64, 10)
 			}
 		default:
-			b = fmt.Append(b, v)
+			b = fmt.Append(buf[:0], v)
 		}
-		b = append(b, 0)
+		crc = crc32.Update(crc, castagnoli, append(b, 0))
 	}
-	return int64(crc32.Checksum(b, castagnoli))
+	return int64(crc)
 }
 
 // checkSum reports a stored checksum (NULL: none) that does not match the values.
