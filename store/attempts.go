@@ -26,8 +26,7 @@ func scanAttempt(row rowScanner) (shipping.Attempt, error) {
 const attemptWait = 250 * time.Millisecond
 
 // awaitAttempts waits while another purchase of r's shipment, or under its key, has an attempt
-// PENDING (in another process: this process's own purchases are held in memory first), r's own
-// attempt aside; ErrPurchaseUnresolved when the shipment's attempt is UNRESOLVED.
+// PENDING, r's own attempt aside; ErrPurchaseUnresolved when one is UNRESOLVED.
 func (db *DB) awaitAttempts(ctx context.Context, r shipping.BuyRequest) error {
 	for pause := 5 * time.Millisecond; ; pause = min(2*pause, attemptWait) {
 		var state string
@@ -48,6 +47,19 @@ func (db *DB) awaitAttempts(ctx context.Context, r shipping.BuyRequest) error {
 		case <-time.After(pause):
 		}
 	}
+}
+
+// attemptedExists is a column that says whether another purchase of the buy's shipment ($2 of the
+// account $1), or under its key ($3), has an attempt, the buy's own ($4) aside; a reservation reads
+// it with the shipment.
+const attemptedExists = `EXISTS (SELECT 1 FROM purchase_attempts a WHERE a.account_id = $1
+	AND (a.shipment_id = $2 OR a.idempotency_key = $3) AND a.label_id <> $4)`
+
+// attempted reports whether another purchase of r's shipment, or under its key, has an attempt.
+func (db *DB) attempted(ctx context.Context, r shipping.BuyRequest) (bool, error) {
+	var attempted bool
+	err := db.r.QueryRowContext(ctx, `SELECT `+attemptedExists, r.AccountID, r.ShipmentID, r.Key, r.Attempt).Scan(&attempted)
+	return attempted, err
 }
 
 // beginAttempt writes the purchase's attempt, PENDING, in its own transaction;

@@ -34,21 +34,40 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest) (shipping.R
 	if err := db.checkFile(); err != nil { // a label bought now could not be recorded
 		return nil, err
 	}
-	// Another process's purchase is waited for before this one holds anything in memory: its
-	// recovery, should it have died, takes the same holds.
-	if err := db.awaitAttempts(ctx, r); err != nil {
-		return nil, err
-	}
-	b := &labelBuy{db: db, r: r, now: db.now(), labelID: r.Attempt}
-	if r.Key != "" {
-		if err := b.hold(ctx, "key "+r.AccountID+"/"+r.Key); err != nil {
+	for {
+		b, attempted, err := db.reserveBuy(ctx, r)
+		if err != nil || !attempted {
+			return b, err
+		}
+		// Another purchase of the shipment or the key has an attempt under way (in another
+		// process): it is waited for holding nothing in memory, since its recovery, should its
+		// process have died, takes the same holds; then the reservation starts again.
+		if err := db.awaitAttempts(ctx, r); err != nil {
 			return nil, err
 		}
 	}
-	err := b.hold(ctx, "shipment "+r.AccountID+"/"+r.ShipmentID)
+}
+
+// reserveBuy is one try of ReserveBuy: attempted, holding nothing, when another purchase of the
+// shipment or the key has an attempt.
+func (db *DB) reserveBuy(ctx context.Context, r shipping.BuyRequest) (b *labelBuy, attempted bool, err error) {
+	b = &labelBuy{db: db, r: r, now: db.now(), labelID: r.Attempt}
+	if r.Key != "" {
+		if err := b.hold(ctx, "key "+r.AccountID+"/"+r.Key); err != nil {
+			return nil, false, err
+		}
+	}
+	err = b.hold(ctx, "shipment "+r.AccountID+"/"+r.ShipmentID)
 	if err == nil {
-		b.read, b.stored, b.rendering = db.shipmentToBuy(ctx, r.AccountID, r.ShipmentID, r.RateID)
+		b.read, b.stored, b.rendering, attempted = db.shipmentToBuy(ctx, r)
 		b.onlyRate = b.read != nil
+		if b.read == nil { // not read: the attempts are looked at alone
+			attempted, err = db.attempted(ctx, r)
+		}
+	}
+	if err == nil && attempted {
+		b.unhold()
+		return nil, true, nil
 	}
 	if err == nil && b.read != nil && b.read.OrderID != "" && !b.read.Additional {
 		err = b.hold(ctx, "order "+r.AccountID+"/"+b.read.OrderID)
@@ -58,9 +77,9 @@ func (db *DB) ReserveBuy(ctx context.Context, r shipping.BuyRequest) (shipping.R
 	}
 	if err != nil {
 		b.unhold()
-		return nil, err
+		return nil, false, err
 	}
-	return b, nil
+	return b, false, nil
 }
 
 // labelBuy is one purchase: what it asks for, what was prepared before its reservation, and
@@ -501,27 +520,29 @@ func (db *DB) lockOrderShipments(ctx context.Context, tx *sql.Tx, accountID, ord
 // transaction reads it again). Without its label: the read is used only if the shipment is
 // OPEN, and an OPEN shipment has none (a label moves its shipment on, and no shipment moves
 // back).
-func (db *DB) shipmentToBuy(ctx context.Context, accountID, id, rateID string) (s *shipping.Shipment, packed, rendering []byte) {
+func (db *DB) shipmentToBuy(ctx context.Context, r shipping.BuyRequest) (s *shipping.Shipment, packed, rendering []byte, attempted bool) {
+	accountID, id, rateID := r.AccountID, r.ShipmentID, r.RateID
 	var orderID sql.NullString
 	var additional bool
-	s, err := scanShipment(db.readRow(ctx, `SELECT `+shipmentColumns+`, packed, order_id, order_additional FROM `+shipmentsFrom+`
-		WHERE account_id = $1 AND id = $2`, accountID, id), &packed, &orderID, &additional)
+	s, err := scanShipment(db.readRow(ctx, `SELECT `+shipmentColumns+`, packed, order_id, order_additional, `+attemptedExists+`
+		FROM `+shipmentsFrom+` WHERE account_id = $1 AND id = $2`, accountID, id, r.Key, r.Attempt),
+		&packed, &orderID, &additional, &attempted)
 	if err != nil || packed == nil {
-		return nil, nil, nil
+		return nil, nil, nil, false
 	}
 	s.OrderID, s.Additional = orderID.String, additional
 	if rendering, err = codec.AppendRendering(nil, packed); err != nil {
-		return nil, nil, nil
+		return nil, nil, nil, false
 	}
 	// The bought rate alone: the stored rendering has the others (labelBuy.wholeRates).
 	s.ShippingRates = []shipping.Rate{}
-	r, err := scanQuote(db.readRow(ctx, `SELECT `+quoteColumns+` FROM shipment_quotes WHERE shipment_id = $1 AND id = $2`, id, rateID))
+	rate, err := scanQuote(db.readRow(ctx, `SELECT `+quoteColumns+` FROM shipment_quotes WHERE shipment_id = $1 AND id = $2`, id, rateID))
 	if err == nil {
-		s.ShippingRates = append(s.ShippingRates, r)
+		s.ShippingRates = append(s.ShippingRates, rate)
 	} else if !errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, nil
+		return nil, nil, nil, false
 	}
-	return s, packed, rendering
+	return s, packed, rendering, attempted
 }
 
 // trackingCodeMark stands for the tracking code in a rendering made before the carrier gave it;
