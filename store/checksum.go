@@ -28,6 +28,8 @@ func checksum(vals ...any) int64 {
 	for _, v := range vals {
 		var b []byte
 		switch v := v.(type) {
+		case []byte:
+			crc = crc32.Update(crc, castagnoli, v)
 		case string:
 			crc = crc32.Update(crc, castagnoli, []byte(v))
 		case *string:

@@ -12,10 +12,12 @@ import (
 // rule migration 041 applied to the rows before it.
 func TestChecksumAsStated(t *testing.T) {
 	s := "text"
-	vals := []any{"a", 7, int64(-12), 20.5, 1e21, 0.1, &s, (*string)(nil), sql.NullInt64{Int64: 3, Valid: true}, sql.NullInt64{}, int32(5)}
+	vals := []any{"a", []byte("b"), 7, int64(-12), 20.5, 1e21, 0.1, &s, (*string)(nil), sql.NullInt64{Int64: 3, Valid: true}, sql.NullInt64{}, int32(5)}
 	var b []byte
 	for _, v := range vals {
 		switch v := v.(type) {
+		case []byte:
+			b = append(b, v...)
 		case *string:
 			if v == nil {
 				b = append(b, 1)
@@ -39,7 +41,7 @@ func TestChecksumAsStated(t *testing.T) {
 }
 
 func BenchmarkChecksum(b *testing.B) {
-	req := string(make([]byte, 1500))
+	req := make([]byte, 1500)
 	b.ReportAllocs()
 	for b.Loop() {
 		checksum(req, (*string)(nil))

@@ -89,7 +89,7 @@ func (e *unreadableRecord) Unwrap() error { return e.err }
 func scanShipment(row rowScanner, more ...any) (*shipping.Shipment, error) {
 	s := new(shipping.Shipment)
 	var carrier, ref1, ref2 sql.NullString
-	var req string
+	var req []byte
 	var messages *string
 	var created, updated int64
 	var crc sql.NullInt64
@@ -101,7 +101,7 @@ func scanShipment(row rowScanner, more ...any) (*shipping.Shipment, error) {
 	if err := checkSum(crc, req, messages); err != nil {
 		return nil, &unreadableRecord{s.ID, "request", err}
 	}
-	if err := setRequest(s, []byte(req)); err != nil {
+	if err := setRequest(s, req); err != nil {
 		return nil, &unreadableRecord{s.ID, "request", err}
 	}
 	if s.Messages, err = codec.DecodeMessages(messages); err != nil {
