@@ -50,18 +50,18 @@ func (db *DB) awaitAttempts(ctx context.Context, r shipping.BuyRequest) error {
 }
 
 // attemptedExists is a column that says whether another purchase of the buy's shipment ($2 of the
-// account $1), or under its key ($3), has an attempt, the buy's own ($4) aside; a reservation reads
-// it with the shipment.
-// Two lookups, each by its own index: an OR of both in one made SQLite build an index of the
-// table afresh at every buy.
+// account $1), or under its key ($4), has an attempt, the buy's own ($3) aside; a reservation
+// reads it with the shipment. Two lookups, each by its own index: an OR of both in one made
+// SQLite build an index of the table afresh at every buy. (SQLite numbers parameters in the
+// order they first appear.)
 const attemptedExists = `(EXISTS (SELECT 1 FROM purchase_attempts a WHERE a.account_id = $1 AND a.shipment_id = $2
-	AND a.label_id <> $4) OR EXISTS (SELECT 1 FROM purchase_attempts a WHERE a.account_id = $1 AND a.idempotency_key = $3
-	AND a.label_id <> $4))`
+	AND a.label_id <> $3) OR EXISTS (SELECT 1 FROM purchase_attempts a WHERE a.account_id = $1 AND a.idempotency_key = $4
+	AND a.label_id <> $3))`
 
 // attempted reports whether another purchase of r's shipment, or under its key, has an attempt.
 func (db *DB) attempted(ctx context.Context, r shipping.BuyRequest) (bool, error) {
 	var attempted bool
-	err := db.r.QueryRowContext(ctx, `SELECT `+attemptedExists, r.AccountID, r.ShipmentID, r.Key, r.Attempt).Scan(&attempted)
+	err := db.r.QueryRowContext(ctx, `SELECT `+attemptedExists, r.AccountID, r.ShipmentID, r.Attempt, r.Key).Scan(&attempted)
 	return attempted, err
 }
 

@@ -525,7 +525,7 @@ func (db *DB) shipmentToBuy(ctx context.Context, r shipping.BuyRequest) (s *ship
 	var orderID sql.NullString
 	var additional bool
 	s, err := scanShipment(db.readRow(ctx, `SELECT `+shipmentColumns+`, packed, order_id, order_additional, `+attemptedExists+`
-		FROM `+shipmentsFrom+` WHERE account_id = $1 AND id = $2`, accountID, id, r.Key, r.Attempt),
+		FROM `+shipmentsFrom+` WHERE account_id = $1 AND id = $2`, accountID, id, r.Attempt, r.Key),
 		&packed, &orderID, &additional, &attempted)
 	if err != nil || packed == nil {
 		return nil, nil, nil, false
