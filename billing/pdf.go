@@ -41,136 +41,183 @@ var (
 // addend. The invoice's status is not printed: the document is the invoice as issued, and stays
 // true after it is paid or voided. The same statement gives the same bytes.
 func (r Renderer) PDF(st Statement) []byte {
-	inv := st.Invoice
-	var doc pdf.Document
-	var pages []*pdf.Page
-	newPage := func() *pdf.Page {
-		p := doc.AddPage(pdf.LetterWidth, pdf.LetterHeight)
-		pages = append(pages, p)
-		return p
-	}
-	page := newPage()
+	w := &invoiceDrawing{r: r, st: st, issuer: r.issuer(), terms: "Net " + strconv.Itoa(st.Profile.NetTermsDays)}
+	w.addPage()
+	leftY := w.letterhead()
+	rightY := w.facts()
+	w.y = min(leftY-30, rightY-10)
+	w.billTo()
+	w.amountDue()
+	w.lineItems()
+	w.total()
+	w.footers()
+	return w.doc.Bytes()
+}
 
-	// Letterhead, left; title and invoice facts, right.
-	issuer := r.issuer()
+// invoiceDrawing is an invoice being drawn: its pages so far, the one being drawn on, and how
+// far down that page the drawing has come.
+type invoiceDrawing struct {
+	r      Renderer
+	st     Statement
+	issuer Issuer
+	terms  string // "Net 15"
+	doc    pdf.Document
+	pages  []*pdf.Page
+	page   *pdf.Page
+	y      float64
+}
+
+func (w *invoiceDrawing) addPage() {
+	w.page = w.doc.AddPage(pdf.LetterWidth, pdf.LetterHeight)
+	w.pages = append(w.pages, w.page)
+}
+
+// continued starts a new page under a line saying which invoice it continues.
+func (w *invoiceDrawing) continued() {
+	w.addPage()
+	w.page.Text(margin, top, 10, pdf.HelveticaBold, "Invoice "+w.st.Invoice.Number+" (continued)")
+	w.y = top - 24
+}
+
+// letterhead draws the issuer's name and address, top left, and returns the height it ends at.
+func (w *invoiceDrawing) letterhead() float64 {
 	y := top
-	page.Text(margin, y, 14, pdf.HelveticaBold, pdf.Fit(pdf.HelveticaBold, 14, 300, issuer.Name))
-	for _, l := range issuer.Address {
+	w.page.Text(margin, y, 14, pdf.HelveticaBold, pdf.Fit(pdf.HelveticaBold, 14, 300, w.issuer.Name))
+	for _, l := range w.issuer.Address {
 		y -= 12
-		page.Text(margin, y, 9, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 9, 300, l))
+		w.page.Text(margin, y, 9, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 9, 300, l))
 	}
-	leftY := y
+	return y
+}
 
-	y = top
-	page.TextRight(right, y, 22, pdf.HelveticaBold, "INVOICE")
+// facts draws the title and the invoice's number, dates and terms, top right, and returns the
+// height they end at.
+func (w *invoiceDrawing) facts() float64 {
+	inv := w.st.Invoice
+	y := top
+	w.page.TextRight(right, y, 22, pdf.HelveticaBold, "INVOICE")
 	y -= 22
-	terms := "Net " + strconv.Itoa(st.Profile.NetTermsDays)
 	facts := [][2]string{
 		{"Invoice number", inv.Number},
 		{"Invoice date", orDash(inv.InvoiceDate)},
-		{"Terms", terms},
+		{"Terms", w.terms},
 		{"Due date", orDash(inv.DueDate)},
 		{"Billing period", inv.PeriodStart + " to " + inv.PeriodEnd},
 	}
 	for _, f := range facts {
-		page.Text(right-230, y, 9, pdf.HelveticaBold, f[0])
-		page.TextRight(right, y, 9, pdf.Helvetica, f[1])
+		w.page.Text(right-230, y, 9, pdf.HelveticaBold, f[0])
+		w.page.TextRight(right, y, 9, pdf.Helvetica, f[1])
 		y -= 13
 	}
-	rightY := y
+	return y
+}
 
-	// Bill to.
-	y = min(leftY-30, rightY-10)
-	page.FillGray(0.4)
-	page.Text(margin, y, 8, pdf.HelveticaBold, "BILL TO")
-	page.FillGray(0)
-	y -= 14
-	for i, l := range billTo(st) {
+// billTo draws whom the invoice bills, and the account's id under it.
+func (w *invoiceDrawing) billTo() {
+	w.page.FillGray(0.4)
+	w.page.Text(margin, w.y, 8, pdf.HelveticaBold, "BILL TO")
+	w.page.FillGray(0)
+	w.y -= 14
+	for i, l := range billTo(w.st) {
 		font, size := pdf.Helvetica, 9.5
 		if i == 0 {
 			font, size = pdf.HelveticaBold, 10.5
 		}
-		page.Text(margin, y, size, font, pdf.Fit(font, size, 300, l))
-		y -= 13
+		w.page.Text(margin, w.y, size, font, pdf.Fit(font, size, 300, l))
+		w.y -= 13
 	}
-	page.FillGray(0.4)
-	page.Text(margin, y, 8, pdf.Helvetica, "Account "+st.Account.ID)
-	page.FillGray(0)
+	w.page.FillGray(0.4)
+	w.page.Text(margin, w.y, 8, pdf.Helvetica, "Account "+w.st.Account.ID)
+	w.page.FillGray(0)
+}
 
-	// Amount due, beside the bill-to block.
-	page.FillGray(0.94)
-	page.Rect(right-230, y-6, 230, 46)
-	page.FillGray(0)
-	page.Text(right-220, y+22, 9, pdf.HelveticaBold, "Amount due ("+inv.Currency+")")
-	page.TextRight(right-10, y+22, 9, pdf.Helvetica, "due "+orDash(inv.DueDate))
-	page.TextRight(right-10, y+2, 16, pdf.HelveticaBold, Money(inv.TotalCents))
-	y -= 36
+// amountDue boxes the amount due and its date, beside the bill-to block.
+func (w *invoiceDrawing) amountDue() {
+	inv := w.st.Invoice
+	w.page.FillGray(0.94)
+	w.page.Rect(right-230, w.y-6, 230, 46)
+	w.page.FillGray(0)
+	w.page.Text(right-220, w.y+22, 9, pdf.HelveticaBold, "Amount due ("+inv.Currency+")")
+	w.page.TextRight(right-10, w.y+22, 9, pdf.Helvetica, "due "+orDash(inv.DueDate))
+	w.page.TextRight(right-10, w.y+2, 16, pdf.HelveticaBold, Money(inv.TotalCents))
+	w.y -= 36
+}
 
-	header := func(p *pdf.Page, y float64) float64 {
-		p.FillGray(0.88)
-		p.Rect(margin-4, y-4, right-margin+8, lineHeight+5)
-		p.FillGray(0)
-		p.Text(colDate, y, tableFont, pdf.HelveticaBold, "Date")
-		p.Text(colDesc, y, tableFont, pdf.HelveticaBold, "Description")
-		p.TextRight(colAmount, y, tableFont, pdf.HelveticaBold, "Amount")
-		return y - lineHeight - 8
+// lineItems draws the table of line items, heading every page it runs over.
+func (w *invoiceDrawing) lineItems() {
+	w.tableHeader()
+	if len(w.st.Items) == 0 {
+		w.page.Text(colDesc, w.y, tableFont, pdf.Helvetica, "No charges in this period.")
+		w.y -= lineHeight + rowGap
 	}
-	y = header(page, y)
-	if len(st.Items) == 0 {
-		page.Text(colDesc, y, tableFont, pdf.Helvetica, "No charges in this period.")
-		y -= lineHeight + rowGap
-	}
-	for _, it := range st.Items {
-		lines := r.describe(it)
-		if y-lineHeight*float64(len(lines)-1) < bottom {
-			page = newPage()
-			y = top
-			page.Text(margin, y, 10, pdf.HelveticaBold, "Invoice "+inv.Number+" (continued)")
-			y = header(page, y-24)
+	for _, it := range w.st.Items {
+		lines := w.r.describe(it)
+		if w.y-lineHeight*float64(len(lines)-1) < bottom {
+			w.continued()
+			w.tableHeader()
 		}
-		page.Text(colDate, y, tableFont, pdf.Helvetica, it.CreatedAt.UTC().Format(DateLayout))
-		page.TextRight(colAmount, y, tableFont, pdf.Helvetica, Money(it.TotalCents))
-		for i, l := range lines {
-			if i > 0 {
-				page.FillGray(0.35)
-			}
-			page.Text(colDesc, y-lineHeight*float64(i), tableFont, pdf.Helvetica, l)
-		}
-		page.FillGray(0)
-		y -= lineHeight*float64(len(lines)) + rowGap
+		w.lineItem(it, lines)
 	}
+}
 
-	// The total, then deferred postage as a note under it: it is not part of the total.
+func (w *invoiceDrawing) tableHeader() {
+	p, y := w.page, w.y
+	p.FillGray(0.88)
+	p.Rect(margin-4, y-4, right-margin+8, lineHeight+5)
+	p.FillGray(0)
+	p.Text(colDate, y, tableFont, pdf.HelveticaBold, "Date")
+	p.Text(colDesc, y, tableFont, pdf.HelveticaBold, "Description")
+	p.TextRight(colAmount, y, tableFont, pdf.HelveticaBold, "Amount")
+	w.y = y - lineHeight - 8
+}
+
+// lineItem draws one row: the date, the amount, and the description's lines, the first dark
+// and the rest in gray.
+func (w *invoiceDrawing) lineItem(it LineItem, lines []string) {
+	w.page.Text(colDate, w.y, tableFont, pdf.Helvetica, it.CreatedAt.UTC().Format(DateLayout))
+	w.page.TextRight(colAmount, w.y, tableFont, pdf.Helvetica, Money(it.TotalCents))
+	for i, l := range lines {
+		if i > 0 {
+			w.page.FillGray(0.35)
+		}
+		w.page.Text(colDesc, w.y-lineHeight*float64(i), tableFont, pdf.Helvetica, l)
+	}
+	w.page.FillGray(0)
+	w.y -= lineHeight*float64(len(lines)) + rowGap
+}
+
+// total draws the total, then deferred postage as a note under it: it is not part of the total.
+func (w *invoiceDrawing) total() {
+	inv := w.st.Invoice
 	note := deferredNote(inv)
 	need := 30.0 + 11*float64(len(note))
-	if y-need < bottom {
-		page = newPage()
-		y = top
-		page.Text(margin, y, 10, pdf.HelveticaBold, "Invoice "+inv.Number+" (continued)")
-		y -= 24
+	if w.y-need < bottom {
+		w.continued()
 	}
-	page.Line(margin, y+lineHeight-2, right, y+lineHeight-2, 0.8)
-	y -= 6
-	page.Text(right-230, y, 10, pdf.HelveticaBold, "Total due ("+inv.Currency+")")
-	page.TextRight(colAmount, y, 10, pdf.HelveticaBold, Money(inv.TotalCents))
-	y -= 24
+	w.page.Line(margin, w.y+lineHeight-2, right, w.y+lineHeight-2, 0.8)
+	w.y -= 6
+	w.page.Text(right-230, w.y, 10, pdf.HelveticaBold, "Total due ("+inv.Currency+")")
+	w.page.TextRight(colAmount, w.y, 10, pdf.HelveticaBold, Money(inv.TotalCents))
+	w.y -= 24
 	for i, l := range note {
 		font := pdf.Helvetica
 		if i == 0 {
 			font = pdf.HelveticaBold
 		}
-		page.Text(margin, y, 8, font, l)
-		y -= 11
+		w.page.Text(margin, w.y, 8, font, l)
+		w.y -= 11
 	}
+}
 
-	// Footers go on last, once the page count is known.
-	for i, p := range pages {
+// footers go on last, once the page count is known.
+func (w *invoiceDrawing) footers() {
+	inv := w.st.Invoice
+	for i, p := range w.pages {
 		p.FillGray(0.4)
-		p.Text(margin, margin-20, 7.5, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 7.5, 380, issuer.Name+" - Invoice "+inv.Number+" - "+terms+", due "+orDash(inv.DueDate)))
-		p.TextRight(right, margin-20, 7.5, pdf.Helvetica, fmt.Sprintf("Page %d of %d", i+1, len(pages)))
+		p.Text(margin, margin-20, 7.5, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 7.5, 380, w.issuer.Name+" - Invoice "+inv.Number+" - "+w.terms+", due "+orDash(inv.DueDate)))
+		p.TextRight(right, margin-20, 7.5, pdf.Helvetica, fmt.Sprintf("Page %d of %d", i+1, len(w.pages)))
 		p.FillGray(0)
 	}
-	return doc.Bytes()
 }
 
 // billTo is the bill-to block: the profile's name and address, or else the account's name

@@ -36,33 +36,67 @@ var (
 // service, weight, destination ZIP) over as many pages as it needs; and the signature block.
 // The same manifest gives the same bytes.
 func PDF(m Manifest) []byte {
-	var doc pdf.Document
-	var pages []*pdf.Page
-	newPage := func() *pdf.Page {
-		p := doc.AddPage(pdf.LetterWidth, pdf.LetterHeight)
-		pages = append(pages, p)
-		return p
+	w := &drawing{m: m}
+	w.addPage()
+	w.title()
+	w.shipperAndFacts()
+	w.idBarcode()
+	w.table()
+	if w.y-signatureSpace < bottom-10 {
+		w.continued()
 	}
-	page := newPage()
+	w.signatures()
+	w.footers()
+	return w.doc.Bytes()
+}
 
-	y := top
-	page.Text(margin, y, 18, pdf.HelveticaBold, "CARRIER MANIFEST")
-	page.TextRight(right, y, 18, pdf.HelveticaBold, pdf.Fit(pdf.HelveticaBold, 18, 200, m.Carrier))
-	y -= 16
-	page.FillGray(0.4)
-	page.Text(margin, y, 9, pdf.Helvetica, "End-of-day close-out: the carrier takes these parcels into its network.")
-	page.FillGray(0)
+// drawing is a manifest being drawn: its pages so far, the one being drawn on, and how far down
+// that page the drawing has come.
+type drawing struct {
+	m     Manifest
+	doc   pdf.Document
+	pages []*pdf.Page
+	page  *pdf.Page
+	y     float64
+}
 
-	// Shipper, left; the manifest's facts, right.
-	y -= 26
-	page.FillGray(0.4)
-	page.Text(margin, y, 8, pdf.HelveticaBold, "SHIPPER")
-	page.FillGray(0)
-	left := y - 14
-	page.Text(margin, left, 10.5, pdf.HelveticaBold, pdf.Fit(pdf.HelveticaBold, 10.5, 260, m.Shipper.Name))
+func (w *drawing) addPage() {
+	w.page = w.doc.AddPage(pdf.LetterWidth, pdf.LetterHeight)
+	w.pages = append(w.pages, w.page)
+}
+
+// continued starts a new page under a line saying which manifest it continues.
+func (w *drawing) continued() {
+	w.addPage()
+	w.y = top
+	w.page.Text(margin, w.y, 10, pdf.HelveticaBold, pdf.Fit(pdf.HelveticaBold, 10, right-margin,
+		"Manifest "+w.m.ID+" - "+w.m.Carrier+" - "+w.m.ShipDate+" (continued)"))
+	w.y -= 24
+}
+
+// title heads the first page with what the document is and the carrier it is for.
+func (w *drawing) title() {
+	w.y = top
+	w.page.Text(margin, w.y, 18, pdf.HelveticaBold, "CARRIER MANIFEST")
+	w.page.TextRight(right, w.y, 18, pdf.HelveticaBold, pdf.Fit(pdf.HelveticaBold, 18, 200, w.m.Carrier))
+	w.y -= 16
+	w.page.FillGray(0.4)
+	w.page.Text(margin, w.y, 9, pdf.Helvetica, "End-of-day close-out: the carrier takes these parcels into its network.")
+	w.page.FillGray(0)
+	w.y -= 26
+}
+
+// shipperAndFacts puts the shipper, left, beside the manifest's facts, right.
+func (w *drawing) shipperAndFacts() {
+	m := w.m
+	w.page.FillGray(0.4)
+	w.page.Text(margin, w.y, 8, pdf.HelveticaBold, "SHIPPER")
+	w.page.FillGray(0)
+	left := w.y - 14
+	w.page.Text(margin, left, 10.5, pdf.HelveticaBold, pdf.Fit(pdf.HelveticaBold, 10.5, 260, m.Shipper.Name))
 	for _, l := range m.Shipper.Address {
 		left -= 13
-		page.Text(margin, left, 9.5, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 9.5, 260, l))
+		w.page.Text(margin, left, 9.5, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 9.5, 260, l))
 	}
 	facts := [][2]string{
 		{"Carrier", m.Carrier},
@@ -71,79 +105,83 @@ func PDF(m Manifest) []byte {
 		{"Manifest", m.ID},
 		{"Created", shipping.FormatTime(m.CreatedAt)},
 	}
-	factY := y
+	factY := w.y
 	for _, f := range facts {
-		page.Text(right-250, factY, 9, pdf.HelveticaBold, f[0])
-		page.TextRight(right, factY, 9, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 9, 190, f[1]))
+		w.page.Text(right-250, factY, 9, pdf.HelveticaBold, f[0])
+		w.page.TextRight(right, factY, 9, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 9, 190, f[1]))
 		factY -= 13
 	}
-	y = min(left, factY) - 24
+	w.y = min(left, factY) - 24
+}
 
-	// The manifest id as a barcode, for the carrier's scanner.
-	if modules, err := barcode.Modules(m.ID); err == nil {
-		y -= barcodeHeight
+// idBarcode draws the manifest id as a barcode, for the carrier's scanner, when Code 128 can
+// encode it.
+func (w *drawing) idBarcode() {
+	if modules, err := barcode.Modules(w.m.ID); err == nil {
+		w.y -= barcodeHeight
 		x := margin + barcode.QuietZone*module
-		for i, w := range modules {
+		for i, bw := range modules {
 			if i%2 == 0 {
-				page.Rect(x, y, float64(w)*module, barcodeHeight)
+				w.page.Rect(x, w.y, float64(bw)*module, barcodeHeight)
 			}
-			x += float64(w) * module
+			x += float64(bw) * module
 		}
-		y -= 12
-		page.Text(margin+barcode.QuietZone*module, y, 9, pdf.Helvetica, m.ID)
+		w.y -= 12
+		w.page.Text(margin+barcode.QuietZone*module, w.y, 9, pdf.Helvetica, w.m.ID)
 	}
-	y -= 28
+	w.y -= 28
+}
 
-	header := func(p *pdf.Page, y float64) float64 {
-		p.FillGray(0.88)
-		p.Rect(margin-4, y-4, right-margin+8, rowHeight+2)
-		p.FillGray(0)
-		p.Text(colIndex, y, tableFont, pdf.HelveticaBold, "#")
-		p.Text(colTracking, y, tableFont, pdf.HelveticaBold, "Tracking number")
-		p.Text(colService, y, tableFont, pdf.HelveticaBold, "Service")
-		p.TextRight(colWeight, y, tableFont, pdf.HelveticaBold, "Weight (oz)")
-		p.Text(colZip, y, tableFont, pdf.HelveticaBold, "Dest. ZIP")
-		return y - rowHeight - 4
-	}
-	continued := func() {
-		page = newPage()
-		y = top
-		page.Text(margin, y, 10, pdf.HelveticaBold, pdf.Fit(pdf.HelveticaBold, 10, right-margin,
-			"Manifest "+m.ID+" - "+m.Carrier+" - "+m.ShipDate+" (continued)"))
-		y -= 24
-	}
-	y = header(page, y)
-	for i, l := range m.Lines {
-		if y < bottom {
-			continued()
-			y = header(page, y)
+// table draws a row for every label, heading every page it runs over.
+func (w *drawing) table() {
+	w.tableHeader()
+	for i, l := range w.m.Lines {
+		if w.y < bottom {
+			w.continued()
+			w.tableHeader()
 		}
-		page.Text(colIndex, y, tableFont, pdf.Helvetica, strconv.Itoa(i+1))
-		page.Text(colTracking, y, tableFont, pdf.Helvetica, pdf.Fit(pdf.Helvetica, tableFont, colService-colTracking-8, l.TrackingCode))
-		page.Text(colService, y, tableFont, pdf.Helvetica, pdf.Fit(pdf.Helvetica, tableFont, colWeight-colService-70, l.Service))
-		page.TextRight(colWeight, y, tableFont, pdf.Helvetica, number(l.WeightOz))
-		page.Text(colZip, y, tableFont, pdf.Helvetica, pdf.Fit(pdf.Helvetica, tableFont, right-colZip, l.To.Zip))
-		y -= rowHeight
+		p := w.page
+		p.Text(colIndex, w.y, tableFont, pdf.Helvetica, strconv.Itoa(i+1))
+		p.Text(colTracking, w.y, tableFont, pdf.Helvetica, pdf.Fit(pdf.Helvetica, tableFont, colService-colTracking-8, l.TrackingCode))
+		p.Text(colService, w.y, tableFont, pdf.Helvetica, pdf.Fit(pdf.Helvetica, tableFont, colWeight-colService-70, l.Service))
+		p.TextRight(colWeight, w.y, tableFont, pdf.Helvetica, number(l.WeightOz))
+		p.Text(colZip, w.y, tableFont, pdf.Helvetica, pdf.Fit(pdf.Helvetica, tableFont, right-colZip, l.To.Zip))
+		w.y -= rowHeight
 	}
+}
 
-	// The signature block, after the last row.
-	if y-signatureSpace < bottom-10 {
-		continued()
-	}
-	y -= 20
-	page.Text(margin, y, 10, pdf.HelveticaBold, fmt.Sprintf("Total: %d labels", len(m.Lines)))
-	y -= 40
+func (w *drawing) tableHeader() {
+	p, y := w.page, w.y
+	p.FillGray(0.88)
+	p.Rect(margin-4, y-4, right-margin+8, rowHeight+2)
+	p.FillGray(0)
+	p.Text(colIndex, y, tableFont, pdf.HelveticaBold, "#")
+	p.Text(colTracking, y, tableFont, pdf.HelveticaBold, "Tracking number")
+	p.Text(colService, y, tableFont, pdf.HelveticaBold, "Service")
+	p.TextRight(colWeight, y, tableFont, pdf.HelveticaBold, "Weight (oz)")
+	p.Text(colZip, y, tableFont, pdf.HelveticaBold, "Dest. ZIP")
+	w.y = y - rowHeight - 4
+}
+
+// signatures is the block the driver fills in on pickup, after the label count.
+func (w *drawing) signatures() {
+	w.y -= 20
+	w.page.Text(margin, w.y, 10, pdf.HelveticaBold, fmt.Sprintf("Total: %d labels", len(w.m.Lines)))
+	w.y -= 40
 	for _, f := range []string{"Driver signature", "Date and time of pickup", "Pieces received"} {
-		page.Line(margin+150, y, right, y, 0.6)
-		page.Text(margin, y+2, 9.5, pdf.Helvetica, f)
-		y -= 28
+		w.page.Line(margin+150, w.y, right, w.y, 0.6)
+		w.page.Text(margin, w.y+2, 9.5, pdf.Helvetica, f)
+		w.y -= 28
 	}
+}
 
-	for i, p := range pages {
+// footers go on last, once the page count is known.
+func (w *drawing) footers() {
+	m := w.m
+	for i, p := range w.pages {
 		p.FillGray(0.4)
 		p.Text(margin, margin-20, 7.5, pdf.Helvetica, pdf.Fit(pdf.Helvetica, 7.5, 380, "Manifest "+m.ID+" - "+m.Carrier+" - "+m.ShipDate))
-		p.TextRight(right, margin-20, 7.5, pdf.Helvetica, fmt.Sprintf("Page %d of %d", i+1, len(pages)))
+		p.TextRight(right, margin-20, 7.5, pdf.Helvetica, fmt.Sprintf("Page %d of %d", i+1, len(w.pages)))
 		p.FillGray(0)
 	}
-	return doc.Bytes()
 }

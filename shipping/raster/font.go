@@ -80,77 +80,18 @@ func mustParseBDF(b []byte) *Font {
 // parseBDF reads the parts of a BDF 2.1 font a fixed-cell renderer needs: the font's ascent and
 // descent, and each encoded glyph's advance, bounding box and bitmap.
 func parseBDF(b []byte) (*Font, error) {
-	f := &Font{glyphs: map[rune]glyph{}}
+	p := bdfParser{f: &Font{glyphs: map[rune]glyph{}}, enc: -1}
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	var g glyph
-	enc, height, inBitmap := -1, 0, false
-	ints := func(fields []string, n int) ([]int, error) {
-		if len(fields) < n+1 {
-			return nil, fmt.Errorf("%s: want %d numbers", fields[0], n)
-		}
-		out := make([]int, n)
-		for i := range out {
-			v, err := strconv.Atoi(fields[i+1])
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", fields[0], err)
-			}
-			out[i] = v
-		}
-		return out, nil
-	}
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
 		if len(fields) == 0 {
 			continue
 		}
-		if inBitmap {
-			if fields[0] == "ENDCHAR" {
-				inBitmap = false
-				if enc >= 0 {
-					f.glyphs[rune(enc)] = g
-				}
-				continue
-			}
-			row, err := hexBytes(fields[0])
-			if err != nil {
-				return nil, err
-			}
-			g.rows = append(g.rows, row)
-			continue
-		}
 		var err error
-		var v []int
-		switch fields[0] {
-		case "FONT_ASCENT":
-			v, err = ints(fields, 1)
-			if err == nil {
-				f.ascent = v[0]
-			}
-		case "FONT_DESCENT":
-			v, err = ints(fields, 1)
-			if err == nil {
-				f.descent = v[0]
-			}
-		case "STARTCHAR":
-			g, enc = glyph{}, -1
-		case "ENCODING":
-			v, err = ints(fields, 1)
-			if err == nil {
-				enc = v[0]
-			}
-		case "DWIDTH":
-			v, err = ints(fields, 2)
-			if err == nil {
-				g.advance = v[0]
-			}
-		case "BBX":
-			v, err = ints(fields, 4)
-			if err == nil {
-				g.w, height, g.dx = v[0], v[1], v[2]
-				g.dy = -(v[3] + height) // the bitmap's top row, from the baseline
-			}
-		case "BITMAP":
-			inBitmap = true
+		if p.inBitmap {
+			err = p.bitmapLine(fields)
+		} else {
+			err = p.keyword(fields)
 		}
 		if err != nil {
 			return nil, err
@@ -159,6 +100,7 @@ func parseBDF(b []byte) (*Font, error) {
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
+	f := p.f
 	if f.ascent <= 0 || len(f.glyphs) == 0 {
 		return nil, fmt.Errorf("no FONT_ASCENT or no glyphs")
 	}
@@ -166,6 +108,90 @@ func parseBDF(b []byte) (*Font, error) {
 		return nil, fmt.Errorf("no glyph for '?'")
 	}
 	return f, nil
+}
+
+// bdfParser is where parseBDF has got to: the font so far, and the glyph being read with its
+// encoding (-1 for none).
+type bdfParser struct {
+	f        *Font
+	g        glyph
+	enc      int
+	inBitmap bool
+}
+
+// bitmapLine reads a line between BITMAP and ENDCHAR: a row of the glyph's bitmap, or the end
+// of the glyph, which the font keeps if it has an encoding.
+func (p *bdfParser) bitmapLine(fields []string) error {
+	if fields[0] == "ENDCHAR" {
+		p.inBitmap = false
+		if p.enc >= 0 {
+			p.f.glyphs[rune(p.enc)] = p.g
+		}
+		return nil
+	}
+	row, err := hexBytes(fields[0])
+	if err != nil {
+		return err
+	}
+	p.g.rows = append(p.g.rows, row)
+	return nil
+}
+
+// keyword reads a line outside a bitmap; keywords a fixed-cell renderer does not need are
+// skipped.
+func (p *bdfParser) keyword(fields []string) error {
+	var err error
+	var v []int
+	switch fields[0] {
+	case "FONT_ASCENT":
+		v, err = bdfInts(fields, 1)
+		if err == nil {
+			p.f.ascent = v[0]
+		}
+	case "FONT_DESCENT":
+		v, err = bdfInts(fields, 1)
+		if err == nil {
+			p.f.descent = v[0]
+		}
+	case "STARTCHAR":
+		p.g, p.enc = glyph{}, -1
+	case "ENCODING":
+		v, err = bdfInts(fields, 1)
+		if err == nil {
+			p.enc = v[0]
+		}
+	case "DWIDTH":
+		v, err = bdfInts(fields, 2)
+		if err == nil {
+			p.g.advance = v[0]
+		}
+	case "BBX":
+		v, err = bdfInts(fields, 4)
+		if err == nil {
+			width, height, xOff, yOff := v[0], v[1], v[2], v[3]
+			p.g.w, p.g.dx = width, xOff
+			p.g.dy = -(yOff + height) // the bitmap's top row, from the baseline
+		}
+	case "BITMAP":
+		p.inBitmap = true
+	}
+	return err
+}
+
+// bdfInts reads the n numbers that follow a line's keyword.
+func bdfInts(fields []string, n int) ([]int, error) {
+	if len(fields) < n+1 {
+		return nil, fmt.Errorf("%s: want %d numbers", fields[0], n)
+	}
+	out := make([]int, n)
+	for i := range out {
+		v, err := strconv.Atoi(fields[i+1])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", fields[0], err)
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 func hexBytes(s string) ([]byte, error) {

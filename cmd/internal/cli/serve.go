@@ -86,6 +86,8 @@ type serveConfig struct {
 	pollInterval      time.Duration
 }
 
+// serve opens the database, serves the API and runs its workers until serving fails or a
+// signal (or ctx) says stop, then shuts down gracefully.
 func (e *env) serve(ctx context.Context, c serveConfig) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -112,19 +114,33 @@ func (e *env) serve(ctx context.Context, c serveConfig) error {
 	if c.baseURL == "" {
 		c.baseURL = defaultBaseURL(ln.Addr())
 	}
-	api, err := httpapi.New(httpapi.Config{DB: db, BaseURL: c.baseURL, Logger: log,
-		WebhookAllowPrivate: c.allowPrivate, WebhookRetrySchedule: c.retry, SimulateTracking: c.simulate,
-		TrackingPollInterval: c.pollInterval})
+	api, err := e.newAPI(ctx, db, c, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	// The first start's token is printed only once the server can serve: a start that fails
-	// before (a busy address) leaves the database's first start to the next one.
-	if err := firstStart(ctx, db, e.stdout); err != nil {
-		ln.Close()
-		return err
+	return e.serveAPI(ctx, c, log, ln, api)
+}
+
+// newAPI builds the API on db and, on the database's first start, prints its token. The token
+// is printed only once the server can serve: a start that fails before (a busy address) leaves
+// the database's first start to the next one.
+func (e *env) newAPI(ctx context.Context, db *store.DB, c serveConfig, log *slog.Logger) (*httpapi.API, error) {
+	api, err := httpapi.New(httpapi.Config{DB: db, BaseURL: c.baseURL, Logger: log,
+		WebhookAllowPrivate: c.allowPrivate, WebhookRetrySchedule: c.retry, SimulateTracking: c.simulate,
+		TrackingPollInterval: c.pollInterval})
+	if err != nil {
+		return nil, err
 	}
+	if err := firstStart(ctx, db, e.stdout); err != nil {
+		return nil, err
+	}
+	return api, nil
+}
+
+// serveAPI serves api on ln (and its metrics on c.metricsAddr, if given) and runs its workers
+// until serving fails or ctx ends; then it shuts down.
+func (e *env) serveAPI(ctx context.Context, c serveConfig, log *slog.Logger, ln net.Listener, api *httpapi.API) error {
 	l := e.limits
 	srv := &http.Server{Handler: api, ReadHeaderTimeout: l.readHeader, ReadTimeout: l.read, WriteTimeout: l.write,
 		IdleTimeout: l.idle, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
@@ -137,18 +153,14 @@ func (e *env) serve(ctx context.Context, c serveConfig) error {
 	serveErr := make(chan error, 2)
 	go func() { serveErr <- srv.Serve(ln) }()
 	if c.metricsAddr != "" {
-		// The metrics listener is for a scraper on a private network: no token, only /metrics.
-		mln, err := net.Listen("tcp", c.metricsAddr)
+		msrv, err := e.serveMetrics(c.metricsAddr, api, serveErr, log)
 		if err != nil {
 			srv.Close()
 			stopWork()
 			<-workersDone
 			return err
 		}
-		msrv := &http.Server{Handler: api.MetricsHandler(), ReadHeaderTimeout: l.readHeader, ReadTimeout: l.read, WriteTimeout: l.write, IdleTimeout: l.idle}
 		defer msrv.Close()
-		go func() { serveErr <- msrv.Serve(mln) }()
-		log.Info("metrics listening", "addr", mln.Addr().String())
 	}
 	simulate := "off"
 	if c.simulate > 0 {
@@ -165,6 +177,28 @@ func (e *env) serve(ctx context.Context, c serveConfig) error {
 		return err
 	case <-ctx.Done():
 	}
+	e.shutdown(log, srv, stopWork, workersDone)
+	return nil
+}
+
+// serveMetrics serves api's /metrics alone on addr, sending Serve's error to serveErr. The
+// metrics listener is for a scraper on a private network: no token, only /metrics.
+func (e *env) serveMetrics(addr string, api *httpapi.API, serveErr chan<- error, log *slog.Logger) (*http.Server, error) {
+	mln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	l := e.limits
+	msrv := &http.Server{Handler: api.MetricsHandler(), ReadHeaderTimeout: l.readHeader, ReadTimeout: l.read, WriteTimeout: l.write, IdleTimeout: l.idle}
+	go func() { serveErr <- msrv.Serve(mln) }()
+	log.Info("metrics listening", "addr", mln.Addr().String())
+	return msrv, nil
+}
+
+// shutdown gives the requests in flight the grace period to finish, then stops the workers
+// and waits for them, at most workerStop.
+func (e *env) shutdown(log *slog.Logger, srv *http.Server, stopWork context.CancelFunc, workersDone <-chan error) {
+	l := e.limits
 	log.Info("shutting down", "grace", l.shutdown.String())
 	shutCtx, cancel := context.WithTimeout(context.Background(), l.shutdown)
 	defer cancel()
@@ -184,7 +218,6 @@ func (e *env) serve(ctx context.Context, c serveConfig) error {
 		log.Warn("shutdown: workers did not stop in time", "waited", l.workerStop.String())
 	}
 	log.Info("stopped")
-	return nil
 }
 
 // redactDSN hides a password in a database URL or key=value DSN, for the log.

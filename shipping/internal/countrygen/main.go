@@ -127,56 +127,87 @@ func countryTable(iso, addr map[string][]byte) ([]byte, error) {
 				return nil, fmt.Errorf("countries/%s.json: %w", code, err)
 			}
 		}
-		// Google's default for a country without "require" is "AC": neither state nor postal code.
-		required := ""
-		if d.Require != nil {
-			for _, f := range "SZ" {
-				if strings.ContainsRune(*d.Require, f) {
-					required += string(f)
-				}
-			}
-		}
-		var examples []string
-		if d.Zip != "" {
-			re, err := regexp.Compile("^(?:" + d.Zip + ")$")
-			if err != nil {
-				return nil, fmt.Errorf("%s postal-code pattern: %w", code, err)
-			}
-			for _, ex := range strings.Split(d.Zipex, ",") {
-				if ex != "" && !re.MatchString(ex) {
-					return nil, fmt.Errorf("%s: example %q does not match the pattern %q", code, ex, d.Zip)
-				}
-				if ex != "" {
-					examples = append(examples, ex)
-				}
-			}
-		}
-		if err := clean(code, name, d.Zip, strings.Join(examples, ",")); err != nil {
+		if err := writeCountry(&b, code, name, d); err != nil {
 			return nil, err
-		}
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", code, name, required, d.Zip, strings.Join(examples, ","))
-		for _, s := range d.SubRegions {
-			name := s.Name.Latin
-			if name == "" {
-				name = s.Name.Default
-			}
-			// A name in another script (Hong Kong's areas) is printed as its key, which is
-			// the Latin name.
-			if name == "" || strings.ContainsFunc(name, func(r rune) bool { return unicode.IsLetter(r) && !unicode.In(r, unicode.Latin) }) {
-				name = s.Key
-			}
-			if s.Zip != "" {
-				if _, err := regexp.Compile("^(?:" + s.Zip + ")"); err != nil {
-					return nil, fmt.Errorf("%s-%s postal-code prefix: %w", code, s.Key, err)
-				}
-			}
-			if err := clean(code, s.Key, name, s.Zip); err != nil {
-				return nil, err
-			}
-			fmt.Fprintf(&b, "%s-%s\t%s\t%s\n", code, s.Key, name, s.Zip)
 		}
 	}
 	return b.Bytes(), nil
+}
+
+// writeCountry writes a country's line, then its subdivisions' lines.
+func writeCountry(b *bytes.Buffer, code, name string, d addressData) error {
+	examples, err := postalExamples(code, d)
+	if err != nil {
+		return err
+	}
+	if err := clean(code, name, d.Zip, examples); err != nil {
+		return err
+	}
+	fmt.Fprintf(b, "%s\t%s\t%s\t%s\t%s\n", code, name, requiredFields(d.Require), d.Zip, examples)
+	for _, s := range d.SubRegions {
+		if err := writeSubdivision(b, code, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// requiredFields is which of S (state) and Z (postal code) a country's addresses require.
+// Google's default for a country without "require" is "AC": neither state nor postal code.
+func requiredFields(require *string) string {
+	required := ""
+	if require != nil {
+		for _, f := range "SZ" {
+			if strings.ContainsRune(*require, f) {
+				required += string(f)
+			}
+		}
+	}
+	return required
+}
+
+// postalExamples is a country's postal-code examples, comma-separated, each checked against its
+// pattern.
+func postalExamples(code string, d addressData) (string, error) {
+	var examples []string
+	if d.Zip != "" {
+		re, err := regexp.Compile("^(?:" + d.Zip + ")$")
+		if err != nil {
+			return "", fmt.Errorf("%s postal-code pattern: %w", code, err)
+		}
+		for _, ex := range strings.Split(d.Zipex, ",") {
+			if ex != "" && !re.MatchString(ex) {
+				return "", fmt.Errorf("%s: example %q does not match the pattern %q", code, ex, d.Zip)
+			}
+			if ex != "" {
+				examples = append(examples, ex)
+			}
+		}
+	}
+	return strings.Join(examples, ","), nil
+}
+
+// writeSubdivision writes a first-level subdivision's line, its name in Latin letters.
+func writeSubdivision(b *bytes.Buffer, code string, s subRegion) error {
+	name := s.Name.Latin
+	if name == "" {
+		name = s.Name.Default
+	}
+	// A name in another script (Hong Kong's areas) is printed as its key, which is
+	// the Latin name.
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return unicode.IsLetter(r) && !unicode.In(r, unicode.Latin) }) {
+		name = s.Key
+	}
+	if s.Zip != "" {
+		if _, err := regexp.Compile("^(?:" + s.Zip + ")"); err != nil {
+			return fmt.Errorf("%s-%s postal-code prefix: %w", code, s.Key, err)
+		}
+	}
+	if err := clean(code, s.Key, name, s.Zip); err != nil {
+		return err
+	}
+	fmt.Fprintf(b, "%s-%s\t%s\t%s\n", code, s.Key, name, s.Zip)
+	return nil
 }
 
 // englishName is the first English name the package gives a code (some give several, the
