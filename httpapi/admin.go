@@ -30,8 +30,18 @@ func (a *API) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeData(w, http.StatusCreated, acct)
+	writeData(w, http.StatusCreated, accountView(acct, true))
 	return nil
+}
+
+// tokenJSON is a token as POST /admin/accounts/{id}/tokens answers it, the one answer that
+// shows the bearer string.
+type tokenJSON struct {
+	ID        string             `json:"id"`
+	AccountID string             `json:"account_id"`
+	Scopes    []string           `json:"scopes"`
+	Token     string             `json:"token,omitempty"`
+	CreatedAt shipping.Timestamp `json:"created_at"`
 }
 
 // createToken: POST /admin/accounts/{id}/tokens {scopes}. The token string is shown only here.
@@ -50,7 +60,7 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeData(w, http.StatusCreated, t)
+	writeData(w, http.StatusCreated, tokenJSON(t))
 	return nil
 }
 

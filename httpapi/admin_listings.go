@@ -9,8 +9,9 @@ import (
 	"github.com/waybill/waybill/store"
 )
 
-// accountJSON is an account as the operator listings show it. The ingest secret is shown by
-// GET /admin/accounts/{id} (as by `waybill account show`), never in the list.
+// accountJSON is an account as the operator endpoints show it. The ingest secret is shown when
+// the account is created and by GET /admin/accounts/{id} (as by `waybill account show`), never
+// in the list.
 type accountJSON struct {
 	ID             string             `json:"id"`
 	Name           string             `json:"name"`
@@ -56,6 +57,17 @@ func (a *API) getAccount(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// tokenInfoJSON is a token as GET /admin/accounts/{id}/tokens lists it: never the bearer
+// string.
+type tokenInfoJSON struct {
+	ID         string              `json:"id"`
+	AccountID  string              `json:"account_id"`
+	Scopes     []string            `json:"scopes"`
+	CreatedAt  shipping.Timestamp  `json:"created_at"`
+	LastUsedAt *shipping.Timestamp `json:"last_used_at"`
+	RevokedAt  *shipping.Timestamp `json:"revoked_at"`
+}
+
 // listTokens: GET /admin/accounts/{id}/tokens, newest first, revoked ones included; never
 // the bearer string.
 func (a *API) listTokens(w http.ResponseWriter, r *http.Request) error {
@@ -67,7 +79,11 @@ func (a *API) listTokens(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeList(w, l.Items, offsetMeta(p, l))
+	views := make([]tokenInfoJSON, len(l.Items))
+	for i, t := range l.Items {
+		views[i] = tokenInfoJSON(t)
+	}
+	writeList(w, views, offsetMeta(p, l))
 	return nil
 }
 

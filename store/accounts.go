@@ -17,21 +17,21 @@ import (
 
 // Account is a tenant: everything else belongs to exactly one account.
 type Account struct {
-	ID             string             `json:"id"`
-	Name           string             `json:"name"`
-	Brand          string             `json:"brand"`
-	OrganizationID string             `json:"organization_id"`
-	IngestSecret   string             `json:"ingest_secret"`
-	CreatedAt      shipping.Timestamp `json:"created_at"`
+	ID             string
+	Name           string
+	Brand          string
+	OrganizationID string
+	IngestSecret   string
+	CreatedAt      shipping.Timestamp
 }
 
 // Token is an API token. Token (the bearer string) is known only when the token is created.
 type Token struct {
-	ID        string             `json:"id"`
-	AccountID string             `json:"account_id"`
-	Scopes    []string           `json:"scopes"`
-	Token     string             `json:"token,omitempty"`
-	CreatedAt shipping.Timestamp `json:"created_at"`
+	ID        string
+	AccountID string
+	Scopes    []string
+	Token     string
+	CreatedAt shipping.Timestamp
 }
 
 // Principal is who a request acts for.

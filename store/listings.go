@@ -13,12 +13,12 @@ import (
 
 // TokenInfo is a token as operators list it: never the bearer string nor its hash.
 type TokenInfo struct {
-	ID         string              `json:"id"`
-	AccountID  string              `json:"account_id"`
-	Scopes     []string            `json:"scopes"`
-	CreatedAt  shipping.Timestamp  `json:"created_at"`
-	LastUsedAt *shipping.Timestamp `json:"last_used_at"`
-	RevokedAt  *shipping.Timestamp `json:"revoked_at"`
+	ID         string
+	AccountID  string
+	Scopes     []string
+	CreatedAt  shipping.Timestamp
+	LastUsedAt *shipping.Timestamp
+	RevokedAt  *shipping.Timestamp
 }
 
 // lastUsedGranularity is how stale a token's last_used_at may get: a token is written at most

@@ -15,70 +15,70 @@ import (
 // from the rows that sqlite3 and psql show (shipments, shipment_requests, shipment_quotes,
 // shipping_labels, tracking_events), never from a packed copy of an answer.
 type Record struct {
-	ID                   string        `json:"id"`
-	AccountID            string        `json:"account_id"`
-	OrderID              string        `json:"order_id,omitempty"`
-	Status               string        `json:"status"`
-	Brand                string        `json:"brand"`
-	ShipDate             string        `json:"ship_date"`
-	RateShoppingProfile  string        `json:"rate_shopping_profile"`
-	RateShoppingStrategy string        `json:"rate_shopping_strategy"`
-	LabelFormat          string        `json:"label_format"`
-	CustomReference1     *string       `json:"custom_reference_1"`
-	CustomReference2     *string       `json:"custom_reference_2"`
-	Request              RecordRequest `json:"request"`
-	Quotes               []RecordQuote `json:"quotes"`
+	ID                   string
+	AccountID            string
+	OrderID              string
+	Status               string
+	Brand                string
+	ShipDate             string
+	RateShoppingProfile  string
+	RateShoppingStrategy string
+	LabelFormat          string
+	CustomReference1     *string
+	CustomReference2     *string
+	Request              RecordRequest
+	Quotes               []RecordQuote
 	// Messages are the carriers (or services) of the profile that gave no rate, and why; null
 	// for a shipment quoted before they were kept.
-	Messages []shipping.Reason `json:"messages"`
-	Label    *RecordLabel      `json:"label"`
-	// Events are the label's tracking events, oldest first; [] without a label.
-	Events    []shipping.TrackingEvent `json:"events"`
-	CreatedAt shipping.Timestamp       `json:"created_at"`
-	UpdatedAt shipping.Timestamp       `json:"updated_at"`
+	Messages []shipping.Reason
+	Label    *RecordLabel
+	// Events are the label's tracking events, oldest first; empty (not nil) without a label.
+	Events    []shipping.TrackingEvent
+	CreatedAt shipping.Timestamp
+	UpdatedAt shipping.Timestamp
 }
 
 // RecordRequest is what the shipment was created with.
 type RecordRequest struct {
-	Origin        shipping.Address      `json:"origin"`
-	Destination   shipping.Address      `json:"destination"`
-	ReturnAddress shipping.Address      `json:"return_address"`
-	Parcel        shipping.Parcel       `json:"parcel"`
-	CustomsInfo   *shipping.CustomsInfo `json:"customs_info"`
-	IsReturn      bool                  `json:"is_return"`
+	Origin        shipping.Address
+	Destination   shipping.Address
+	ReturnAddress shipping.Address
+	Parcel        shipping.Parcel
+	CustomsInfo   *shipping.CustomsInfo
+	IsReturn      bool
 }
 
 // RecordQuote is one quote of the shipment, in cents.
 type RecordQuote struct {
-	ID                    string                `json:"id"`
-	Carrier               string                `json:"carrier"`
-	Service               string                `json:"service"`
-	Currency              string                `json:"currency"`
-	PostageCents          int64                 `json:"postage_cents"`
-	SurchargesCents       int64                 `json:"surcharges_cents"`
-	TotalCents            int64                 `json:"total_cents"`
-	RetailCents           int64                 `json:"retail_cents"`
-	EstimatedDeliveryDate shipping.Timestamp    `json:"estimated_delivery_date"`
-	EstimatedDeliveryDays int                   `json:"estimated_delivery_days"`
-	RateMetadata          shipping.RateMetadata `json:"rate_metadata"`
+	ID                    string
+	Carrier               string
+	Service               string
+	Currency              string
+	PostageCents          int64
+	SurchargesCents       int64
+	TotalCents            int64
+	RetailCents           int64
+	EstimatedDeliveryDate shipping.Timestamp
+	EstimatedDeliveryDays int
+	RateMetadata          shipping.RateMetadata
 }
 
 // RecordLabel is the label bought, with the money and dates the API does not show.
 type RecordLabel struct {
-	ID                 string              `json:"id"`
-	Status             string              `json:"status"`
-	Substatus          *string             `json:"substatus"`
-	TrackingCode       string              `json:"tracking_code"`
-	Carrier            string              `json:"carrier"`
-	Service            string              `json:"service"`
-	ShippingRateID     string              `json:"shipping_rate_id"`
-	InsuredCents       int64               `json:"insured_cents"`
-	InsuranceCents     int64               `json:"insurance_cents"`
-	ManifestID         *string             `json:"manifest_id"`
-	FirstCarrierScanAt *shipping.Timestamp `json:"first_carrier_scan_at"`
-	DeliveredAt        *shipping.Timestamp `json:"delivered_at"`
-	CreatedAt          shipping.Timestamp  `json:"created_at"`
-	UpdatedAt          shipping.Timestamp  `json:"updated_at"`
+	ID                 string
+	Status             string
+	Substatus          *string
+	TrackingCode       string
+	Carrier            string
+	Service            string
+	ShippingRateID     string
+	InsuredCents       int64
+	InsuranceCents     int64
+	ManifestID         *string
+	FirstCarrierScanAt *shipping.Timestamp
+	DeliveredAt        *shipping.Timestamp
+	CreatedAt          shipping.Timestamp
+	UpdatedAt          shipping.Timestamp
 }
 
 // ShipmentRecord reads the record of the shipment with the id, whichever account it is of.

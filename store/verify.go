@@ -18,14 +18,14 @@ import (
 // afresh from the legible record (`waybill verify`).
 type Difference struct {
 	// ID is the shipment's or the label's id.
-	ID string `json:"id"`
+	ID string
 	// Kind is "shipment" or "label".
-	Kind string `json:"kind"`
+	Kind string
 	// Field says where they differ: the path of a differing value in the rendering
 	// ("destination.city", "shipping_rates[1].price.amount", "shipping_label"); "packed" for
 	// a stored copy that cannot be read (damaged, or failing its checksum); "rendering" when
 	// nothing finer is known; "request" or "messages" for a record that cannot be read.
-	Field string `json:"field"`
+	Field string
 }
 
 const (

@@ -133,7 +133,7 @@ func defineInspectShipment(fs *flag.FlagSet, e *env, db *string) func(ctx contex
 			}
 			enc := json.NewEncoder(e.stdout)
 			enc.SetIndent("", "  ")
-			return enc.Encode(r)
+			return enc.Encode(recordView(r))
 		})
 	}
 }
@@ -150,7 +150,7 @@ func defineExportShipments(fs *flag.FlagSet, e *env, db *string) func(ctx contex
 		}
 		return e.withExistingDB(ctx, *db, func(db *store.DB) error {
 			enc := json.NewEncoder(e.stdout)
-			return db.ExportShipments(ctx, from, func(r *store.Record) error { return enc.Encode(r) })
+			return db.ExportShipments(ctx, from, func(r *store.Record) error { return enc.Encode(recordView(r)) })
 		})
 	}
 }
@@ -184,7 +184,7 @@ func defineVerify(fs *flag.FlagSet, e *env, db *string) func(ctx context.Context
 			n := 0
 			err := db.Verify(ctx, from, func(d store.Difference) error {
 				n++
-				return enc.Encode(d)
+				return enc.Encode(differenceJSON(d))
 			})
 			if err != nil || n == 0 {
 				return err

@@ -70,7 +70,7 @@ func TestInspectAndExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r store.Record
+	var r recordJSON
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("inspect printed %s: %v", out, err)
 	}
