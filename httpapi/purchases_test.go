@@ -3,10 +3,12 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 
 	"github.com/waybill/waybill/shipping"
+	"github.com/waybill/waybill/store"
 )
 
 // TestUnresolvedPurchase: a purchase attempt left UNRESOLVED (its process died while a carrier
@@ -31,6 +33,9 @@ func TestUnresolvedPurchase(t *testing.T) {
 	if err := res.Prepare(ctx, p); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := b.ResolveAttempt(ctx, e.db, p.LabelID, true, ""); !errors.Is(err, shipping.ErrInvalidState) {
+		t.Errorf("resolving a PENDING attempt = %v; want ErrInvalidState (recovery ends it)", err)
+	}
 	if err := e.db.UnresolveAttempt(ctx, p.LabelID); err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +57,14 @@ func TestUnresolvedPurchase(t *testing.T) {
 		t.Errorf("waybill_purchases_unresolved = %v; want 1", got)
 	}
 
+	if _, err := b.ResolveAttempt(ctx, e.db, p.LabelID, false, "not a code!"); err == nil {
+		t.Error("resolving with a tracking code no label can carry: no error")
+	}
 	if _, err := b.ResolveAttempt(ctx, e.db, p.LabelID, true, ""); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := b.ResolveAttempt(ctx, e.db, p.LabelID, true, ""); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("resolving an attempt already resolved = %v; want ErrNotFound", err)
 	}
 	if got := e.scrape()["waybill_purchases_unresolved"]; got != 0 {
 		t.Errorf("waybill_purchases_unresolved once resolved = %v; want 0", got)

@@ -1,6 +1,7 @@
 package shipping
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -167,7 +168,7 @@ func (b *Buyer) Recover(ctx context.Context, st AttemptStore, a Attempt) error {
 		Service: rate.Service, ShipDate: s.ShipDate, Serials: b.Serials})
 	if err == nil && (refused != nil || replay != nil) {
 		res.Release(ctx)
-		b.voidSold(ctx, sold, cmpOr(refused, ErrReservationLost))
+		b.voidSold(ctx, sold, cmp.Or(refused, ErrReservationLost))
 		return nil
 	}
 	if err == nil {
@@ -180,13 +181,6 @@ func (b *Buyer) Recover(ctx context.Context, st AttemptStore, a Attempt) error {
 	b.log().Warn("purchase recovery: a purchase whose process died was bought again and recorded", "label", a.LabelID,
 		"shipment", a.ShipmentID, "carrier", a.Carrier, "tracking_code", sold.TrackingCode)
 	return nil
-}
-
-func cmpOr(err, otherwise error) error {
-	if err != nil {
-		return err
-	}
-	return otherwise
 }
 
 // ResolveAttempt ends an UNRESOLVED attempt with the operator's finding at the carrier: voided

@@ -204,18 +204,5 @@ func startChild(t *testing.T, dbPath string, flags ...string) (string, *exec.Cmd
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--", "serve", "-addr", "127.0.0.1:0", "-db", dbPath}, flags...)...)
 	cmd.Env = append(os.Environ(), "WAYBILL_TEST_CHILD=1")
-	stderr := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = io.Discard, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	re := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := re.FindStringSubmatch(stderr.String()); m != nil {
-			return "http://" + m[1], cmd
-		}
-	}
-	t.Fatalf("child did not start:\n%s", stderr)
-	return "", nil
+	return clitest.Listening(t, cmd), cmd
 }

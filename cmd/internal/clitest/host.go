@@ -157,6 +157,13 @@ func StartHost(t *testing.T, dsn, ledger, mode string, pause time.Duration) (str
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "WAYBILL_TEST_HOST="+mode, "WAYBILL_TEST_DB="+dsn, "WAYBILL_TEST_LEDGER="+ledger,
 		"WAYBILL_TEST_PAUSE="+pause.String())
+	return Listening(t, cmd), cmd
+}
+
+// Listening starts cmd, a waybill server, waits until it logs the address it listens on, and
+// returns its base URL; the process is killed when the test ends.
+func Listening(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
 	stderr := &SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
 	if err := cmd.Start(); err != nil {
@@ -166,11 +173,11 @@ func StartHost(t *testing.T, dsn, ledger, mode string, pause time.Duration) (str
 	re := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if m := re.FindStringSubmatch(stderr.String()); m != nil {
-			return "http://" + m[1], cmd
+			return "http://" + m[1]
 		}
 	}
-	t.Fatalf("host did not start:\n%s", stderr)
-	return "", nil
+	t.Fatalf("%s did not start:\n%s", cmd.Path, stderr)
+	return ""
 }
 
 // HostClient sends a host's API requests with one token.
